@@ -1,0 +1,27 @@
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { teamIdForToken } from '../shared/data/teams.ts';
+
+/**
+ * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
+ * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`).
+ */
+export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const token = /^Bearer ([^\s]+)$/i.exec(event.authorizationToken ?? '')?.[1];
+  const teamId = token ? await teamIdForToken(token) : undefined;
+  if (teamId === undefined) throw new Error('Unauthorized');
+  return {
+    principalId: `team:${teamId}`,
+    // The policy covers every route of the stage: API Gateway caches it per token, not per method.
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeStage(event.methodArn) }],
+    },
+    context: { teamId },
+  };
+};
+
+/** `arn:aws:execute-api:region:account:api/stage/GET/path` -> `arn:aws:execute-api:region:account:api/stage/*` */
+function wholeStage(methodArn: string): string {
+  const [prefix = '', stage = '*'] = methodArn.split('/');
+  return `${prefix}/${stage}/*`;
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { authorizer, type Route, routes } from '../routes.ts';
+
+/**
+ * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
+ * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403), and hands each
+ * handler the same v1 proxy event. Gateway-made errors carry the same JSON bodies as the deployed stack.
+ */
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024; // API Gateway's own limit
+const TIMEOUT_MS = 29_000; // API Gateway's integration timeout
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+export const GATEWAY_MESSAGES = {
+  unauthorized: 'Unauthenticated.',
+  forbidden: 'This action is unauthorized.',
+  notFound: 'Not Found.',
+  tooLarge: 'The request body is too large.',
+};
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+const compiled: CompiledRoute[] = routes.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(/\{(\w+)\}|[^{}]+/g, (part, name?: string) => {
+    if (name) {
+      names.push(name);
+      return '([^/]+)';
+    }
+    return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return { route, pattern: new RegExp(`^${source}/?$`), names };
+});
+
+const modules = new Map<string, Promise<{ handler: unknown }>>();
+function load<T>(file: string): Promise<T> {
+  let module = modules.get(file);
+  if (!module) {
+    module = import(pathToFileURL(resolve(ROOT, file)).href);
+    modules.set(file, module);
+  }
+  return module.then((loaded) => loaded.handler as T);
+}
+
+export function createGateway(): Server {
+  return createServer((request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
+      send(response, 502, { message: 'Bad Gateway' });
+    });
+  });
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const method = request.method ?? 'GET';
+  const match = matchRoute(method, url.pathname);
+  if (!match) return send(response, 404, { message: GATEWAY_MESSAGES.notFound });
+
+  const body = await readBody(request);
+  if (body === undefined) return send(response, 413, { message: GATEWAY_MESSAGES.tooLarge });
+
+  const requestId = randomUUID();
+  const headers = singleHeaders(request);
+  const authorizationToken = headers.authorization ?? headers.Authorization;
+  if (!authorizationToken) return send(response, 401, { message: GATEWAY_MESSAGES.unauthorized }, requestId);
+  const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
+  const authorize = await load<Authorizer>(authorizer.handler);
+  const policy = await authorize({ type: 'TOKEN', authorizationToken, methodArn }).catch(() => undefined);
+  if (!policy) return send(response, 401, { message: GATEWAY_MESSAGES.unauthorized }, requestId);
+  if (!allows(policy, methodArn))
+    return send(response, 403, { message: GATEWAY_MESSAGES.forbidden }, requestId);
+
+  const event = proxyEvent(request, url, match, body, requestId, policy);
+  const handler = await load<ProxyHandler>(match.route.handler);
+  const result = await handler(event, lambdaContext(requestId, match.route));
+  response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
+  response.end(result.body);
+}
+
+function matchRoute(method: string, path: string) {
+  for (const { route, pattern, names } of compiled) {
+    if (route.method !== method) continue;
+    const found = pattern.exec(path);
+    if (!found) continue;
+    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]));
+    return { route, params };
+  }
+  return undefined;
+}
+
+function proxyEvent(
+  request: IncomingMessage,
+  url: URL,
+  match: { route: Route; params: Record<string, string> },
+  body: string,
+  requestId: string,
+  policy: APIGatewayAuthorizerResult,
+): APIGatewayProxyEvent {
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
+  const hasQuery = Object.keys(multiQuery).length > 0;
+  const multiHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    (multiHeaders[request.rawHeaders[i] as string] ??= []).push(request.rawHeaders[i + 1] as string);
+  }
+  const hasParams = Object.keys(match.params).length > 0;
+  return {
+    resource: match.route.path,
+    path: url.pathname,
+    httpMethod: match.route.method,
+    headers: singleHeaders(request),
+    multiValueHeaders: multiHeaders,
+    // API Gateway keeps the last value of a repeated parameter in the single-value map.
+    queryStringParameters: hasQuery
+      ? Object.fromEntries(
+          Object.entries(multiQuery).map(([name, values]) => [name, values.at(-1) as string]),
+        )
+      : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: hasParams ? match.params : null,
+    stageVariables: null,
+    body: body === '' ? null : body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      stage: 'local',
+      requestId,
+      httpMethod: match.route.method,
+      resourcePath: match.route.path,
+      path: url.pathname,
+      resourceId: 'local',
+      protocol: 'HTTP/1.1',
+      requestTimeEpoch: Date.now(),
+      authorizer: { principalId: policy.principalId, ...stringValues(policy.context ?? {}) },
+      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+function lambdaContext(requestId: string, route: Route): Context {
+  const deadline = Date.now() + TIMEOUT_MS;
+  return {
+    awsRequestId: requestId,
+    functionName: `local-${route.method}-${route.path}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    callbackWaitsForEmptyEventLoop: false,
+  } as Context;
+}
+
+/** API Gateway passes authorizer context values to the integration as strings. */
+function stringValues(context: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(context).map(([key, value]) => [key, String(value)]));
+}
+
+function allows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean {
+  const statements = policy.policyDocument.Statement as Array<{
+    Effect: string;
+    Resource?: string | string[];
+  }>;
+  const matches = (pattern: string) =>
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(methodArn);
+  const covers = (effect: string) =>
+    statements.some((s) => s.Effect === effect && [s.Resource ?? []].flat().some(matches));
+  return covers('Allow') && !covers('Deny');
+}
+
+function singleHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    headers[request.rawHeaders[i] as string] = request.rawHeaders[i + 1] as string;
+  }
+  return headers;
+}
+
+/** The request body as text, or undefined when it exceeds API Gateway's payload limit. */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(response: ServerResponse, status: number, body: unknown, requestId = randomUUID()): void {
+  response.writeHead(status, { 'Content-Type': 'application/json', 'X-Request-Id': requestId });
+  response.end(JSON.stringify(body));
+}

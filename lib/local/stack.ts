@@ -1,0 +1,105 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:net';
+import { join, resolve } from 'node:path';
+import { provision, type Resources, startServices } from './services.ts';
+
+/**
+ * The whole local stack: DynamoDB Local and s3rver (unless endpoints are given), the table and buckets,
+ * the environment the handlers read, and the gateway on 127.0.0.1. `npm start` and the HTTP tests use it.
+ */
+export interface LocalStackOptions {
+  port: number;
+  dataDir: string;
+  /** Keep DynamoDB in memory (tests); `npm start` keeps data under dataDir. */
+  inMemory?: boolean;
+  dynamodbEndpoint?: string;
+  s3Endpoint?: string;
+}
+
+export interface LocalConfig {
+  api_url: string;
+  dynamodb_endpoint: string;
+  s3_endpoint: string;
+  table_name: string;
+  private_bucket: string;
+  public_bucket: string;
+  public_base_url: string;
+  demo_team_id?: number;
+  demo_token?: string;
+}
+
+export const LOCAL_RESOURCES: Resources = {
+  tableName: 'team-messaging',
+  privateBucket: 'team-messaging-private',
+  publicBucket: 'team-messaging-public',
+};
+
+export const localConfigPath = (dataDir: string) => join(resolve(dataDir), 'local.json');
+
+/** The environment a handler reads (shared/config.ts), pointed at local servers. */
+export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record<string, string> {
+  return {
+    TABLE_NAME: config.table_name,
+    PRIVATE_BUCKET: config.private_bucket,
+    PUBLIC_BUCKET: config.public_bucket,
+    PUBLIC_BASE_URL: config.public_base_url,
+    DYNAMODB_ENDPOINT: config.dynamodb_endpoint,
+    S3_ENDPOINT: config.s3_endpoint,
+    AWS_REGION: 'us-east-1',
+  };
+}
+
+export async function startLocalStack(options: LocalStackOptions) {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const services = await startServices({
+    dataDir: options.inMemory ? undefined : dataDir,
+    scratchDir: dataDir,
+    dynamodbEndpoint: options.dynamodbEndpoint,
+    s3Endpoint: options.s3Endpoint,
+  });
+  let server: Server | undefined;
+  const stop = async () => {
+    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    await services.stop();
+  };
+  try {
+    await provision(services, LOCAL_RESOURCES);
+    const base: Omit<LocalConfig, 'api_url'> = {
+      dynamodb_endpoint: services.dynamodbEndpoint,
+      s3_endpoint: services.s3Endpoint,
+      table_name: LOCAL_RESOURCES.tableName,
+      private_bucket: LOCAL_RESOURCES.privateBucket,
+      public_bucket: LOCAL_RESOURCES.publicBucket,
+      public_base_url: `${services.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
+    };
+    // Handlers read their configuration when first imported, which the gateway does lazily after this.
+    Object.assign(process.env, handlerEnvironment(base));
+    const { createGateway } = await import('./gateway.ts');
+    const gateway = createGateway();
+    server = gateway;
+    await new Promise<void>((listening, failed) => {
+      gateway.once('error', failed);
+      gateway.listen(options.port, '127.0.0.1', () => listening());
+    });
+    const address = gateway.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const config: LocalConfig = { api_url: `http://127.0.0.1:${port}`, ...base };
+    return { config, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export async function readLocalConfig(dataDir: string): Promise<LocalConfig | undefined> {
+  try {
+    return JSON.parse(await readFile(localConfigPath(dataDir), 'utf8')) as LocalConfig;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeLocalConfig(dataDir: string, config: LocalConfig): Promise<void> {
+  await writeFile(localConfigPath(dataDir), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}

@@ -1,0 +1,34 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+
+/** The one DynamoDB client of the process. Local endpoints get DynamoDB Local's fixed dummy credentials. */
+export const dynamo = DynamoDBDocumentClient.from(
+  new DynamoDBClient({
+    region: config.region,
+    ...(config.dynamodbEndpoint && {
+      endpoint: config.dynamodbEndpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+
+export const tableName = (): string => config.tableName();
+
+/** Fixed-width ids in sort keys so that they sort numerically. */
+export const padId = (id: number): string => String(id).padStart(12, '0');
+
+export const teamPk = (teamId: number): string => `TEAM#${teamId}`;
+
+export const nowIso = (): string => isoMicros(new Date());
+
+/** ISO 8601 UTC with microseconds, as the API prints every timestamp. */
+export function isoMicros(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export const ID_INDEX = 'byId';
+
+/** One entry of a TransactWriteItems call. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

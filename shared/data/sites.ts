@@ -1,0 +1,39 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
+import { nextId } from './ids.ts';
+import { idIndexKeys } from './items.ts';
+
+/** CMS sites. Written by the admin CLI; the pages API reads their name and domain, copied onto each page. */
+export interface Site {
+  id: number;
+  team_id: number;
+  name: string;
+  domain: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const siteKey = (teamId: number, siteId: number) => ({
+  pk: teamPk(teamId),
+  sk: `SITE#${padId(siteId)}`,
+});
+
+export async function createSite(teamId: number, name: string, domain: string): Promise<Site> {
+  const now = nowIso();
+  const site: Site = {
+    id: await nextId('site'),
+    team_id: teamId,
+    name,
+    domain,
+    created_at: now,
+    updated_at: now,
+  };
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...siteKey(teamId, site.id), ...idIndexKeys('SITE', site.id), ...site },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return site;
+}

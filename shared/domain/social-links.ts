@@ -1,0 +1,33 @@
+/** Network names for social profile URLs, shared by the brand endpoints and auto-configure. */
+const KNOWN_NETWORKS: Record<string, string> = {
+  'twitter.com': 'x',
+  'x.com': 'x',
+  'facebook.com': 'facebook',
+  'fb.com': 'facebook',
+  'instagram.com': 'instagram',
+  'linkedin.com': 'linkedin',
+  'youtube.com': 'youtube',
+  'youtu.be': 'youtube',
+  'tiktok.com': 'tiktok',
+  'pinterest.com': 'pinterest',
+  'github.com': 'github',
+  'threads.net': 'threads',
+  'threads.com': 'threads',
+};
+
+// Second-level labels under which registrations happen (example.co.uk -> "example").
+const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go']);
+
+/** The network a URL belongs to: a known network by host, else the registrable domain's label. */
+export function socialNetworkOf(url: string): string {
+  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  const labels = host.split('.');
+  for (let i = 0; i < labels.length - 1; i++) {
+    const network = KNOWN_NETWORKS[labels.slice(i).join('.')];
+    if (network) return network;
+  }
+  if (labels.length >= 3 && SECOND_LEVEL.has(labels[labels.length - 2] ?? '')) {
+    return labels[labels.length - 3] ?? host;
+  }
+  return labels.length >= 2 ? (labels[labels.length - 2] ?? host) : host;
+}

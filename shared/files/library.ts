@@ -1,0 +1,44 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { config } from '../config.ts';
+import { ValidationError } from '../http/errors.ts';
+import { s3 } from './s3.ts';
+
+/**
+ * A team's private file library: objects under `teams/<team id>/` in the private bucket. Paths are
+ * relative to the library; anything that could leave it is refused before S3 is asked.
+ */
+export const MAX_PATH_LENGTH = 1024;
+
+export function checkLibraryPath(path: string, field = 'path'): string {
+  const invalid = (reason: string) =>
+    ValidationError.single(field, `The ${field.replaceAll('_', ' ')} ${reason}`);
+  if (path.length === 0) throw invalid('field is required.');
+  if (path.length > MAX_PATH_LENGTH) throw invalid(`must not be greater than ${MAX_PATH_LENGTH} characters.`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
+  if (/[\u0000-\u001f\u007f\\]/.test(path) || path.startsWith('/') || path.startsWith('teams/')) {
+    throw invalid('must be a path inside your file library.');
+  }
+  if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw invalid('must be a path inside your file library.');
+  }
+  return path;
+}
+
+export const privateObjectKey = (teamId: number, path: string): string =>
+  `teams/${teamId}/${checkLibraryPath(path)}`;
+
+export async function putPrivateFile(
+  teamId: number,
+  path: string,
+  bytes: Uint8Array,
+  contentType: string,
+): Promise<void> {
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: config.privateBucket(),
+      Key: privateObjectKey(teamId, path),
+      Body: bytes,
+      ContentType: contentType,
+    }),
+  );
+}

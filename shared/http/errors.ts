@@ -1,0 +1,80 @@
+/** Typed errors thrown anywhere below a handler; the error middleware renders them (see handler.ts). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  body(): Record<string, unknown> {
+    return { message: this.message, ...this.extra };
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class UnauthenticatedError extends HttpError {
+  constructor() {
+    super(401, 'Unauthenticated.');
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(message = 'This action is unauthorized.') {
+    super(403, message);
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(model?: string, id?: string | number) {
+    super(
+      404,
+      model === undefined ? 'Not Found.' : `No query results for model [${model}] ${id ?? ''}`.trimEnd(),
+    );
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(message: string, errorCode: string, headers: Record<string, string> = {}) {
+    super(409, message, { error_code: errorCode }, headers);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor() {
+    super(413, 'The request body is too large.');
+  }
+}
+
+/** Laravel-style 422: `message` names the first failed rule, `errors` maps each field to its messages. */
+export class ValidationError extends HttpError {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(422, summarise(errors), { errors });
+  }
+
+  static single(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+}
+
+/** A 422 that is not about a body field (e.g. auto-configure could not fetch the site). */
+export class UnprocessableError extends HttpError {
+  constructor(message: string) {
+    super(422, message);
+  }
+}
+
+function summarise(errors: Record<string, string[]>): string {
+  const all = Object.values(errors).flat();
+  const first = all[0] ?? 'The given data was invalid.';
+  const more = all.length - 1;
+  return more > 0 ? `${first} (and ${more} more error${more > 1 ? 's' : ''})` : first;
+}

@@ -1,0 +1,147 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import {
+  BadRequestError,
+  HttpError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnauthenticatedError,
+} from './errors.ts';
+import { describeError, log } from './log.ts';
+
+/** What a handler sees: the caller's team, the parsed body and the request's parameters. */
+export interface ApiRequest {
+  teamId: number;
+  requestId: string;
+  method: string;
+  /** The route's path template, e.g. `/api/v1/brands/{id}`. */
+  route: string;
+  body: unknown;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  pathParams: Record<string, string>;
+  /** Every value of each query parameter; `site_id[]` is read as `site_id`. */
+  query: Record<string, string[]>;
+  /** Milliseconds left before the Lambda times out. */
+  remainingTimeMs: () => number;
+}
+
+export interface ApiResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (body: unknown): ApiResponse => ({ status: 200, body });
+export const created = (body: unknown): ApiResponse => ({ status: 201, body });
+
+/** A path parameter that must be a positive integer id; anything else names no resource (404). */
+export function pathId(req: ApiRequest, model: string, name = 'id'): number {
+  const raw = req.pathParams[name] ?? '';
+  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw new NotFoundError(model, raw);
+  return Number(raw);
+}
+
+/** Middlewares between request parsing and the handler see the ApiRequest as their event. */
+export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Wraps a handler: parses the proxy event into an ApiRequest, renders thrown HttpErrors (and anything
+ * unexpected, as a logged 500) as JSON, and adds the request id header. Extra middlewares (idempotency)
+ * run between parsing and the handler and see the handler's rendered response, errors included.
+ */
+export function httpHandler(
+  handle: (req: ApiRequest) => Promise<ApiResponse>,
+  middlewares: ApiMiddleware[] = [],
+): ProxyHandler {
+  // biome-ignore lint/suspicious/noExplicitAny: the event changes type from proxy event to ApiRequest in parseRequest.
+  const chain = middy<any, ApiResponse>().use(respond).use(parseRequest);
+  for (const middleware of middlewares) chain.use(middleware);
+  return chain.handler((req: ApiRequest) =>
+    handle(req).catch((error: unknown) => renderError(error, req.requestId)),
+  ) as unknown as ProxyHandler;
+}
+
+const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
+  before: (request) => {
+    const event = request.event as APIGatewayProxyEvent;
+    const context = request.context;
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    const teamId = Number(event.requestContext?.authorizer?.teamId);
+    // The authorizer guarantees a team; this only guards a misconfigured deployment.
+    if (!Number.isSafeInteger(teamId) || teamId <= 0) throw new UnauthenticatedError();
+    request.event = {
+      teamId,
+      requestId,
+      method: event.httpMethod,
+      route: event.resource,
+      body: parseBody(event),
+      headers: lowerCaseKeys(event.headers ?? {}),
+      pathParams: (event.pathParameters ?? {}) as Record<string, string>,
+      query: parseQuery(event),
+      remainingTimeMs: () => context.getRemainingTimeInMillis?.() ?? 30_000,
+    } satisfies ApiRequest;
+  },
+};
+
+const respond: MiddlewareObj<APIGatewayProxyEvent | ApiRequest, ApiResponse | APIGatewayProxyResult> = {
+  after: (request) => {
+    request.response = toProxyResult(request.response as ApiResponse, requestIdOf(request));
+  },
+  onError: (request) => {
+    request.response = toProxyResult(renderError(request.error, requestIdOf(request)), requestIdOf(request));
+  },
+};
+
+function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; context: Context }): string {
+  const event = request.event;
+  if ('requestId' in event) return event.requestId;
+  return event.requestContext?.requestId ?? request.context.awsRequestId;
+}
+
+export function renderError(error: unknown, requestId: string): ApiResponse {
+  if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
+  log.error('unhandled error', { request_id: requestId, ...describeError(error) });
+  return { status: 500, body: { message: 'Server Error' } };
+}
+
+function toProxyResult(response: ApiResponse, requestId: string): APIGatewayProxyResult {
+  return {
+    statusCode: response.status,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...response.headers },
+    body: JSON.stringify(response.body ?? {}),
+  };
+}
+
+function parseBody(event: APIGatewayProxyEvent): unknown {
+  if (event.body === null || event.body === undefined || event.body === '') return undefined;
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new PayloadTooLargeError();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequestError('The request body is not valid JSON.');
+  }
+}
+
+function parseQuery(event: APIGatewayProxyEvent): Record<string, string[]> {
+  const query: Record<string, string[]> = {};
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const single = event.queryStringParameters ?? {};
+  for (const name of new Set([...Object.keys(multi), ...Object.keys(single)])) {
+    const values = multi[name] ?? (single[name] === undefined ? [] : [single[name] as string]);
+    (query[name.replace(/\[\]$/, '')] ??= []).push(...values);
+  }
+  return query;
+}
+
+function lowerCaseKeys(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
+}

@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import { ValidationError } from './errors.ts';
+
+/**
+ * Parses input with a zod schema at the edge of a handler. Failures become a Laravel-style 422:
+ * `{message, errors: {field: [messages]}}`. Refinements (`code: 'custom'`) carry their own message; the
+ * common codes get the standard sentences here, so schemas stay free of message boilerplate.
+ */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  const errors: Record<string, string[]> = {};
+  for (const issue of result.error.issues) {
+    const field = issue.path.map(String).join('.') || 'body';
+    const message = describe(issue, field);
+    if (!errors[field]?.includes(message)) (errors[field] ??= []).push(message);
+  }
+  throw new ValidationError(errors);
+}
+
+type Issue = z.core.$ZodIssue;
+
+function describe(issue: Issue, field: string): string {
+  const the = `The ${field.replaceAll('_', ' ')} field`;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return `${the} is required.`;
+      if (issue.expected === 'object' && field === 'body') return 'The request body must be a JSON object.';
+      return `${the} must be ${article(issue.expected)}.`;
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `${the} must not be greater than ${issue.maximum} characters.`
+        : issue.origin === 'array'
+          ? `${the} must not have more than ${issue.maximum} items.`
+          : `${the} must not be greater than ${issue.maximum}.`;
+    case 'too_small':
+      if (issue.origin === 'string' && Number(issue.minimum) === 1) return `${the} is required.`;
+      return issue.origin === 'string'
+        ? `${the} must be at least ${issue.minimum} characters.`
+        : issue.origin === 'array'
+          ? `${the} must have at least ${issue.minimum} items.`
+          : `${the} must be at least ${issue.minimum}.`;
+    case 'invalid_format':
+      return issue.format === 'url' ? `${the} must be a valid URL.` : `${the} format is invalid.`;
+    case 'invalid_value':
+      return `The selected ${field.replaceAll('_', ' ')} is invalid.`;
+    case 'custom':
+      return issue.message;
+    default:
+      return `${the} is invalid.`;
+  }
+}
+
+function article(expected: string): string {
+  const names: Record<string, string> = {
+    int: 'an integer',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+    array: 'an array',
+    object: 'an object',
+  };
+  return names[expected] ?? `a valid ${expected}`;
+}

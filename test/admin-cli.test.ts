@@ -1,0 +1,142 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLocalConfig } from '../lib/local/stack.ts';
+import { s3 } from '../shared/files/s3.ts';
+import { admin } from './support/processes.ts';
+
+/** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
+let dataDir = '';
+let env: Record<string, string>;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tm-admin-'));
+  await writeLocalConfig(dataDir, {
+    api_url: 'http://127.0.0.1:1',
+    dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT as string,
+    s3_endpoint: process.env.S3_ENDPOINT as string,
+    table_name: process.env.TABLE_NAME as string,
+    private_bucket: process.env.PRIVATE_BUCKET as string,
+    public_bucket: process.env.PUBLIC_BUCKET as string,
+    public_base_url: process.env.PUBLIC_BASE_URL as string,
+  });
+  // The CLI must find its target through local.json alone.
+  env = { DATA_DIR: dataDir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+describe('admin CLI', () => {
+  it('creates the entities the dashboard would, each printing one JSON object', async () => {
+    const team = await admin(['team', 'create', '--name', 'Acme'], env);
+    expect(team.code).toBe(0);
+    const teamId = String(team.json.team_id);
+
+    const [token, site, identity, field, list] = await Promise.all([
+      admin(['token', 'create', '--team', teamId], env),
+      admin(['site', 'create', '--team', teamId, '--name', 'Main', '--domain', 'https://example.com'], env),
+      admin(['identity', 'create', '--team', teamId, '--kind', 'email', '--value', 'a@example.com'], env),
+      admin(
+        [
+          'field',
+          'create',
+          '--team',
+          teamId,
+          '--integration',
+          '7',
+          '--name',
+          'CRM id',
+          '--tag',
+          'crm_id',
+        ].concat(['--type', 'text', '--contact-type', 'person']),
+        env,
+      ),
+      admin(['list', 'create', '--team', teamId, '--kind', 'email', '--name', 'News'], env),
+    ]);
+    expect(token.json).toEqual({ token: expect.stringMatching(/^tm_\w{43}$/) });
+    expect(site.json).toEqual({ site_id: expect.any(Number) });
+    expect(identity.json).toEqual({ identity_id: expect.any(Number) });
+    expect(field.json).toEqual({
+      id: expect.any(Number),
+      name: 'CRM id',
+      tag: 'crm_id',
+      type: 'text',
+      contact_type: 'person',
+      max_length: 255,
+      options: null,
+      allow_multiple: false,
+      integration_id: 7,
+    });
+    expect(list.json).toEqual({ list_id: expect.any(Number), brand_id: null });
+
+    const page = await admin(
+      [
+        'page',
+        'create',
+        '--team',
+        teamId,
+        '--site',
+        String(site.json.site_id),
+        '--name',
+        'Thanks',
+        '--url',
+        '/thanks',
+      ],
+      env,
+    );
+    expect(page.json).toEqual({ page_id: expect.any(Number) });
+    const got = await admin(['list', 'get', '--team', teamId, '--id', String(list.json.list_id)], env);
+    expect(got.json).toMatchObject({ id: list.json.list_id, kind: 'email', name: 'News', brand_id: null });
+
+    const revoked = await admin(['token', 'revoke', '--token', token.json.token], env);
+    expect(revoked.json).toEqual({ revoked: true });
+  }, 60_000);
+
+  it('puts a file into the team library', async () => {
+    const team = await admin(['team', 'create', '--name', 'Files'], env);
+    const file = join(dataDir, 'logo.png');
+    await writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
+    const put = await admin(
+      ['file', 'put', '--team', String(team.json.team_id), '--path', 'logos/a.png', '--file', file],
+      env,
+    );
+    expect(put.json).toEqual({ path: 'logos/a.png' });
+    const object = await s3.send(
+      new GetObjectCommand({
+        Bucket: process.env.PRIVATE_BUCKET,
+        Key: `teams/${team.json.team_id}/logos/a.png`,
+      }),
+    );
+    expect(object.ContentType).toBe('image/png');
+    expect(Buffer.from(await (object.Body?.transformToByteArray() ?? new Uint8Array()))).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]),
+    );
+  });
+
+  it.each([
+    [['team', 'create'], /--name is required/],
+    [['token', 'create', '--team', 'abc'], /--team must be a positive integer/],
+    [['token', 'create', '--team', '999999999'], /no team 999999999/],
+    [
+      ['identity', 'create', '--team', '1', '--kind', 'fax', '--value', 'x'],
+      /--kind must be one of email, phone|no team/,
+    ],
+    [['frobnicate', 'now'], /unknown command/],
+    [['team', 'create', '--bogus', 'x'], /bogus/],
+    [['token', 'revoke', '--token', 'tm_nope'], /no such token/],
+  ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
+    const result = await admin(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.error).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('explains how to target a stack when there is no local one', async () => {
+    const result = await admin(['team', 'create', '--name', 'X'], {
+      ...env,
+      DATA_DIR: join(dataDir, 'none'),
+    });
+    expect(result.code).toBe(1);
+    expect(result.error).toMatch(/run npm start first/);
+  });
+});

@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import { createGateway } from '../../lib/local/gateway.ts';
+import { createTeam, createToken } from '../../shared/data/teams.ts';
+
+/** The local gateway on a random port of 127.0.0.1, serving the route table in this process. */
+export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createGateway();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface TestTeam {
+  teamId: number;
+  token: string;
+}
+
+export async function newTeam(name = 'Test team'): Promise<TestTeam> {
+  const team = await createTeam(name);
+  return { teamId: team.id, token: await createToken(team.id) };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely and assert on them.
+export interface ApiResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A small HTTP client for one caller: JSON in, JSON out, the status and headers kept. */
+export function apiClient(baseUrl: string, token?: string) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        Accept: 'application/json',
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        ...(token && { Authorization: `Bearer ${token}` }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+      headers: response.headers,
+    } as ApiResult;
+  };
+  return {
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      call('POST', path, body, headers),
+    put: (path: string, body?: unknown, headers?: Record<string, string>) => call('PUT', path, body, headers),
+    delete: (path: string, headers?: Record<string, string>) => call('DELETE', path, undefined, headers),
+  };
+}

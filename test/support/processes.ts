@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+const TSX = resolve(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** Runs a repository script with tsx and collects its output; the child is the exact process to stop. */
+export function runScript(script: string, args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(TSX, [resolve(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+/** Resolves once the output contains the pattern; rejects if the process exits first or time runs out. */
+export async function waitForOutput(
+  run: ReturnType<typeof runScript>,
+  pattern: RegExp,
+  timeoutMs = 60_000,
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = run.output().stdout.match(pattern);
+    if (found) return found;
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`no ${pattern} in output:\n${run.output().stdout}\n${run.output().stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Stops exactly this child (SIGTERM, then SIGKILL after a grace period) and waits for it. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs the admin CLI once to completion: its exit code and its stdout parsed as JSON when it is. */
+export async function admin(args: string[], env: Record<string, string | undefined>) {
+  const run = runScript('bin/admin.ts', args, env);
+  const code = await run.exited;
+  const { stdout, stderr } = run.output();
+  const parse = (text: string) => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  return { code, json: parse(stdout), error: parse(stderr)?.error as string | undefined, stdout, stderr };
+}
