@@ -1,0 +1,229 @@
+import { lookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, buildConnector, fetch, type Response } from 'undici';
+import { HttpError, UnprocessableError } from '../http/errors.ts';
+import {
+  assertPermittedAddresses,
+  checkTargetUrl,
+  hostOf,
+  type TargetPolicy,
+  targetPolicy,
+} from './target-policy.ts';
+
+/**
+ * The one HTTP client auto-configure uses for everything it fetches (page, each redirect hop, web manifest). A
+ * visitor-supplied URL must never reach an internal address: the URL is checked before each request, and every
+ * address a name resolves to is checked again at connect time, right before the socket opens, so a DNS answer
+ * that changes between check and use (rebinding) cannot slip through. Every failure is a 422 naming the cause.
+ */
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all of its addresses; injectable so tests can script DNS answers. */
+export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export interface GuardedFetchOptions {
+  /** Overrides `AUTOCONFIGURE_ALLOW_LOOPBACK=1`; ignored inside Lambda. Allows loopback targets on any port. */
+  allowLoopback?: boolean;
+  /** Deadline for everything fetched through one client, counted from its creation. */
+  timeoutMs?: number;
+  /** Largest body read, counted after content decoding (gzip/br). */
+  maxBytes?: number;
+  resolveHost?: HostResolver;
+}
+
+/** What a fetch must return: the page must be HTML; a web manifest is JSON. */
+export type ExpectedContent = 'html' | 'json';
+
+export interface FetchedDocument {
+  /** The URL after redirects: relative URLs in the document resolve against it. */
+  url: string;
+  contentType: string | null;
+  body: Uint8Array;
+}
+
+export const DEFAULT_TIMEOUT_MS = 8_000;
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = 'Mozilla/5.0 (compatible; TeamMessagingBrandBot/1.0)';
+const ACCEPT: Record<ExpectedContent, string> = {
+  html: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+  json: 'application/manifest+json,application/json;q=0.9,*/*;q=0.1',
+};
+
+const defaultResolver: HostResolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+export class GuardedClient {
+  readonly #policy: TargetPolicy;
+  readonly #signal: AbortSignal;
+  readonly #maxBytes: number;
+  readonly #agent: Agent;
+
+  constructor(options: GuardedFetchOptions = {}) {
+    this.#policy = targetPolicy(options.allowLoopback);
+    this.#signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#agent = new Agent({
+      connect: guardedConnector(this.#policy, options.resolveHost ?? defaultResolver),
+    });
+  }
+
+  /** GETs a URL, following up to 5 redirects, each one re-checked. Throws UnprocessableError on any failure. */
+  async get(url: string, expected: ExpectedContent): Promise<FetchedDocument> {
+    let target = checkTargetUrl(url, this.#policy);
+    for (let redirects = 0; ; redirects++) {
+      const response = await this.#send(target, expected);
+      const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+      if (location === null) return this.#read(target, response, expected);
+      discard(response);
+      if (redirects === MAX_REDIRECTS) throw new UnprocessableError('too many redirects');
+      target = checkTargetUrl(location, this.#policy, target);
+    }
+  }
+
+  /** Closes every connection this client opened. */
+  close(): Promise<void> {
+    return this.#agent.destroy();
+  }
+
+  #send(url: URL, expected: ExpectedContent): Promise<Response> {
+    return fetch(url, {
+      dispatcher: this.#agent,
+      redirect: 'manual',
+      signal: this.#signal,
+      headers: { 'user-agent': USER_AGENT, accept: ACCEPT[expected], 'accept-language': 'en;q=0.9,*;q=0.5' },
+    }).catch((error: unknown) => {
+      throw describeFailure(error, this.#signal, url);
+    });
+  }
+
+  async #read(url: URL, response: Response, expected: ExpectedContent): Promise<FetchedDocument> {
+    const contentType = response.headers.get('content-type');
+    const refusal = refusalOf(response, contentType, expected, this.#maxBytes);
+    if (refusal !== null) {
+      discard(response);
+      throw new UnprocessableError(refusal);
+    }
+    const body = await readAtMost(response, this.#maxBytes).catch((error: unknown) => {
+      throw describeFailure(error, this.#signal, url);
+    });
+    // No Content-Type at all: sniff, as browsers do, rather than refuse pages from sloppy servers.
+    if (contentType === null && expected === 'html' && !looksLikeHtml(body)) {
+      throw new UnprocessableError('not an HTML page');
+    }
+    return { url: url.href, contentType, body };
+  }
+}
+
+/** Why a response is refused before its body is read, or null when it may be read. */
+function refusalOf(
+  response: Response,
+  contentType: string | null,
+  expected: ExpectedContent,
+  maxBytes: number,
+): string | null {
+  if (!response.ok) return `site responded with HTTP ${response.status}`;
+  if (contentType !== null && !isAcceptedType(mediaTypeOf(contentType), expected)) {
+    return expected === 'html' ? 'not an HTML page' : 'not a JSON document';
+  }
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) return 'page is too large';
+  return null;
+}
+
+function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+function isAcceptedType(mediaType: string, expected: ExpectedContent): boolean {
+  if (expected === 'html') return mediaType === 'text/html' || mediaType === 'application/xhtml+xml';
+  // Manifests are often served as octet-stream or text/plain; JSON.parse decides.
+  return (
+    /[/+]json$/.test(mediaType) || mediaType === 'text/plain' || mediaType === 'application/octet-stream'
+  );
+}
+
+function looksLikeHtml(body: Uint8Array): boolean {
+  const start = new TextDecoder().decode(body.subarray(0, 512));
+  return /^\s*<(?:!doctype\s+html|html|head|body|title|meta|!--)/i.test(start);
+}
+
+/** Reads the decoded body, giving up (and cancelling the stream) as soon as it exceeds maxBytes. */
+async function readAtMost(response: Response, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new UnprocessableError('page is too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Drops a body we will not read; best effort, the agent is destroyed at the end anyway. */
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => undefined);
+}
+
+/** Maps whatever fetch threw to the 422 a user sees. Our own refusals (from the connector too) pass through. */
+function describeFailure(error: unknown, signal: AbortSignal, url: URL): HttpError {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (error instanceof HttpError) return error;
+  if (cause instanceof HttpError) return cause;
+  if (signal.aborted || isTimeoutCode(cause)) return new UnprocessableError('timed out');
+  return new UnprocessableError(`could not connect to ${hostOf(url)}`);
+}
+
+function isTimeoutCode(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  );
+}
+
+/**
+ * undici connector that resolves the host itself and refuses when ANY resolved address is not permitted. The
+ * socket then gets a lookup that can only answer with those checked addresses (Node still tries them all, happy
+ * eyeballs), and the TLS server name still comes from the URL's host.
+ */
+function guardedConnector(policy: TargetPolicy, resolveHost: HostResolver): buildConnector.connector {
+  return (options, callback) => {
+    checkedAddresses(options.hostname, options.port, policy, resolveHost).then(
+      (addresses) => buildConnector({ lookup: answeringWith(addresses) })(options, callback),
+      (error: Error) => callback(error, null),
+    );
+  };
+}
+
+async function checkedAddresses(
+  hostname: string,
+  port: string,
+  policy: TargetPolicy,
+  resolveHost: HostResolver,
+): Promise<readonly ResolvedAddress[]> {
+  const addresses = isIP(hostname)
+    ? [{ address: hostname, family: isIP(hostname) }]
+    : await resolveHost(hostname).catch(() => []);
+  if (addresses.length === 0) throw new UnprocessableError(`could not resolve host ${hostname}`);
+  assertPermittedAddresses(
+    hostname,
+    port,
+    addresses.map((resolved) => resolved.address),
+    policy,
+  );
+  return addresses;
+}
+
+/** A dns.lookup stand-in for one connection that answers with addresses already checked. */
+function answeringWith(addresses: readonly ResolvedAddress[]): LookupFunction {
+  const [first] = addresses;
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [...addresses]);
+    else callback(null, first?.address ?? '', first?.family);
+  };
+}

@@ -1,0 +1,40 @@
+import { UnprocessableError } from '../http/errors.ts';
+import { decodeHtml } from './decode.ts';
+import { type BrandSuggestions, extractSuggestions, manifestUrlOf } from './extract.ts';
+import { GuardedClient, type GuardedFetchOptions } from './guarded-fetch.ts';
+import { parsePage } from './html-document.ts';
+import { readWebManifest, type WebManifest } from './web-manifest.ts';
+
+export type { BrandSuggestions };
+export type AutoConfigureOptions = GuardedFetchOptions;
+
+/**
+ * Suggests brand values for a website: fetches the page (and its web manifest) through the guarded client and reads
+ * its metadata. Creates nothing. Throws UnprocessableError (422) naming the cause when the site cannot be fetched.
+ */
+export async function autoConfigure(
+  url: string,
+  options: AutoConfigureOptions = {},
+): Promise<BrandSuggestions> {
+  const client = new GuardedClient(options);
+  try {
+    const document = await client.get(url, 'html');
+    const page = parsePage(decodeHtml(document.body, document.contentType), document.url);
+    const manifest = await fetchManifest(client, manifestUrlOf(page));
+    return extractSuggestions(page, manifest);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The manifest only adds names, colours and icons: when it cannot be fetched, the page alone decides. */
+async function fetchManifest(client: GuardedClient, url: string | null): Promise<WebManifest | null> {
+  if (url === null) return null;
+  return client.get(url, 'json').then(
+    (document) => readWebManifest(new TextDecoder().decode(document.body), document.url),
+    (error: unknown) => {
+      if (error instanceof UnprocessableError) return null;
+      throw error;
+    },
+  );
+}

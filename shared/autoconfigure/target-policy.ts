@@ -1,0 +1,85 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { UnprocessableError } from '../http/errors.ts';
+
+/**
+ * Which hosts the auto-configure fetcher may talk to. Everything that is not a public unicast address is refused,
+ * whatever spelling or DNS answer leads to it; the loopback test hook is the only exception.
+ */
+export interface TargetPolicy {
+  /** Loopback addresses (and any port on them) are allowed: a test hook, never on inside Lambda. */
+  readonly allowLoopback: boolean;
+}
+
+const ALLOWED_PORTS = new Set(['', '80', '443']);
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/** The policy for this call: `AUTOCONFIGURE_ALLOW_LOOPBACK=1` (read now, tests toggle it) unless inside Lambda. */
+export function targetPolicy(allowLoopback?: boolean): TargetPolicy {
+  const insideLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+  const requested = allowLoopback ?? process.env.AUTOCONFIGURE_ALLOW_LOOPBACK === '1';
+  return { allowLoopback: requested && !insideLambda };
+}
+
+/**
+ * Parses and checks a URL before any request is made to it (the page, and every redirect hop). The WHATWG parser has
+ * already normalised decimal/hex/octal/short IPv4 spellings and IPv6 forms, so the parsed hostname is what we check.
+ * `base` resolves a relative redirect Location.
+ */
+export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): URL {
+  const url = URL.canParse(raw, base?.href) ? new URL(raw, base) : null;
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw new UnprocessableError('invalid URL (only http and https URLs are allowed)');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UnprocessableError('URL must not contain credentials');
+  }
+  // Non-default ports exist only for the loopback test hook; for names, the connector checks what they resolve to.
+  if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback) throw new UnprocessableError('port not allowed');
+  const host = hostOf(url);
+  if (isLocalhostName(host)) throw new UnprocessableError(`${host} resolves to a private address`);
+  if (isIP(host)) assertPermittedAddresses(host, url.port, [host], policy);
+  return url;
+}
+
+/** The hostname without IPv6 brackets or a trailing root dot. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '');
+}
+
+/**
+ * Checks every address a host resolved to, right before connecting: one private answer is enough to refuse (DNS
+ * rebinding, mixed answers). A non-default port is only ever allowed towards loopback under the test hook.
+ */
+export function assertPermittedAddresses(
+  host: string,
+  port: string,
+  addresses: readonly string[],
+  policy: TargetPolicy,
+): void {
+  const kinds = addresses.map(addressKind);
+  if (kinds.some((kind) => kind === 'other' || (kind === 'loopback' && !policy.allowLoopback))) {
+    throw new UnprocessableError(`${host} resolves to a private address`);
+  }
+  if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) {
+    throw new UnprocessableError('port not allowed');
+  }
+}
+
+/** `localhost` and `*.localhost` are loopback by definition (RFC 6761), whatever a resolver says. */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+function addressKind(address: string): 'public' | 'loopback' | 'other' {
+  if (!ipaddr.isValid(address)) return 'other';
+  // process() turns IPv4-mapped IPv6 (::ffff:a.b.c.d) into the IPv4 address it reaches.
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'loopback') return 'loopback';
+  if (range !== 'unicast') return 'other';
+  // IPv6 'unicast' also covers unallocated and IPv4-compatible (::a.b.c.d) space; only 2000::/3 is global unicast.
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'other';
+  return 'public';
+}
