@@ -94,15 +94,24 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   response.end(result.body);
 }
 
+/**
+ * Like API Gateway: the path picks the resource (a literal segment beats a `{param}`), then the method must
+ * exist on that resource, else the route is unknown.
+ */
 function matchRoute(method: string, path: string) {
-  for (const { route, pattern, names } of compiled) {
-    if (route.method !== method) continue;
-    const found = pattern.exec(path);
-    if (!found) continue;
-    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]));
-    return { route, params };
-  }
-  return undefined;
+  const candidates = compiled
+    .map((entry) => ({ entry, found: entry.pattern.exec(path) }))
+    .filter(({ found }) => found !== null)
+    .sort((a, b) => a.entry.names.length - b.entry.names.length);
+  const resource = candidates[0]?.entry.route.path;
+  const match = candidates.find(
+    ({ entry }) => entry.route.path === resource && entry.route.method === method,
+  );
+  if (!match?.found) return undefined;
+  const { route, names } = match.entry;
+  const values = match.found;
+  const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i + 1] ?? '')]));
+  return { route, params };
 }
 
 function proxyEvent(

@@ -7,7 +7,11 @@ import {
   PayloadTooLargeError,
   UnauthenticatedError,
 } from './errors.ts';
+import { type IdempotencyScope, idempotency } from './idempotency.ts';
 import { describeError, log } from './log.ts';
+import { type ApiResponse, toProxyResult } from './response.ts';
+
+export { type ApiResponse, created, ok } from './response.ts';
 
 /** What a handler sees: the caller's team, the parsed body and the request's parameters. */
 export interface ApiRequest {
@@ -24,16 +28,9 @@ export interface ApiRequest {
   query: Record<string, string[]>;
   /** Milliseconds left before the Lambda times out. */
   remainingTimeMs: () => number;
+  /** Set on idempotent routes when the request carries an Idempotency-Key (see idempotency.ts). */
+  idempotency?: IdempotencyScope;
 }
-
-export interface ApiResponse {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export const ok = (body: unknown): ApiResponse => ({ status: 200, body });
-export const created = (body: unknown): ApiResponse => ({ status: 201, body });
 
 /** A path parameter that must be a positive integer id; anything else names no resource (404). */
 export function pathId(req: ApiRequest, model: string, name = 'id'): number {
@@ -42,7 +39,7 @@ export function pathId(req: ApiRequest, model: string, name = 'id'): number {
   return Number(raw);
 }
 
-/** Middlewares between request parsing and the handler see the ApiRequest as their event. */
+/** A middleware between request parsing and the handler sees the ApiRequest as its event. */
 export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -51,19 +48,18 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Wraps a handler: parses the proxy event into an ApiRequest, renders thrown HttpErrors (and anything
- * unexpected, as a logged 500) as JSON, and adds the request id header. Extra middlewares (idempotency)
- * run between parsing and the handler and see the handler's rendered response, errors included.
+ * unexpected, as a logged 500) as JSON, and adds the request id header. The idempotency middleware runs
+ * between parsing and the handler and sees the handler's rendered response, errors included.
  */
-export function httpHandler(
-  handle: (req: ApiRequest) => Promise<ApiResponse>,
-  middlewares: ApiMiddleware[] = [],
-): ProxyHandler {
+export function httpHandler(handle: (req: ApiRequest) => Promise<ApiResponse>): ProxyHandler {
   // biome-ignore lint/suspicious/noExplicitAny: the event changes type from proxy event to ApiRequest in parseRequest.
-  const chain = middy<any, ApiResponse>().use(respond).use(parseRequest);
-  for (const middleware of middlewares) chain.use(middleware);
-  return chain.handler((req: ApiRequest) =>
-    handle(req).catch((error: unknown) => renderError(error, req.requestId)),
-  ) as unknown as ProxyHandler;
+  return middy<any, ApiResponse>()
+    .use(respond)
+    .use(parseRequest)
+    .use(idempotency)
+    .handler((req: ApiRequest) =>
+      handle(req).catch((error: unknown) => renderError(error, req.requestId)),
+    ) as unknown as ProxyHandler;
 }
 
 const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
@@ -107,14 +103,6 @@ export function renderError(error: unknown, requestId: string): ApiResponse {
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
   log.error('unhandled error', { request_id: requestId, ...describeError(error) });
   return { status: 500, body: { message: 'Server Error' } };
-}
-
-function toProxyResult(response: ApiResponse, requestId: string): APIGatewayProxyResult {
-  return {
-    statusCode: response.status,
-    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...response.headers },
-    body: JSON.stringify(response.body ?? {}),
-  };
 }
 
 function parseBody(event: APIGatewayProxyEvent): unknown {

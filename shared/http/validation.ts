@@ -43,6 +43,7 @@ function describe(issue: Issue, field: string): string {
     case 'invalid_format':
       return issue.format === 'url' ? `${the} must be a valid URL.` : `${the} format is invalid.`;
     case 'invalid_value':
+      if (issue.input === undefined) return `${the} is required.`;
       return `The selected ${field.replaceAll('_', ' ')} is invalid.`;
     case 'custom':
       return issue.message;
