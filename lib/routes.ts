@@ -21,10 +21,76 @@ export interface Route {
 
 export const routes: Route[] = [
   {
+    method: 'POST',
+    path: '/api/v1/brands/auto-configure',
+    handler: 'functions/brands/auto-configure.ts',
+    table: 'none',
+    fetchesWeb: true,
+  },
+  {
     method: 'GET',
     path: '/api/v1/contact-fields/types',
     handler: 'functions/contact-fields/types.ts',
     table: 'none',
+  },
+  // Contact fields (a literal segment such as `/types` wins over `{id}`, here as in API Gateway).
+  {
+    method: 'GET',
+    path: '/api/v1/contact-fields',
+    handler: 'functions/contact-fields/list.ts',
+    table: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/contact-fields',
+    handler: 'functions/contact-fields/create.ts',
+    table: 'write',
+    idempotent: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/contact-fields/{id}',
+    handler: 'functions/contact-fields/get.ts',
+    table: 'read',
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/contact-fields/{id}',
+    handler: 'functions/contact-fields/update.ts',
+    table: 'write',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/contact-fields/{id}',
+    handler: 'functions/contact-fields/delete.ts',
+    table: 'write',
+  },
+  { method: 'GET', path: '/api/v1/pages', handler: 'functions/pages/list.ts', table: 'read' },
+  // Brands.
+  { method: 'GET', path: '/api/v1/brands', handler: 'functions/brands/list.ts', table: 'read' },
+  {
+    method: 'POST',
+    path: '/api/v1/brands',
+    handler: 'functions/brands/create.ts',
+    table: 'write',
+    files: ['private:read', 'public:write'],
+    idempotent: true,
+  },
+  { method: 'GET', path: '/api/v1/brands/{id}', handler: 'functions/brands/get.ts', table: 'read' },
+  {
+    method: 'PUT',
+    path: '/api/v1/brands/{id}',
+    handler: 'functions/brands/update.ts',
+    table: 'write',
+    files: ['private:read', 'public:write'],
+  },
+  { method: 'DELETE', path: '/api/v1/brands/{id}', handler: 'functions/brands/delete.ts', table: 'write' },
+  {
+    method: 'POST',
+    path: '/api/v1/files',
+    handler: 'functions/files/create.ts',
+    table: 'none',
+    files: ['private:write'],
   },
 ];
 

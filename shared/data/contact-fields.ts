@@ -1,14 +1,19 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type ContactFieldDefinition, DEFAULT_MAX_LENGTH } from '../domain/contact-field-input.ts';
 import type { ContactFieldType, ContactType } from '../domain/contact-field-types.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ConflictError, ForbiddenError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys } from './items.ts';
+import { idIndexKeys, queryAll, throwMissing } from './items.ts';
+import { backOff, cancellationCodes, transactWrite } from './transactions.ts';
 
 /**
- * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item is
- * written in the same transaction as the field, so two racing creates cannot both claim one tag.
+ * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item
+ * naming the field is written in the same transaction as the field, and swapped in one transaction on a
+ * rename, so two racing writes cannot both claim one tag. Each field item carries a `version`, and every
+ * update or delete is conditioned on what it read, so a concurrent change makes it re-read instead of
+ * overwriting (the rules of a definition hold for the whole stored result).
  */
 export interface ContactField {
   id: number;
@@ -36,6 +41,57 @@ export const fieldKey = (teamId: number, fieldId: number) => ({
 export const tagKey = (teamId: number, tag: string) => ({ pk: teamPk(teamId), sk: `FIELDTAG#${tag}` });
 
 export const TAG_TAKEN = 'The tag has already been taken.';
+export const MANAGED_FIELD_UPDATE = 'The field is managed by an integration and cannot be modified.';
+export const MANAGED_FIELD_DELETE = 'The field is managed by an integration and cannot be deleted.';
+const MAX_ATTEMPTS = 5;
+
+/** The full field as the API (and the admin CLI) shows it. */
+export const contactFieldView = (field: ContactField) => ({
+  id: field.id,
+  name: field.name,
+  tag: field.tag,
+  type: field.type,
+  contact_type: field.contact_type,
+  max_length: field.max_length,
+  options: field.options,
+  allow_multiple: field.allow_multiple,
+  integration_id: field.integration_id,
+});
+
+/** The list shape (spec 2.3): no options, no allow_multiple. */
+export const contactFieldListView = (field: ContactField) => ({
+  id: field.id,
+  name: field.name,
+  tag: field.tag,
+  type: field.type,
+  contact_type: field.contact_type,
+  max_length: field.max_length,
+  integration_id: field.integration_id,
+});
+
+const toItem = (field: ContactField, version: number) => ({
+  ...fieldKey(field.team_id, field.id),
+  ...idIndexKeys('FIELD', field.id),
+  ...field,
+  version,
+});
+
+function fromItem(item: Record<string, unknown>): ContactField {
+  return {
+    id: item.id as number,
+    team_id: item.team_id as number,
+    name: item.name as string,
+    tag: item.tag as string,
+    type: item.type as ContactFieldType,
+    contact_type: item.contact_type as ContactType,
+    max_length: (item.max_length as number | undefined) ?? null,
+    options: (item.options as string[] | undefined) ?? null,
+    allow_multiple: (item.allow_multiple as boolean | undefined) ?? false,
+    integration_id: (item.integration_id as number | undefined) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
 
 /** The transaction items that claim a tag for a field; the claim fails if the tag is taken. */
 export function claimTag(teamId: number, tag: string, fieldId: number): TransactItem {
@@ -48,9 +104,54 @@ export function claimTag(teamId: number, tag: string, fieldId: number): Transact
   };
 }
 
+/** Frees a tag, only while it still names this field. */
+function releaseTag(teamId: number, tag: string, fieldId: number): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: tagKey(teamId, tag),
+      ConditionExpression: 'field_id = :fieldId',
+      ExpressionAttributeValues: { ':fieldId': fieldId },
+    },
+  };
+}
+
+/** The team's fields, ordered by id, optionally of one contact type. One Query. */
+export async function listContactFields(teamId: number, contactType?: ContactType): Promise<ContactField[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
+    ExpressionAttributeValues: {
+      ':pk': teamPk(teamId),
+      ':prefix': FIELD_PREFIX,
+      ...(contactType && { ':contactType': contactType }),
+    },
+    ConsistentRead: true,
+  });
+  return items.map(fromItem);
+}
+
+/** One of the team's fields and the version it was read at; 403 if it is another team's, 404 if none's. */
+async function readContactField(
+  teamId: number,
+  id: number,
+): Promise<{ field: ContactField; version: number }> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName(), Key: fieldKey(teamId, id), ConsistentRead: true }),
+  );
+  if (!Item) return throwMissing('FIELD', 'ContactField', id);
+  return { field: fromItem(Item), version: (Item.version as number | undefined) ?? 0 };
+}
+
+export async function getContactField(teamId: number, id: number): Promise<ContactField> {
+  return (await readContactField(teamId, id)).field;
+}
+
 /**
  * Creates a field and claims its tag in one transaction (plus any `extraItems`, such as an idempotency
- * record's completion). A taken tag is a 422.
+ * record's completion). A taken tag is a 422. One round trip (more only when DynamoDB reports a conflict
+ * with a concurrent transaction, which wrote nothing of ours).
  */
 export async function createContactField(
   teamId: number,
@@ -65,7 +166,7 @@ export async function createContactField(
     tag: input.tag,
     type: input.type,
     contact_type: input.contact_type,
-    max_length: input.max_length ?? 255,
+    max_length: input.max_length ?? DEFAULT_MAX_LENGTH,
     options: input.options ?? null,
     allow_multiple: input.allow_multiple ?? false,
     integration_id: input.integration_id ?? null,
@@ -76,23 +177,123 @@ export async function createContactField(
     {
       Put: {
         TableName: tableName(),
-        Item: { ...fieldKey(teamId, field.id), ...idIndexKeys('FIELD', field.id), ...field },
+        Item: toItem(field, 1),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
     claimTag(teamId, field.tag, field.id),
     ...extraItems(field),
   ];
-  try {
-    await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (
-      error instanceof TransactionCanceledException &&
-      error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed'
-    ) {
-      throw ValidationError.single('tag', TAG_TAKEN);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transactWrite(items);
+      return field;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[1] === 'ConditionalCheckFailed') throw ValidationError.single('tag', TAG_TAKEN);
+      // Met another transaction on the tag: nothing was written, so the same items are sent again.
+      if (!codes?.includes('TransactionConflict') || attempt >= MAX_ATTEMPTS) throw error;
+      await backOff(attempt);
     }
-    throw error;
   }
-  return field;
+}
+
+/**
+ * Updates a field with the definition `revise` makes of the stored one (it validates and may throw).
+ * Integration fields are refused. A tag change releases the old tag and claims the new one in the same
+ * transaction as the field. Two round trips; a concurrent change of the field re-reads and re-applies.
+ */
+export async function updateContactField(
+  teamId: number,
+  id: number,
+  revise: (current: ContactFieldDefinition) => ContactFieldDefinition,
+): Promise<ContactField> {
+  for (let attempt = 1; ; attempt++) {
+    const { field: current, version } = await readContactField(teamId, id);
+    if (current.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_UPDATE);
+    const revised = revise(current);
+    const field: ContactField = { ...current, ...revised, updated_at: nowIso() };
+    if (sameDefinition(current, field)) return current;
+    try {
+      await writeRevision(current, field, version);
+      return field;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      // The field item passed (it was not changed meanwhile) but the new tag's claim failed: taken.
+      if (codes?.[0] === 'None' && codes[2] === 'ConditionalCheckFailed') {
+        throw ValidationError.single('tag', TAG_TAKEN);
+      }
+      await retryIfStale(error, attempt);
+    }
+  }
+}
+
+/** Deletes a field and frees its tag in one transaction; contact data stays. Two round trips. */
+export async function deleteContactField(teamId: number, id: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { field } = await readContactField(teamId, id);
+    if (field.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_DELETE);
+    try {
+      await transactWrite([
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: fieldKey(teamId, id),
+            // A concurrent rename would otherwise leave its new tag claimed by a deleted field.
+            ConditionExpression: 'tag = :tag',
+            ExpressionAttributeValues: { ':tag': field.tag },
+          },
+        },
+        releaseTag(teamId, field.tag, id),
+      ]);
+      return;
+    } catch (error) {
+      await retryIfStale(error, attempt);
+    }
+  }
+}
+
+/** Writes the revised field conditioned on the version read (and, on a rename, swaps the tag items). */
+async function writeRevision(current: ContactField, field: ContactField, version: number): Promise<void> {
+  const put = {
+    TableName: tableName(),
+    Item: toItem(field, version + 1),
+    ConditionExpression: `tag = :tag AND ${version > 0 ? 'version = :version' : 'attribute_not_exists(version)'}`,
+    ExpressionAttributeValues: { ':tag': current.tag, ...(version > 0 && { ':version': version }) },
+  };
+  if (field.tag === current.tag) {
+    await dynamo.send(new PutCommand(put));
+    return;
+  }
+  await transactWrite([
+    { Put: put },
+    releaseTag(field.team_id, current.tag, field.id),
+    claimTag(field.team_id, field.tag, field.id),
+  ]);
+}
+
+function sameDefinition(a: ContactFieldDefinition, b: ContactFieldDefinition): boolean {
+  const definition = ({ name, tag, type, max_length, options, allow_multiple }: ContactFieldDefinition) =>
+    JSON.stringify([name, tag, type, max_length, options, allow_multiple]);
+  return definition(a) === definition(b);
+}
+
+/**
+ * A write that failed because the field changed after it was read (or met a concurrent write) is retried
+ * from the read, after a pause; after the last attempt it is a 409 the client can retry. Anything else
+ * is rethrown.
+ */
+async function retryIfStale(error: unknown, attempt: number): Promise<void> {
+  const stale =
+    error instanceof ConditionalCheckFailedException ||
+    error instanceof TransactionConflictException ||
+    cancellationCodes(error) !== undefined;
+  if (!stale) throw error;
+  if (attempt >= MAX_ATTEMPTS) {
+    throw new ConflictError(
+      'The field was changed by another request at the same time; please retry.',
+      'concurrent_modification',
+    );
+  }
+  await backOff(attempt);
 }

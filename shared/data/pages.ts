@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys } from './items.ts';
+import { idIndexKeys, queryAll } from './items.ts';
 import { siteKey } from './sites.ts';
 
 /**
@@ -57,4 +57,55 @@ export async function createPage(
     }),
   );
   return page;
+}
+
+/** A page as the API shows it (spec 2.2): the site's domain is folded into `full_url`. */
+export interface Page {
+  id: number;
+  site_id: number;
+  site_name: string;
+  name: string;
+  url: string;
+  full_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The domain and the page path joined with exactly one slash. */
+export const fullUrl = (domain: string, url: string): string =>
+  `${domain.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
+
+function fromItem(item: Record<string, unknown>): Page {
+  const page = item as unknown as PageItem;
+  return {
+    id: page.id,
+    site_id: page.site_id,
+    site_name: page.site_name,
+    name: page.name,
+    url: page.url,
+    full_url: fullUrl(page.site_domain, page.url),
+    created_at: page.created_at,
+    updated_at: page.updated_at,
+  };
+}
+
+// Alphabetical as people read it: case- and accent-insensitive.
+const byName = new Intl.Collator('en', { sensitivity: 'base' });
+
+/**
+ * The team's pages ordered by name (ties by id), optionally only those of the given sites (a site of
+ * another team matches none of this team's pages). One Query.
+ */
+export async function listPages(teamId: number, siteIds?: readonly number[]): Promise<Page[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': PAGE_PREFIX },
+    ConsistentRead: true,
+  });
+  const sites = siteIds && new Set(siteIds);
+  return items
+    .map(fromItem)
+    .filter((page) => !sites || sites.has(page.site_id))
+    .sort((a, b) => byName.compare(a.name, b.name) || a.id - b.id);
 }

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { httpHandler, ok } from '../../shared/http/handler.ts';
+import { validate } from '../../shared/http/validation.ts';
+
+const request = z.object({ url: z.string().trim().min(1).max(2048) });
+
+export const handler = httpHandler(async (req) => {
+  const { url } = validate(request, req.body);
+  return ok({ suggestions: await autoConfigure(url) });
+});

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { libraryPath } from '../files/library-path-schema.ts';
+import { socialNetworkOf } from './social-links.ts';
+
+/**
+ * The brand create/update bodies (spec 2.1, 4.1, 8). Unknown keys are dropped, so the read-only fields of a
+ * GET body sent back (id, team_id, created_at, updated_at) are ignored. Following Laravel's convention, an
+ * empty string on an optional field means null.
+ */
+
+/** The five image slots: a URL stored as given, or a library path promoted to a public URL. */
+export const IMAGE_SLOTS = [
+  { url: 'logo_image', path: 'logo_image_path' },
+  { url: 'logo_square_image', path: 'logo_square_image_path' },
+  { url: 'header_image', path: 'header_image_path' },
+  { url: 'footer_image', path: 'footer_image_path' },
+  { url: 'social_share_image', path: 'social_share_image_path' },
+] as const;
+
+export type ImageUrlField = (typeof IMAGE_SLOTS)[number]['url'];
+export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
+
+const MAX_LENGTH = 255;
+// Not in the spec: bounds that keep a brand far below DynamoDB's 400 KB item limit.
+export const MAX_TAGS = 100;
+export const MAX_SOCIAL_LINKS = 50;
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? null : value), schema.nullable()).optional();
+
+const httpUrl = z.url({ protocol: /^https?$/ }).max(MAX_LENGTH);
+const color = z
+  .string()
+  .max(7)
+  .regex(/^#[0-9a-fA-F]{6}$/);
+const identityId = z.int().min(1);
+const tags = z
+  .array(z.string().min(1).max(MAX_LENGTH))
+  .max(MAX_TAGS)
+  .nullable()
+  .transform((list) => [...new Set(list ?? [])]);
+
+/** A network name given as a map key: what socialNetworkOf produces, or a similar short label. */
+const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+
+/**
+ * social_links comes as the spec has it (an array of URLs, each named by socialNetworkOf; two different
+ * URLs of one network are refused) or as responses and auto-configure have it (a map: the given network
+ * names are kept). Either way it is stored as a map; an empty one is null.
+ */
+const socialLinks = z
+  .custom<object>((value) => typeof value === 'object' && value !== null, {
+    message: 'The social links field must be an array of URLs or an object of network names to URLs.',
+  })
+  .pipe(z.union([z.array(httpUrl).max(MAX_SOCIAL_LINKS), z.record(z.string(), httpUrl)]))
+  .transform((input, ctx) => {
+    const links: Record<string, string> = {};
+    if (Array.isArray(input)) {
+      input.forEach((url, i) => {
+        const network = socialNetworkOf(url);
+        if (links[network] !== undefined && links[network] !== url) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i],
+            message: `The social links field has more than one ${network} link.`,
+          });
+        }
+        links[network] = url;
+      });
+    } else {
+      for (const [network, url] of Object.entries(input)) {
+        if (!NETWORK_NAME.test(network)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `The social links field has an invalid network name: ${network}.`,
+          });
+        }
+        links[network] = url;
+      }
+      if (Object.keys(links).length > MAX_SOCIAL_LINKS) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `The social links field must not have more than ${MAX_SOCIAL_LINKS} items.`,
+        });
+      }
+    }
+    return Object.keys(links).length > 0 ? links : null;
+  });
+
+const name = z.string().trim().min(1).max(MAX_LENGTH);
+
+const optionalFields = {
+  short_description: optional(z.string().max(MAX_LENGTH)),
+  website_url: optional(httpUrl),
+  primary_color: optional(color),
+  secondary_color: optional(color),
+  // null is "not given": the flag is only ever set or unset on purpose.
+  is_default: z
+    .boolean()
+    .nullable()
+    .optional()
+    .transform((value) => value ?? undefined),
+  logo_image: optional(httpUrl),
+  logo_square_image: optional(httpUrl),
+  header_image: optional(httpUrl),
+  footer_image: optional(httpUrl),
+  social_share_image: optional(httpUrl),
+  // null on a path is "no path given" (null on the URL form is what clears an image).
+  logo_image_path: optional(libraryPath('logo_image_path')),
+  logo_square_image_path: optional(libraryPath('logo_square_image_path')),
+  header_image_path: optional(libraryPath('header_image_path')),
+  footer_image_path: optional(libraryPath('footer_image_path')),
+  social_share_image_path: optional(libraryPath('social_share_image_path')),
+  email_address_id: identityId.nullable().optional(),
+  phone_id: identityId.nullable().optional(),
+  social_links: optional(socialLinks),
+  tags: tags.optional(),
+};
+
+export const createBrandSchema = z.object({ name, ...optionalFields });
+/** Every field optional; only the supplied ones change. `name` cannot be cleared. */
+export const updateBrandSchema = z.object({ name: name.optional(), ...optionalFields });
+
+export type CreateBrandInput = z.output<typeof createBrandSchema>;
+export type UpdateBrandInput = z.output<typeof updateBrandSchema>;

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { validate } from '../http/validation.ts';
+import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES, type ContactFieldType } from './contact-field-types.ts';
+
+/**
+ * The rules of a contact field definition (spec 2.3, 4.3). They hold for the RESULT of a write: a create's
+ * body, or an update's body merged onto the stored field, so an update can never leave a pick_list without
+ * options or options on a text field.
+ */
+export const DEFAULT_MAX_LENGTH = 255;
+const MAX_OPTIONS = 1000; // keeps a field item far below DynamoDB's 400 KB item limit
+
+export const TAG_PATTERN = /^[a-z][a-z0-9_]*$/;
+const TAG_FORMAT =
+  'The tag field must start with a lowercase letter and contain only lowercase letters, digits and underscores.';
+
+/** What the team edits on a field: everything but its id, team, contact type, integration and timestamps. */
+export interface ContactFieldDefinition {
+  name: string;
+  tag: string;
+  type: ContactFieldType;
+  max_length: number | null;
+  options: string[] | null;
+  allow_multiple: boolean;
+}
+
+const nameSchema = z.string().trim().min(1).max(255);
+const tagSchema = z
+  .string()
+  .min(1, { abort: true })
+  .max(255)
+  .refine((tag) => TAG_PATTERN.test(tag), { message: TAG_FORMAT });
+// A string first: zod reports a missing enum as an invalid value, not as a missing field.
+const typeSchema = z.string().pipe(z.enum(CONTACT_FIELD_TYPE_VALUES));
+const maxLengthSchema = z.int().min(1);
+const optionsSchema = z
+  .array(z.string().trim().min(1).max(255))
+  .max(MAX_OPTIONS)
+  .superRefine((options, ctx) => {
+    options.forEach((option, index) => {
+      if (options.indexOf(option) !== index)
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          message: `The options.${index} field has a duplicate value.`,
+        });
+    });
+  });
+
+/** An empty options array means "no options", like null. */
+const noneIfEmpty = (options: string[] | null | undefined) => (options?.length ? options : null);
+
+function checkTypeRules(
+  field: Pick<ContactFieldDefinition, 'type' | 'options' | 'allow_multiple'>,
+  ctx: z.RefinementCtx,
+): void {
+  const fail = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (field.type === 'pick_list') {
+    if (!field.options) fail('options', 'The options field is required when type is pick_list.');
+    return;
+  }
+  if (field.options) fail('options', 'The options field is only allowed when type is pick_list.');
+  if (field.allow_multiple)
+    fail('allow_multiple', 'The allow multiple field may only be true when type is pick_list.');
+}
+
+/** POST body; defaults applied (max_length 255, allow_multiple false). */
+export const newContactFieldSchema = z
+  .object({
+    name: nameSchema,
+    tag: tagSchema,
+    type: typeSchema,
+    contact_type: z.string().pipe(z.enum(CONTACT_TYPES)),
+    max_length: maxLengthSchema.nullish().transform((value) => value ?? DEFAULT_MAX_LENGTH),
+    options: optionsSchema.nullish().transform(noneIfEmpty),
+    allow_multiple: z.boolean().default(false),
+  })
+  .superRefine(checkTypeRules);
+
+/** PUT body: any subset; `contact_type` and read-only fields are not part of it (and so are ignored). */
+const contactFieldPatchSchema = z.object({
+  name: nameSchema.optional(),
+  tag: tagSchema.optional(),
+  type: typeSchema.optional(),
+  max_length: maxLengthSchema.nullish(),
+  options: optionsSchema.nullish(),
+  allow_multiple: z.boolean().optional(),
+});
+
+const typeRulesSchema = z
+  .object({ type: typeSchema, options: z.array(z.string()).nullable(), allow_multiple: z.boolean() })
+  .superRefine(checkTypeRules);
+
+/**
+ * Applies a PUT body to the stored definition and checks the result. A type change away from pick_list
+ * drops the options and the multiple choice that belonged to the old type, unless the body sends options
+ * (then it is a 422). `max_length: null` restores the default.
+ */
+export function reviseContactField(current: ContactFieldDefinition, body: unknown): ContactFieldDefinition {
+  const patch = validate(contactFieldPatchSchema, body ?? {});
+  const leavesPickList = patch.type !== undefined && patch.type !== 'pick_list';
+  const revised: ContactFieldDefinition = {
+    name: patch.name ?? current.name,
+    tag: patch.tag ?? current.tag,
+    type: patch.type ?? current.type,
+    max_length:
+      patch.max_length === undefined ? current.max_length : (patch.max_length ?? DEFAULT_MAX_LENGTH),
+    options:
+      patch.options !== undefined ? noneIfEmpty(patch.options) : leavesPickList ? null : current.options,
+    allow_multiple: patch.allow_multiple ?? (leavesPickList ? false : current.allow_multiple),
+  };
+  validate(typeRulesSchema, revised);
+  return revised;
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { CopyObjectCommand, HeadObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { config } from '../config.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
+import { ValidationError } from '../http/errors.ts';
+import { privateObjectKey } from './library.ts';
+import { s3 } from './s3.ts';
+
+/**
+ * Brand images given in the path form: files of the team's private library, copied to the public library
+ * under `brands/`. Each copy gets a new key (public URLs never change content: mails already sent show
+ * them) and is never deleted. A copy whose brand write then fails stays behind, unreferenced.
+ */
+type ImageInput = Partial<Record<ImageUrlField | ImagePathField, string | null>>;
+
+interface CheckedFile {
+  path: string;
+  key: string;
+  contentType: string;
+  etag: string | undefined;
+}
+
+const MAX_URL_LENGTH = 255;
+const MAX_FILE_NAME_LENGTH = 64;
+
+/**
+ * Replaces the path form of each slot by the URL form (the path wins over a URL given for the same slot).
+ * All files are checked first (HeadObject: it exists, its Content-Type is image/*), so a bad path is a
+ * 422 naming its field and nothing is copied; then the copies run in parallel, each conditioned on the
+ * checked ETag so the public file is exactly the file that was checked.
+ */
+export async function promoteImagePaths<T extends ImageInput>(
+  teamId: number,
+  input: T,
+): Promise<Omit<T, ImagePathField>> {
+  const output: Record<string, unknown> = { ...input };
+  for (const slot of IMAGE_SLOTS) delete output[slot.path];
+  const slots = IMAGE_SLOTS.filter((slot) => typeof input[slot.path] === 'string');
+  const paths = [...new Set(slots.map((slot) => input[slot.path] as string))];
+  const files = new Map(
+    await Promise.all(paths.map(async (path) => [path, await checkFile(teamId, path)] as const)),
+  );
+
+  const errors: Record<string, string[]> = {};
+  for (const slot of slots) {
+    const file = files.get(input[slot.path] as string);
+    const the = `The ${slot.path.replaceAll('_', ' ')} field`;
+    if (!file) errors[slot.path] = [`${the} must name a file in your file library.`];
+    else if (!file.contentType.startsWith('image/')) {
+      errors[slot.path] = [`${the} must name an image file (this one is ${file.contentType || 'untyped'}).`];
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const checked = [...files.values()].filter((file) => file !== undefined);
+  const urls = new Map(
+    await Promise.all(checked.map(async (file) => [file.path, await copyToPublic(teamId, file)] as const)),
+  );
+  for (const slot of slots) output[slot.url] = urls.get(input[slot.path] as string);
+  return output as Omit<T, ImagePathField>;
+}
+
+/** The file's type and version, or undefined when the library has no such file. */
+async function checkFile(teamId: number, path: string): Promise<CheckedFile | undefined> {
+  const key = privateObjectKey(teamId, path);
+  try {
+    const head = await s3.send(new HeadObjectCommand({ Bucket: config.privateBucket(), Key: key }));
+    return { path, key, contentType: head.ContentType ?? '', etag: head.ETag };
+  } catch (error) {
+    if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> {
+  const prefix = `brands/${teamId}/${randomUUID()}/`;
+  const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
+  const key = prefix + publicFileName(file.path, Math.min(MAX_FILE_NAME_LENGTH, room));
+  await s3.send(
+    new CopyObjectCommand({
+      Bucket: config.publicBucket(),
+      Key: key,
+      CopySource: `${config.privateBucket()}/${file.key.split('/').map(encodeURIComponent).join('/')}`,
+      CopySourceIfMatch: file.etag,
+      MetadataDirective: 'REPLACE',
+      ContentType: file.contentType,
+      CacheControl: 'public, max-age=31536000, immutable',
+    }),
+  );
+  return `${config.publicBaseUrl()}/${key}`;
+}
+
+/** The file's name reduced to URL-safe characters and a length that keeps the URL within 255 characters. */
+function publicFileName(path: string, maxLength: number): string {
+  const name = (path.split('/').at(-1) ?? '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+  if (name.length <= maxLength) return name || 'image';
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : '';
+  return name.slice(0, Math.max(1, maxLength - extension.length)) + extension;
+}

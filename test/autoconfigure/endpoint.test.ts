@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiClient, newTeam, startApi } from '../support/api.ts';
+import { type FixtureServer, file, OWN_FIXTURES, startFixtureServer, status } from './fixture-server.ts';
+
+/** POST /api/v1/brands/auto-configure through the gateway: suggestions that create-brand accepts as they are. */
+let api: Awaited<ReturnType<typeof startApi>>;
+let site: FixtureServer;
+let client: ReturnType<typeof apiClient>;
+beforeAll(async () => {
+  api = await startApi();
+  site = await startFixtureServer({
+    '/': file(OWN_FIXTURES, 'brand.html'),
+    '/site.webmanifest': file(OWN_FIXTURES, 'brand.webmanifest', 'application/manifest+json'),
+    '/gone': status(403),
+  });
+  client = apiClient(api.url, (await newTeam()).token);
+});
+afterAll(async () => {
+  await site.close();
+  await api.close();
+});
+
+describe('auto-configure endpoint', () => {
+  it('returns suggestions that create a brand unchanged, and creates nothing itself', async () => {
+    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+    const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
+    expect(response.status).toBe(200);
+    const { suggestions } = response.body;
+    expect(Object.keys(suggestions).sort()).toEqual(
+      [
+        'website_url',
+        'name',
+        'short_description',
+        'primary_color',
+        'secondary_color',
+        'logo_image',
+        'logo_square_image',
+        'header_image',
+        'footer_image',
+        'social_share_image',
+        'social_links',
+      ].sort(),
+    );
+    expect(suggestions.name).toEqual(expect.any(String));
+    expect((await client.get('/api/v1/brands')).body).toEqual([]);
+
+    const created = await client.post('/api/v1/brands', suggestions);
+    expect(created.status).toBe(201);
+    for (const [field, value] of Object.entries(suggestions))
+      expect(created.body[field], field).toEqual(value);
+  });
+
+  it('answers a site failure with 422 naming it', async () => {
+    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+    const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/gone') });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ message: 'site responded with HTTP 403' });
+  });
+
+  it('refuses loopback unless the test flag allows it', async () => {
+    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '');
+    const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(/private address|port not allowed/);
+  });
+
+  it.each([
+    [{}, 'The url field is required.'],
+    [{ url: 42 }, 'The url field must be a string.'],
+    [{ url: 'ftp://example.com/' }, /invalid URL/],
+  ])('validates the body %j', async (body, message) => {
+    const response = await client.post('/api/v1/brands/auto-configure', body);
+    expect(response.status).toBe(422);
+    expect(response.body.message).toMatch(message);
+  });
+});

@@ -1,0 +1,285 @@
+import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../shared/config.ts';
+import { dynamo } from '../shared/data/dynamo.ts';
+import { putPrivateFile } from '../shared/files/library.ts';
+import { s3 } from '../shared/files/s3.ts';
+import { apiClient, newTeam, startApi } from './support/api.ts';
+
+let api: Awaited<ReturnType<typeof startApi>>;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+const BRANDS = '/api/v1/brands';
+const FILES = '/api/v1/files';
+// A 1x1 transparent PNG.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+async function caller() {
+  const team = await newTeam();
+  return { ...team, client: apiClient(api.url, team.token) };
+}
+
+/** Keys of the team's public brand images. */
+async function publicCopies(teamId: number): Promise<string[]> {
+  const { Contents } = await s3.send(
+    new ListObjectsV2Command({ Bucket: config.publicBucket(), Prefix: `brands/${teamId}/` }),
+  );
+  return (Contents ?? []).map((object) => object.Key as string);
+}
+
+async function fetchBytes(url: string) {
+  const response = await fetch(url);
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    bytes: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+const ESCAPES = [
+  '../secret.png',
+  'a/../../b.png',
+  '/abs.png',
+  'teams/1/x.png',
+  'a\\b.png',
+  'a//b.png',
+  './a.png',
+  'dir/',
+];
+
+describe('the files endpoint', () => {
+  it('hands out a presigned PUT URL; the uploaded file becomes a brand logo with a fetchable public URL', async () => {
+    const { teamId, client } = await caller();
+    const upload = await client.post(FILES, { path: 'logos/main logo.png', content_type: 'image/png' });
+    expect(upload.status).toBe(200);
+    expect(upload.body).toEqual({
+      path: 'logos/main logo.png',
+      upload_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/.+X-Amz-Signature=/),
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/png' },
+      expires_in: 900,
+    });
+    expect(upload.body.upload_url).toContain(`/teams/${teamId}/logos/main%20logo.png?`);
+    expect(upload.body.upload_url).not.toContain('x-amz-checksum');
+
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: upload.body.headers,
+      body: PNG,
+    });
+    expect(put.status).toBe(200);
+
+    const brand = await client.post(BRANDS, { name: 'Uploaded', logo_image_path: 'logos/main logo.png' });
+    expect(brand.status).toBe(201);
+    const url: string = brand.body.logo_image;
+    expect(url).toMatch(
+      new RegExp(`^${config.publicBaseUrl()}/brands/${teamId}/[0-9a-f-]{36}/main-logo\\.png$`),
+    );
+    expect(url.length).toBeLessThanOrEqual(255);
+    expect(await fetchBytes(url)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    // A public URL never changes content, so it may be cached for good.
+    expect((await fetch(url)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(brand.body).not.toHaveProperty('logo_image_path');
+  });
+
+  it('signs the Content-Type, and a file stored with another type is no brand image', async () => {
+    const { client } = await caller();
+    const upload = await client.post(FILES, { path: 'a.png', content_type: 'image/png' });
+    // In AWS, S3 refuses a PUT whose Content-Type differs from the signed one; s3rver does not check V4
+    // signatures, so here the stored type is what the brand endpoints must check.
+    expect(new URL(upload.body.upload_url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/html' },
+      body: '<script>alert(1)</script>',
+    });
+    expect(put.status).toBe(200);
+    const brand = await client.post(BRANDS, { name: 'X', logo_image_path: 'a.png' });
+    expect(brand.status).toBe(422);
+    expect(brand.body.errors).toEqual({
+      logo_image_path: ['The logo image path field must name an image file (this one is text/html).'],
+    });
+  });
+
+  it.each(ESCAPES)('refuses the path %s that could leave the library', async (path) => {
+    const { client } = await caller();
+    const response = await client.post(FILES, { path, content_type: 'image/png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['path']);
+  });
+
+  it.each([
+    [{ path: 'a.png' }, 'content_type'],
+    [{ path: 'a.png', content_type: 'png' }, 'content_type'],
+    [{ path: 'a.png', content_type: 'image/png; x' }, 'content_type'],
+    [{ content_type: 'image/png' }, 'path'],
+    [{ path: 'p'.repeat(1025), content_type: 'image/png' }, 'path'],
+  ])('refuses %j with 422 on %s', async (body, field) => {
+    const { client } = await caller();
+    const response = await client.post(FILES, body);
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual([field]);
+  });
+
+  it('accepts a MIME type with parameters', async () => {
+    const { client } = await caller();
+    const response = await client.post(FILES, {
+      path: 'notes.txt',
+      content_type: 'text/plain; charset=utf-8',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.headers).toEqual({ 'Content-Type': 'text/plain; charset=utf-8' });
+  });
+});
+
+describe('brand images in the path form', () => {
+  it('copies every slot, prefers the path over the URL, and gives a new URL to every new copy', async () => {
+    const { teamId, client } = await caller();
+    await putPrivateFile(teamId, 'img/logo.png', PNG, 'image/png');
+    await putPrivateFile(teamId, 'img/banner.gif', PNG, 'image/gif');
+    const response = await client.post(BRANDS, {
+      name: 'All slots',
+      logo_image: 'https://cdn.example/ignored.png',
+      logo_image_path: 'img/logo.png',
+      logo_square_image_path: 'img/logo.png',
+      header_image_path: 'img/banner.gif',
+      footer_image_path: 'img/banner.gif',
+      social_share_image_path: 'img/logo.png',
+    });
+    expect(response.status).toBe(201);
+    const brand = response.body;
+    expect(brand.logo_image).not.toContain('cdn.example');
+    // One copy per distinct file.
+    expect(brand.logo_square_image).toBe(brand.logo_image);
+    expect(brand.footer_image).toBe(brand.header_image);
+    expect((await publicCopies(teamId)).sort()).toEqual(
+      [brand.logo_image, brand.header_image]
+        .map((url: string) => url.slice(config.publicBaseUrl().length + 1))
+        .sort(),
+    );
+    expect(await fetchBytes(brand.header_image)).toMatchObject({ status: 200, type: 'image/gif' });
+
+    // Updating with the same file again makes a new public copy; the old URL keeps working.
+    const updated = await client.put(`${BRANDS}/${brand.id}`, {
+      logo_image_path: 'img/logo.png',
+      header_image: null,
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.logo_image).not.toBe(brand.logo_image);
+    expect(updated.body.header_image).toBeNull();
+    expect(updated.body.footer_image).toBe(brand.footer_image);
+    expect(await fetchBytes(updated.body.logo_image)).toMatchObject({ status: 200, bytes: PNG });
+    expect(await fetchBytes(brand.logo_image)).toMatchObject({ status: 200, bytes: PNG });
+  });
+
+  it('refuses a missing file and a file that is not an image, naming each field, and copies nothing', async () => {
+    const { teamId, client } = await caller();
+    await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+    await putPrivateFile(teamId, 'doc.pdf', Buffer.from('%PDF-1.4'), 'application/pdf');
+    const response = await client.post(BRANDS, {
+      name: 'Bad files',
+      logo_image_path: 'ok.png',
+      header_image_path: 'missing.png',
+      footer_image_path: 'doc.pdf',
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      header_image_path: ['The header image path field must name a file in your file library.'],
+      footer_image_path: [
+        'The footer image path field must name an image file (this one is application/pdf).',
+      ],
+    });
+    expect(await publicCopies(teamId)).toEqual([]);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+  });
+
+  it('cannot reach another team library', async () => {
+    const { client } = await caller();
+    const other = await newTeam();
+    await putPrivateFile(other.teamId, 'theirs.png', PNG, 'image/png');
+    const response = await client.post(BRANDS, { name: 'Thief', logo_image_path: 'theirs.png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['logo_image_path']);
+    const escaped = await client.post(BRANDS, {
+      name: 'Thief',
+      logo_image_path: `../${other.teamId}/theirs.png`,
+    });
+    expect(escaped.status).toBe(422);
+  });
+
+  it.each(ESCAPES)(
+    'refuses the brand path %s that could leave the library, on create and update',
+    async (path) => {
+      const { teamId, client } = await caller();
+      const created = await client.post(BRANDS, { name: 'Escape', social_share_image_path: path });
+      expect(created.status).toBe(422);
+      expect(Object.keys(created.body.errors)).toEqual(['social_share_image_path']);
+      expect(created.body.errors.social_share_image_path[0]).toMatch(/^The social share image path /);
+      const brand = (await client.post(BRANDS, { name: 'Escape' })).body;
+      const updated = await client.put(`${BRANDS}/${brand.id}`, { logo_square_image_path: path });
+      expect(updated.status).toBe(422);
+      expect(Object.keys(updated.body.errors)).toEqual(['logo_square_image_path']);
+      expect(await publicCopies(teamId)).toEqual([]);
+    },
+  );
+});
+
+describe('failures half way', () => {
+  const restores: Array<() => void> = [];
+  afterEach(() => {
+    for (const restore of restores.splice(0)) restore();
+  });
+
+  /** Makes the real client's next `send` of the given command class throw, once. */
+  function failOnce(
+    client: { send: (...args: unknown[]) => unknown },
+    commandClass: abstract new (...args: never[]) => unknown,
+  ) {
+    const original = client.send;
+    let failed = false;
+    client.send = function (this: unknown, ...args: unknown[]) {
+      if (!failed && args[0] instanceof commandClass) {
+        failed = true;
+        return Promise.reject(Object.assign(new Error('injected fault'), { name: 'InternalError' }));
+      }
+      return original.apply(this, args);
+    } as typeof client.send;
+    restores.push(() => {
+      client.send = original;
+    });
+    return () => failed;
+  }
+
+  it('answers an S3 failure with a JSON 500 and writes no brand', async () => {
+    const { teamId, client } = await caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const injected = failOnce(s3 as never, CopyObjectCommand);
+    const response = await client.post(BRANDS, { name: 'S3 down', logo_image_path: 'logo.png' });
+    expect(injected()).toBe(true);
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'Server Error' });
+    expect(response.headers.get('content-type')).toContain('application/json');
+    expect((await client.get(BRANDS)).body).toEqual([]);
+  });
+
+  it('answers a DynamoDB failure after the copy with a JSON 500 and no brand (the public copy stays)', async () => {
+    const { teamId, client } = await caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const injected = failOnce(dynamo as never, TransactWriteCommand);
+    const response = await client.post(BRANDS, { name: 'DB down', logo_image_path: 'logo.png' });
+    expect(injected()).toBe(true);
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'Server Error' });
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    expect(await publicCopies(teamId)).toHaveLength(1);
+    // The next attempt works.
+    expect((await client.post(BRANDS, { name: 'DB back', logo_image_path: 'logo.png' })).status).toBe(201);
+  });
+});

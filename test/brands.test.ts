@@ -1,0 +1,707 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRoute } from '../lib/routes.ts';
+import { createBrand, defaultBrandKey, getDefaultBrandId } from '../shared/data/brands.ts';
+import { dynamo, tableName, teamPk } from '../shared/data/dynamo.ts';
+import { createIdentity } from '../shared/data/identities.ts';
+import { createList, getList } from '../shared/data/lists.ts';
+import { apiClient, newTeam, startApi } from './support/api.ts';
+import { admin } from './support/processes.ts';
+import { roundTrips } from './support/round-trips.ts';
+
+let api: Awaited<ReturnType<typeof startApi>>;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+const BRANDS = '/api/v1/brands';
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+async function caller() {
+  const team = await newTeam();
+  return { ...team, client: apiClient(api.url, team.token) };
+}
+
+describe('brand create, get and list', () => {
+  it('creates a brand with every field and reads it back the same way', async () => {
+    const { teamId, client } = await caller();
+    const email = await createIdentity(teamId, 'email', 'hi@example.com', true);
+    const phone = await createIdentity(teamId, 'phone', '+15550100', true);
+    const body = {
+      name: 'Acme',
+      short_description: 'Rockets and more',
+      website_url: 'https://acme.example',
+      primary_color: '#1A2b3c',
+      secondary_color: '#ffffff',
+      logo_image: 'https://cdn.example/logo.png',
+      logo_square_image: 'https://cdn.example/square.png',
+      header_image: 'http://cdn.example/header.png',
+      footer_image: 'https://cdn.example/footer.png',
+      social_share_image: 'https://cdn.example/share.png',
+      email_address_id: email.id,
+      phone_id: phone.id,
+      social_links: [
+        'https://twitter.com/acme',
+        'https://www.facebook.com/acme',
+        'https://blog.acme.co.uk/x',
+      ],
+      tags: ['retail', 'b2c', 'retail'],
+    };
+    const response = await client.post(BRANDS, body);
+    expect(response.status).toBe(201);
+    const brand = response.body;
+    expect(Object.keys(brand)).toEqual([
+      'id',
+      'team_id',
+      'name',
+      'short_description',
+      'website_url',
+      'primary_color',
+      'secondary_color',
+      'is_default',
+      'logo_image',
+      'logo_square_image',
+      'header_image',
+      'footer_image',
+      'social_share_image',
+      'email_address_id',
+      'phone_id',
+      'social_links',
+      'tags',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(brand).toMatchObject({
+      ...body,
+      id: expect.any(Number),
+      team_id: teamId,
+      is_default: false,
+      social_links: {
+        x: 'https://twitter.com/acme',
+        facebook: 'https://www.facebook.com/acme',
+        acme: 'https://blog.acme.co.uk/x',
+      },
+      tags: ['retail', 'b2c'],
+    });
+    expect(brand.created_at).toMatch(TIMESTAMP);
+    expect(brand.updated_at).toBe(brand.created_at);
+    const got = await client.get(`${BRANDS}/${brand.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(brand);
+  });
+
+  it('fills omitted optional fields with null (tags with []) and accepts explicit nulls', async () => {
+    const { client } = await caller();
+    const minimal = await client.post(BRANDS, { name: '  Padded  ' });
+    expect(minimal.status).toBe(201);
+    expect(minimal.body).toMatchObject({
+      name: 'Padded',
+      short_description: null,
+      website_url: null,
+      primary_color: null,
+      is_default: false,
+      logo_image: null,
+      email_address_id: null,
+      phone_id: null,
+      social_links: null,
+      tags: [],
+    });
+    const nulls = await client.post(BRANDS, {
+      name: 'Nulls',
+      short_description: null,
+      website_url: null,
+      primary_color: null,
+      secondary_color: null,
+      is_default: null,
+      logo_image: null,
+      logo_image_path: null,
+      email_address_id: null,
+      phone_id: null,
+      social_links: null,
+      tags: null,
+      website: 'ignored unknown field',
+    });
+    expect(nulls.status).toBe(201);
+    expect(nulls.body).toMatchObject({ website_url: null, is_default: false, social_links: null, tags: [] });
+    expect(nulls.body).not.toHaveProperty('website');
+    // An empty string on an optional field means null (Laravel's convention).
+    const empty = await client.post(BRANDS, { name: 'Empty', website_url: '', primary_color: '' });
+    expect(empty.status).toBe(201);
+    expect(empty.body).toMatchObject({ website_url: null, primary_color: null });
+  });
+
+  it('lists the team brands ordered by name case-insensitively, ties by id, and no other team brands', async () => {
+    const { client } = await caller();
+    const other = await caller();
+    await other.client.post(BRANDS, { name: 'aaa other team' });
+    const ids: Record<string, number> = {};
+    for (const name of ['beta', 'Alpha', 'gamma', 'alpha', 'Beta']) {
+      const response = await client.post(BRANDS, { name });
+      ids[name] = response.body.id;
+    }
+    const list = await client.get(BRANDS);
+    expect(list.status).toBe(200);
+    expect(list.body.map((brand: { name: string }) => brand.name)).toEqual([
+      'Alpha',
+      'alpha',
+      'beta',
+      'Beta',
+      'gamma',
+    ]);
+    expect(list.body[0].id).toBeLessThan(list.body[1].id);
+    expect(list.body[2].id).toBeLessThan(list.body[3].id);
+    expect(list.body[0]).toHaveProperty('is_default', false);
+    expect(await (await caller()).client.get(BRANDS)).toMatchObject({ status: 200, body: [] });
+  });
+});
+
+describe('brand validation', () => {
+  it.each([
+    ['a missing name', {}, 'name', 'The name field is required.'],
+    ['a blank name', { name: '   ' }, 'name', 'The name field is required.'],
+    ['a name that is not a string', { name: 5 }, 'name', 'The name field must be a string.'],
+    [
+      'a long name',
+      { name: 'n'.repeat(256) },
+      'name',
+      'The name field must not be greater than 255 characters.',
+    ],
+    [
+      'a long description',
+      { name: 'A', short_description: 'd'.repeat(256) },
+      'short_description',
+      'The short description field must not be greater than 255 characters.',
+    ],
+    [
+      'a website that is no URL',
+      { name: 'A', website_url: 'acme' },
+      'website_url',
+      'The website url field must be a valid URL.',
+    ],
+    [
+      'a website that is not http(s)',
+      { name: 'A', website_url: 'ftp://acme.example' },
+      'website_url',
+      'The website url field must be a valid URL.',
+    ],
+    [
+      'a long website',
+      { name: 'A', website_url: `https://a.example/${'p'.repeat(240)}` },
+      'website_url',
+      'The website url field must not be greater than 255 characters.',
+    ],
+    [
+      'an image that is no URL',
+      { name: 'A', header_image: 'header.png' },
+      'header_image',
+      'The header image field must be a valid URL.',
+    ],
+    [
+      'a color of 5 digits',
+      { name: 'A', primary_color: '#12345' },
+      'primary_color',
+      'The primary color field format is invalid.',
+    ],
+    [
+      'a color without #',
+      { name: 'A', primary_color: '1234567' },
+      'primary_color',
+      'The primary color field format is invalid.',
+    ],
+    [
+      'a named color',
+      { name: 'A', secondary_color: 'red' },
+      'secondary_color',
+      'The secondary color field format is invalid.',
+    ],
+    [
+      'a color longer than 7',
+      { name: 'A', secondary_color: '#1234567' },
+      'secondary_color',
+      'The secondary color field must not be greater than 7 characters.',
+    ],
+    [
+      'a long path',
+      { name: 'A', logo_image_path: 'p'.repeat(1025) },
+      'logo_image_path',
+      'The logo image path must not be greater than 1024 characters.',
+    ],
+    [
+      'a long tag',
+      { name: 'A', tags: ['t'.repeat(256)] },
+      'tags.0',
+      'The tags.0 field must not be greater than 255 characters.',
+    ],
+    ['tags that are no array', { name: 'A', tags: 'a,b' }, 'tags', 'The tags field must be an array.'],
+    [
+      'a tag that is no string',
+      { name: 'A', tags: ['ok', 3] },
+      'tags.1',
+      'The tags.1 field must be a string.',
+    ],
+    [
+      'a non-boolean default flag',
+      { name: 'A', is_default: 'yes' },
+      'is_default',
+      'The is default field must be true or false.',
+    ],
+    [
+      'a fractional identity id',
+      { name: 'A', email_address_id: 1.5 },
+      'email_address_id',
+      'The email address id field must be an integer.',
+    ],
+    ['a zero identity id', { name: 'A', phone_id: 0 }, 'phone_id', 'The phone id field must be at least 1.'],
+    [
+      'a social link that is no URL',
+      { name: 'A', social_links: ['https://x.com/a', 'nope'] },
+      'social_links.1',
+      'The social links.1 field must be a valid URL.',
+    ],
+    [
+      'a social link map with a bad URL',
+      { name: 'A', social_links: { x: 'nope' } },
+      'social_links.x',
+      'The social links.x field must be a valid URL.',
+    ],
+    [
+      'two links of one network',
+      { name: 'A', social_links: ['https://x.com/a', 'https://twitter.com/b'] },
+      'social_links.1',
+      'The social links field has more than one x link.',
+    ],
+    [
+      'social links as a string',
+      { name: 'A', social_links: 'https://x.com/a' },
+      'social_links',
+      'The social links field must be an array of URLs or an object of network names to URLs.',
+    ],
+    [
+      'a bad network name',
+      { name: 'A', social_links: { 'my site!': 'https://a.example' } },
+      'social_links',
+      'The social links field has an invalid network name: my site!.',
+    ],
+  ])('refuses %s with 422 on the field', async (_case, body, field, message) => {
+    const { client } = await caller();
+    const response = await client.post(BRANDS, body);
+    expect(response.status).toBe(422);
+    expect(response.body.errors[field]).toContain(message);
+    expect(response.body.message).toContain(message);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+  });
+
+  it('reports every failed field at once', async () => {
+    const { client } = await caller();
+    const response = await client.post(BRANDS, { primary_color: 'red', website_url: 'x' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors).sort()).toEqual(['name', 'primary_color', 'website_url']);
+  });
+
+  it.each([
+    ['an array', [{ name: 'A' }]],
+    ['a string', 'Acme'],
+    ['a number', 42],
+  ])('refuses a body that is %s with 422', async (_case, body) => {
+    const { client } = await caller();
+    const response = await client.post(BRANDS, JSON.stringify(body));
+    expect(response.status).toBe(422);
+    expect(response.body.message).toBe('The request body must be a JSON object.');
+  });
+
+  it('answers 400 to malformed JSON and 413 to a body over 1 MB', async () => {
+    const { client } = await caller();
+    const malformed = await client.post(BRANDS, '{"name": "Acme",');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ message: expect.any(String) });
+    const huge = await client.post(BRANDS, { name: 'Big', short_description: 'x'.repeat(1024 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({ message: expect.any(String) });
+    expect((await client.get(BRANDS)).body).toEqual([]);
+  });
+
+  it('accepts only verified identities of the team, of the right kind, checked in the write', async () => {
+    const { teamId, client } = await caller();
+    const other = await caller();
+    const email = await createIdentity(teamId, 'email', 'ok@example.com', true);
+    const phone = await createIdentity(teamId, 'phone', '+15550101', true);
+    const unverified = await createIdentity(teamId, 'email', 'new@example.com', false);
+    const foreign = await createIdentity(other.teamId, 'email', 'them@example.com', true);
+    const refused = [
+      { email_address_id: unverified.id },
+      { email_address_id: foreign.id },
+      { email_address_id: phone.id },
+      { phone_id: email.id },
+      { email_address_id: 999_999_999 },
+    ];
+    for (const ids of refused) {
+      const response = await client.post(BRANDS, { name: 'A', ...ids });
+      const field = Object.keys(ids)[0] as string;
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({
+        [field]: [`The selected ${field.replaceAll('_', ' ')} is invalid.`],
+      });
+    }
+    const both = await client.post(BRANDS, { name: 'A', email_address_id: phone.id, phone_id: email.id });
+    expect(Object.keys(both.body.errors).sort()).toEqual(['email_address_id', 'phone_id']);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    const accepted = await client.post(BRANDS, { name: 'A', email_address_id: email.id, phone_id: phone.id });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ email_address_id: email.id, phone_id: phone.id });
+  });
+
+  it('keeps the network names of a social links map as given', async () => {
+    const { client } = await caller();
+    const response = await client.post(BRANDS, {
+      name: 'A',
+      social_links: { mastodon: 'https://fosstodon.org/@acme', x: 'https://x.com/acme' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.social_links).toEqual({
+      mastodon: 'https://fosstodon.org/@acme',
+      x: 'https://x.com/acme',
+    });
+    const empty = await client.post(BRANDS, { name: 'B', social_links: [] });
+    expect(empty.body.social_links).toBeNull();
+  });
+});
+
+describe('brand update', () => {
+  it('changes only the supplied fields, clears an image with null and ignores read-only fields', async () => {
+    const { teamId, client } = await caller();
+    const created = (
+      await client.post(BRANDS, {
+        name: 'Before',
+        short_description: 'kept',
+        logo_image: 'https://cdn.example/logo.png',
+        header_image: 'https://cdn.example/header.png',
+        tags: ['a'],
+      })
+    ).body;
+    const response = await client.put(`${BRANDS}/${created.id}`, {
+      name: 'After',
+      logo_image: null,
+      tags: ['b', 'c'],
+      id: 999,
+      team_id: 999,
+      created_at: '2000-01-01T00:00:00.000000Z',
+      updated_at: '2000-01-01T00:00:00.000000Z',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ...created,
+      name: 'After',
+      logo_image: null,
+      tags: ['b', 'c'],
+      updated_at: expect.stringMatching(TIMESTAMP),
+    });
+    expect(response.body.id).toBe(created.id);
+    expect(response.body.team_id).toBe(teamId);
+    expect(response.body.updated_at > created.updated_at).toBe(true);
+    expect((await client.get(`${BRANDS}/${created.id}`)).body).toEqual(response.body);
+  });
+
+  it('accepts a GET body sent back unchanged', async () => {
+    const { teamId, client } = await caller();
+    const email = await createIdentity(teamId, 'email', 'a@example.com', true);
+    const created = (
+      await client.post(BRANDS, {
+        name: 'Echo',
+        is_default: true,
+        email_address_id: email.id,
+        social_links: ['https://github.com/acme'],
+        tags: ['t'],
+      })
+    ).body;
+    const echoed = await client.put(`${BRANDS}/${created.id}`, created);
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toEqual({ ...created, updated_at: expect.any(String) });
+  });
+
+  it('refuses to clear or blank the name, and refuses a bad identity, changing nothing', async () => {
+    const { client } = await caller();
+    const created = (await client.post(BRANDS, { name: 'Named' })).body;
+    for (const name of [null, '', '  ']) {
+      const response = await client.put(`${BRANDS}/${created.id}`, { name, short_description: 'x' });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['name']);
+    }
+    const identity = await client.put(`${BRANDS}/${created.id}`, {
+      short_description: 'x',
+      phone_id: 123_456_789,
+    });
+    expect(identity.status).toBe(422);
+    expect(identity.body.errors).toEqual({ phone_id: ['The selected phone id is invalid.'] });
+    expect((await client.get(`${BRANDS}/${created.id}`)).body).toEqual(created);
+  });
+
+  it('sets and clears identities and social links', async () => {
+    const { teamId, client } = await caller();
+    const email = await createIdentity(teamId, 'email', 'from@example.com', true);
+    const created = (await client.post(BRANDS, { name: 'Ids', social_links: ['https://x.com/a'] })).body;
+    const set = await client.put(`${BRANDS}/${created.id}`, {
+      email_address_id: email.id,
+      social_links: { x: 'https://x.com/b' },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ email_address_id: email.id, social_links: { x: 'https://x.com/b' } });
+    const cleared = await client.put(`${BRANDS}/${created.id}`, {
+      email_address_id: null,
+      social_links: null,
+    });
+    expect(cleared.body).toMatchObject({ email_address_id: null, social_links: null });
+  });
+
+  it('answers an empty body with the brand unchanged', async () => {
+    const { client } = await caller();
+    const created = (await client.post(BRANDS, { name: 'Same' })).body;
+    const response = await client.put(`${BRANDS}/${created.id}`, {});
+    expect(response).toMatchObject({ status: 200, body: created });
+  });
+});
+
+describe('the default brand', () => {
+  const defaults = async (client: ReturnType<typeof apiClient>) =>
+    (await client.get(BRANDS)).body.filter((brand: { is_default: boolean }) => brand.is_default);
+
+  it('moves with create and update, and is_default false on the default leaves none', async () => {
+    const { teamId, client } = await caller();
+    const first = (await client.post(BRANDS, { name: 'First', is_default: true })).body;
+    expect(first.is_default).toBe(true);
+    expect(await getDefaultBrandId(teamId)).toBe(first.id);
+    const second = (await client.post(BRANDS, { name: 'Second', is_default: true })).body;
+    expect(second.is_default).toBe(true);
+    expect((await client.get(`${BRANDS}/${first.id}`)).body.is_default).toBe(false);
+    expect(await getDefaultBrandId(teamId)).toBe(second.id);
+
+    const moved = await client.put(`${BRANDS}/${first.id}`, { is_default: true, name: 'First again' });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ is_default: true, name: 'First again' });
+    expect((await defaults(client)).map((brand: { id: number }) => brand.id)).toEqual([first.id]);
+
+    // Unsetting a brand that is not the default changes nothing about the default.
+    expect((await client.put(`${BRANDS}/${second.id}`, { is_default: false })).body.is_default).toBe(false);
+    expect(await getDefaultBrandId(teamId)).toBe(first.id);
+
+    const cleared = await client.put(`${BRANDS}/${first.id}`, { is_default: false });
+    expect(cleared.body.is_default).toBe(false);
+    expect(await defaults(client)).toEqual([]);
+    expect(await getDefaultBrandId(teamId)).toBeUndefined();
+    expect((await createList(teamId, 'email', 'No default')).brand_id).toBeNull();
+  });
+
+  it('stays exactly one when 50 parallel requests each make a different brand the default', async () => {
+    const { teamId, client } = await caller();
+    const brands = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.post(BRANDS, { name: `Brand ${i}`, is_default: i === 0 })),
+    );
+    const ids = brands.map((response) => response.body.id as number);
+    const responses = await Promise.all(ids.map((id) => client.put(`${BRANDS}/${id}`, { is_default: true })));
+    expect(responses.map((response) => response.status)).toEqual(ids.map(() => 200));
+    const listed = await defaults(client);
+    expect(listed).toHaveLength(1);
+    expect(await getDefaultBrandId(teamId)).toBe(listed[0].id);
+  }, 60_000);
+
+  it('stays exactly one when brands are created as the default in parallel', async () => {
+    const { teamId, client } = await caller();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.post(BRANDS, { name: `Created ${i}`, is_default: true })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
+    const listed = await defaults(client);
+    expect(listed).toHaveLength(1);
+    expect(await getDefaultBrandId(teamId)).toBe(listed[0].id);
+  }, 60_000);
+});
+
+describe('brand delete', () => {
+  it('deletes for good and unlinks every list, even more than 100, and new lists then get no brand', async () => {
+    const { teamId, client } = await caller();
+    const brand = (await client.post(BRANDS, { name: 'Linked', is_default: true })).body;
+    const other = (await client.post(BRANDS, { name: 'Other' })).body;
+    const lists = [];
+    const kinds = ['email', 'sms', 'push'] as const;
+    for (let i = 0; i < 205; i += 15) {
+      const batch = Array.from({ length: Math.min(15, 205 - i) }, (_, j) =>
+        createList(teamId, kinds[(i + j) % 3] ?? 'email', `List ${i + j}`),
+      );
+      lists.push(...(await Promise.all(batch)));
+    }
+    expect(lists.every((list) => list.brand_id === brand.id)).toBe(true);
+
+    const response = await client.delete(`${BRANDS}/${brand.id}`);
+    expect(response).toMatchObject({ status: 200, body: { message: 'Brand deleted.' } });
+    expect((await client.get(`${BRANDS}/${brand.id}`)).status).toBe(404);
+    const after = await Promise.all(lists.map((list) => getList(teamId, list.id)));
+    expect(after.every((list) => list !== undefined && list.brand_id === null)).toBe(true);
+    expect(await getDefaultBrandId(teamId)).toBeUndefined();
+    expect((await client.get(BRANDS)).body).toEqual([other]);
+
+    const created = await admin(
+      ['list', 'create', '--team', String(teamId), '--kind', 'sms', '--name', 'After'],
+      {},
+    );
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({ list_id: expect.any(Number), brand_id: null });
+    expect((await client.delete(`${BRANDS}/${brand.id}`)).status).toBe(404);
+  }, 60_000);
+
+  it('unlinks lists that are created while the default brand is being deleted', async () => {
+    const { teamId, client } = await caller();
+    const brand = (await client.post(BRANDS, { name: 'Racing', is_default: true })).body;
+    const [deleted, ...lists] = await Promise.all([
+      client.delete(`${BRANDS}/${brand.id}`),
+      ...Array.from({ length: 10 }, (_, i) => createList(teamId, 'email', `Race ${i}`)),
+    ]);
+    expect(deleted?.status).toBe(200);
+    const stored = await Promise.all(lists.map((list) => getList(teamId, (list as { id: number }).id)));
+    expect(stored.every((list) => list?.brand_id === null)).toBe(true);
+  });
+
+  it('deletes a brand that is not the default and leaves the default alone', async () => {
+    const { teamId, client } = await caller();
+    const kept = (await client.post(BRANDS, { name: 'Default', is_default: true })).body;
+    const gone = (await client.post(BRANDS, { name: 'Gone' })).body;
+    expect((await client.delete(`${BRANDS}/${gone.id}`)).status).toBe(200);
+    expect(await getDefaultBrandId(teamId)).toBe(kept.id);
+    expect((await client.get(BRANDS)).body).toEqual([kept]);
+  });
+});
+
+describe('brand isolation', () => {
+  it('answers 403 for another team brand on get, update and delete, and changes nothing', async () => {
+    const owner = await caller();
+    const intruder = await caller();
+    const brand = (await owner.client.post(BRANDS, { name: 'Mine', is_default: true })).body;
+    const path = `${BRANDS}/${brand.id}`;
+    for (const response of [
+      await intruder.client.get(path),
+      await intruder.client.put(path, { name: 'Stolen' }),
+      await intruder.client.put(path, { is_default: true }),
+      await intruder.client.delete(path),
+    ]) {
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({ message: 'This action is unauthorized.' });
+    }
+    expect((await owner.client.get(path)).body).toEqual(brand);
+    expect(await getDefaultBrandId(owner.teamId)).toBe(brand.id);
+    expect(await getDefaultBrandId(intruder.teamId)).toBeUndefined();
+  });
+
+  it('answers 404 for a missing brand and for a non-integer id', async () => {
+    const { client } = await caller();
+    for (const response of [
+      await client.get(`${BRANDS}/987654321`),
+      await client.put(`${BRANDS}/987654321`, { name: 'x' }),
+      await client.put(`${BRANDS}/987654321`, { is_default: true }),
+      await client.delete(`${BRANDS}/987654321`),
+    ]) {
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ message: 'No query results for model [Brand] 987654321' });
+    }
+    for (const id of ['abc', '1.5', '-3', '0']) {
+      const response = await client.get(`${BRANDS}/${id}`);
+      expect(response.status).toBe(404);
+      expect(response.body.message).toBe(`No query results for model [Brand] ${id}`);
+    }
+    expect(await getDefaultBrandId((await caller()).teamId)).toBeUndefined();
+  });
+});
+
+describe('brand writes and the rest of the system', () => {
+  it('marks create idempotent and writes the idempotency items in the same transaction', async () => {
+    expect(findRoute('POST', BRANDS)?.idempotent).toBe(true);
+    expect(findRoute('PUT', `${BRANDS}/{id}`)?.idempotent).toBeFalsy();
+    const { teamId } = await newTeam();
+    const marker = { pk: teamPk(teamId), sk: 'TEST_MARKER' };
+    const brand = await createBrand(teamId, { name: 'With extra' }, (created) => [
+      { Put: { TableName: tableName(), Item: { ...marker, brand_id: created.id } } },
+    ]);
+    const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key: marker }));
+    expect(Item?.brand_id).toBe(brand.id);
+    // A failing extra item leaves no brand behind.
+    await dynamo.send(new PutCommand({ TableName: tableName(), Item: defaultBrandKey(teamId) }));
+    await expect(
+      createBrand(teamId, { name: 'Refused' }, () => [
+        {
+          ConditionCheck: {
+            TableName: tableName(),
+            Key: marker,
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ]),
+    ).rejects.toThrow();
+    const team = apiClient(api.url, (await newTeam()).token);
+    expect((await team.get(BRANDS)).body).toEqual([]);
+  });
+});
+
+describe('DynamoDB round trips per request', () => {
+  const callsOf = async (request: () => Promise<unknown>) => (await roundTrips(request)).calls;
+
+  it('stays within the budgets', async () => {
+    const { teamId, client } = await caller();
+    const other = await caller();
+    const email = await createIdentity(teamId, 'email', 'budget@example.com', true);
+    await client.post(BRANDS, { name: 'Warm-up' }); // reserves this process's block of brand ids
+    const foreign = (await other.client.post(BRANDS, { name: 'Foreign' })).body;
+
+    expect(await callsOf(() => client.post(BRANDS, { name: 'First', is_default: true }))).toEqual([
+      'TransactWriteItemsCommand',
+    ]);
+    const first = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'First');
+    const second = await callsOf(() =>
+      client.post(BRANDS, { name: 'Second', is_default: true, email_address_id: email.id }),
+    );
+    expect(second).toEqual(['TransactWriteItemsCommand', 'TransactWriteItemsCommand']); // the first guessed "no default"
+    expect(await callsOf(() => client.post(BRANDS, { name: 'Plain', email_address_id: email.id }))).toEqual([
+      'TransactWriteItemsCommand',
+    ]);
+    expect(await callsOf(() => client.get(BRANDS))).toEqual(['QueryCommand']);
+    expect(await callsOf(() => client.get(`${BRANDS}/${first.id}`))).toEqual(['GetItemCommand']);
+    expect(await callsOf(() => client.get(`${BRANDS}/${foreign.id}`))).toEqual([
+      'GetItemCommand',
+      'QueryCommand',
+    ]);
+    expect(
+      await callsOf(() => client.put(`${BRANDS}/${first.id}`, { name: 'Renamed', tags: ['x'] })),
+    ).toEqual(['UpdateItemCommand']);
+    expect(await callsOf(() => client.put(`${BRANDS}/${foreign.id}`, { name: 'x' }))).toEqual([
+      'UpdateItemCommand',
+      'QueryCommand',
+    ]);
+    expect(await callsOf(() => client.put(`${BRANDS}/${first.id}`, { is_default: true }))).toEqual([
+      'BatchGetItemCommand',
+      'TransactWriteItemsCommand',
+    ]);
+    // Naming an identity needs its check in a transaction, which returns no item: read, then write.
+    expect(await callsOf(() => client.put(`${BRANDS}/${first.id}`, { email_address_id: email.id }))).toEqual([
+      'BatchGetItemCommand',
+      'TransactWriteItemsCommand',
+    ]);
+    expect(await callsOf(() => client.delete(`${BRANDS}/${foreign.id}`))).toEqual([
+      'QueryCommand',
+      'TransactWriteItemsCommand',
+      'QueryCommand',
+    ]);
+    const plain = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'Plain');
+    expect(await callsOf(() => client.delete(`${BRANDS}/${plain.id}`))).toEqual([
+      'QueryCommand',
+      'TransactWriteItemsCommand',
+    ]);
+
+    // The default brand with 150 lists: one Query, 99 lists, then the other 51 with the delete.
+    for (let i = 0; i < 150; i += 15) {
+      await Promise.all(Array.from({ length: 15 }, (_, j) => createList(teamId, 'email', `L${i + j}`)));
+    }
+    expect(await callsOf(() => client.delete(`${BRANDS}/${first.id}`))).toEqual([
+      'QueryCommand',
+      'TransactWriteItemsCommand',
+      'TransactWriteItemsCommand',
+    ]);
+    expect(await getDefaultBrandId(teamId)).toBeUndefined();
+  }, 60_000);
+});
