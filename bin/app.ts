@@ -1,7 +1,4 @@
-import { App } from 'aws-cdk-lib';
-import { TeamMessagingStack } from '../lib/stack.ts';
+import { createApp } from '../lib/stack.ts';
 
-const app = new App();
-new TeamMessagingStack(app, 'TeamMessagingApi', {
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-});
+/** `cdk synth` / `cdk deploy` run this (see cdk.json); `-c dev=true` selects the disposable dev stack. */
+createApp();

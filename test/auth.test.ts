@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createToken, hashToken, revokeToken } from '../shared/data/teams.ts';
 import { CONTACT_FIELD_TYPES } from '../shared/domain/contact-field-types.ts';
@@ -83,6 +83,18 @@ describe('gateway behaviour', () => {
       const response = await fetch(api.url + path, { method, headers: { Authorization: `Bearer ${token}` } });
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ message: 'Not Found.' });
+    }
+  });
+
+  it('answers 500 JSON, not 401, when the authorizer itself fails', async () => {
+    const { token } = await newTeam();
+    const send = vi.spyOn(dynamo, 'send').mockRejectedValueOnce(new Error('DynamoDB is down') as never);
+    try {
+      const response = await apiClient(api.url, token).get(TYPES);
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({ message: 'Server Error' });
+    } finally {
+      send.mockRestore();
     }
   });
 });

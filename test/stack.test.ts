@@ -1,46 +1,382 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../lib/routes.ts';
-import { TeamMessagingStack } from '../lib/stack.ts';
+import { rmSync } from 'node:fs';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiFunction } from '../lib/api-function.ts';
+import { type Route, routes } from '../lib/routes.ts';
+import { functionId } from '../lib/stack.ts';
+import { ID_INDEX } from '../shared/data/dynamo.ts';
+import {
+  acknowledgments,
+  logicalId,
+  reportedViolations,
+  type Synthesized,
+  synthesize,
+} from './support/synth.ts';
 
-/** The CDK app synthesizes offline: bundles are built with the local esbuild, no Docker, no AWS. */
-let template: Template;
+/** The production stack (`npx cdk synth`), synthesized once; bundling is covered by stack-bundles.test.ts. */
+let synth: Synthesized;
 beforeAll(() => {
-  const app = new App();
-  template = Template.fromStack(new TeamMessagingStack(app, 'Test'));
-}, 120_000);
+  synth = synthesize({ full: false });
+});
+afterAll(() => {
+  if (synth) rmSync(synth.outdir, { recursive: true, force: true });
+});
 
-describe('CDK stack', () => {
-  it('has one Node.js 22 arm64 function per route plus the authorizer', () => {
-    const functions = template.findResources('AWS::Lambda::Function', {
-      Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] },
-    });
-    expect(Object.keys(functions)).toHaveLength(routes.length + 1);
+// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown };
+
+const resources = (type: string) => synth.template.findResources(type) as Record<string, Resource>;
+const routeFunction = (route: Route) =>
+  synth.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+const authorizerFunction = () => synth.stack.node.findChild('Authorizer') as ApiFunction;
+const functionResource = (fn: ApiFunction) =>
+  resources('AWS::Lambda::Function')[logicalId(synth.stack, fn.node.defaultChild)] as Resource;
+
+/** Every statement of every policy attached to the function's role. */
+function statementsOf(fn: ApiFunction): Statement[] {
+  const role = logicalId(synth.stack, fn.role?.node.defaultChild);
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((policy) => policy.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === role))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+const actionsOf = (fn: ApiFunction) => new Set(statementsOf(fn).flatMap((s) => [s.Action].flat()));
+const stringify = (value: unknown) => JSON.stringify(value);
+
+const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+/** The grants a route table row promises, written out independently of the stack's own constants. */
+function expectedActions(route: Route): Set<string> {
+  const files = route.files ?? [];
+  return new Set([
+    ...LOGS,
+    ...(route.table === 'none' ? [] : READ),
+    ...(route.table === 'write' ? WRITE : []),
+    ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
+    ...(files.includes('private:write') || files.includes('public:write') ? ['s3:PutObject'] : []),
+  ]);
+}
+
+/** `/api/v1/brands/{id}` for an `AWS::ApiGateway::Resource` logical id, by walking its parents. */
+function resourcePath(id: string): string {
+  const resource = resources('AWS::ApiGateway::Resource')[id];
+  if (!resource) return '';
+  return `${resourcePath(resource.Properties.ParentId.Ref ?? '')}/${resource.Properties.PathPart}`;
+}
+
+describe('CDK stack: functions', () => {
+  it('has one Node.js 22 arm64 function per route table row plus the authorizer, and no others', () => {
+    const all = Object.values(resources('AWS::Lambda::Function'));
+    expect(all).toHaveLength(routes.length + 1);
+    for (const fn of all) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
   });
 
-  it('serves every route of the table through the token authorizer', () => {
-    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
-    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'TOKEN' });
+  it('gives each function its own log group with a retention, and a timeout fitting its route', () => {
+    const logGroups = resources('AWS::Logs::LogGroup');
+    const seen = new Set<string>();
+    for (const [route, fn] of [
+      ...routes.map((r) => [r, routeFunction(r)] as const),
+      [undefined, authorizerFunction()] as const,
+    ]) {
+      const properties = functionResource(fn).Properties;
+      const logGroup = properties.LoggingConfig.LogGroup.Ref as string;
+      expect(logGroups[logGroup]?.Properties.RetentionInDays, fn.node.path).toBeGreaterThan(0);
+      expect(seen.has(logGroup), `${fn.node.path} shares a log group`).toBe(false);
+      seen.add(logGroup);
+      const timeout = route === undefined ? 5 : route.fetchesWeb ? 15 : 10;
+      expect(properties.Timeout, fn.node.path).toBe(timeout);
+    }
+  });
+
+  it('wires every route to its own function through the TOKEN authorizer (results cached 5 minutes)', () => {
+    const [authorizerId, authorizer] = Object.entries(resources('AWS::ApiGateway::Authorizer'))[0] ?? [];
+    expect(Object.keys(resources('AWS::ApiGateway::Authorizer'))).toHaveLength(1);
+    expect(authorizer?.Properties).toMatchObject({
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    expect(stringify(authorizer?.Properties.AuthorizerUri)).toContain(
+      logicalId(synth.stack, authorizerFunction().node.defaultChild),
+    );
+
+    const methods = Object.values(resources('AWS::ApiGateway::Method'));
+    expect(methods).toHaveLength(routes.length);
     for (const route of routes) {
-      const last = route.path.split('/').at(-1);
-      const resources = template.findResources('AWS::ApiGateway::Resource', {
-        Properties: { PathPart: last },
-      });
-      expect(Object.keys(resources).length, route.path).toBeGreaterThan(0);
-      template.hasResourceProperties('AWS::ApiGateway::Method', {
-        HttpMethod: route.method,
+      const wired = methods.filter(
+        (m) =>
+          m.Properties.HttpMethod === route.method &&
+          resourcePath(m.Properties.ResourceId.Ref) === route.path,
+      );
+      expect(wired, `${route.method} ${route.path}`).toHaveLength(1);
+      expect(wired[0]?.Properties).toMatchObject({
         AuthorizationType: 'CUSTOM',
-        AuthorizerId: Match.anyValue(),
+        AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY' },
+      });
+      expect(stringify(wired[0]?.Properties.Integration.Uri)).toContain(
+        `"${logicalId(synth.stack, routeFunction(route).node.defaultChild)}"`,
+      );
+    }
+  });
+
+  it('grants each function exactly the IAM actions its route table row declares', () => {
+    for (const route of routes) {
+      const fn = routeFunction(route);
+      expect([...actionsOf(fn)].sort(), `${route.method} ${route.path}`).toEqual(
+        [...expectedActions(route)].sort(),
+      );
+    }
+  });
+
+  it('keeps read-only routes from writing, and routes without table access away from the table', () => {
+    const readRoutes = routes.filter((route) => route.table === 'read');
+    const noTableRoutes = routes.filter((route) => route.table === 'none');
+    expect(readRoutes.length).toBeGreaterThan(0);
+    expect(noTableRoutes.length).toBeGreaterThan(0);
+    for (const route of readRoutes) {
+      const writes = [...actionsOf(routeFunction(route))].filter((a) =>
+        /^dynamodb:.*(Put|Update|Delete|Write)/.test(a),
+      );
+      expect(writes, `${route.method} ${route.path}`).toEqual([]);
+    }
+    for (const route of noTableRoutes) {
+      const tableActions = [...actionsOf(routeFunction(route))].filter((a) => a.startsWith('dynamodb:'));
+      expect(tableActions, `${route.method} ${route.path}`).toEqual([]);
+    }
+  });
+
+  it('has no wildcard actions, no `*` resources and no managed policies on function roles', () => {
+    for (const fn of [...routes.map(routeFunction), authorizerFunction()]) {
+      for (const statement of statementsOf(fn)) {
+        expect(
+          [statement.Action].flat().filter((a) => a.includes('*')),
+          fn.node.path,
+        ).toEqual([]);
+        expect([statement.Resource].flat(), fn.node.path).not.toContain('*');
+      }
+      const role = resources('AWS::IAM::Role')[logicalId(synth.stack, fn.role?.node.defaultChild)];
+      expect(role?.Properties.ManagedPolicyArns, fn.node.path).toBeUndefined();
+    }
+  });
+
+  it('scopes grants to the table and its byId index, the private library and public brand images', () => {
+    const table = logicalId(synth.stack, synth.stack.table.node.defaultChild);
+    const privateBucket = logicalId(synth.stack, synth.stack.privateFiles.node.defaultChild);
+    const publicBucket = logicalId(synth.stack, synth.stack.publicFiles.node.defaultChild);
+    for (const route of routes) {
+      for (const statement of statementsOf(routeFunction(route))) {
+        const actions = [statement.Action].flat();
+        const resource = stringify(statement.Resource);
+        if (actions.some((a) => a.startsWith('dynamodb:'))) {
+          expect(resource).toContain(`"${table}"`);
+          if (resource.includes('/index/')) {
+            expect(actions).toEqual(['dynamodb:Query']);
+            expect(resource).toContain(`/index/${ID_INDEX}"`);
+          }
+        }
+        if (actions.includes('s3:PutObject') && resource.includes(publicBucket)) {
+          expect(resource).toContain('/brands/*"');
+          expect(route.files).toContain('public:write');
+        }
+        if (actions.includes('s3:PutObject') && resource.includes(privateBucket)) {
+          expect(resource).toContain('/teams/*"');
+          expect(route.files).toContain('private:write');
+        }
+      }
+    }
+    const authorizer = [...actionsOf(authorizerFunction())].sort();
+    expect(authorizer).toEqual([...LOGS, ...READ].sort());
+    expect(
+      Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
+    ).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+  });
+});
+
+describe('CDK stack: data', () => {
+  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId index and deletion protection', () => {
+    synth.template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: ID_INDEX,
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+    synth.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+  });
+
+  it('keeps both buckets private, encrypted, SSL-only and retained; the private one takes browser PUTs', () => {
+    const buckets = resources('AWS::S3::Bucket');
+    expect(Object.keys(buckets)).toHaveLength(2);
+    for (const [id, bucket] of Object.entries(buckets)) {
+      expect(bucket.DeletionPolicy, id).toBe('Retain');
+      expect(bucket.Properties.PublicAccessBlockConfiguration, id).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(stringify(bucket.Properties.BucketEncryption), id).toContain('AES256');
+      const policy = Object.values(resources('AWS::S3::BucketPolicy')).find(
+        (p) => p.Properties.Bucket.Ref === id,
+      );
+      expect(policy?.Properties.PolicyDocument.Statement, id).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 's3:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+    }
+    const privateBucket = buckets[logicalId(synth.stack, synth.stack.privateFiles.node.defaultChild)];
+    expect(privateBucket?.Properties.CorsConfiguration.CorsRules).toEqual([
+      expect.objectContaining({ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], ExposedHeaders: ['ETag'] }),
+    ]);
+  });
+
+  it('serves the public library only through CloudFront with origin access control, over HTTPS', () => {
+    const publicBucket = logicalId(synth.stack, synth.stack.publicFiles.node.defaultChild);
+    const [oacId] = Object.keys(resources('AWS::CloudFront::OriginAccessControl'));
+    synth.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always' },
+    });
+    const [distributionId, distribution] =
+      Object.entries(resources('AWS::CloudFront::Distribution'))[0] ?? [];
+    const config = distribution?.Properties.DistributionConfig;
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(config.Origins).toEqual([
+      expect.objectContaining({
+        DomainName: { 'Fn::GetAtt': [publicBucket, 'RegionalDomainName'] },
+        OriginAccessControlId: { 'Fn::GetAtt': [oacId, 'Id'] },
+      }),
+    ]);
+    const policy = Object.values(resources('AWS::S3::BucketPolicy')).find(
+      (p) => p.Properties.Bucket.Ref === publicBucket,
+    );
+    const allows = ((policy?.Properties.PolicyDocument.Statement ?? []) as Statement[]).filter(
+      (s) => s.Effect === 'Allow',
+    );
+    expect(allows).toEqual([
+      expect.objectContaining({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } }),
+    ]);
+    expect(stringify(allows[0])).toContain(`":distribution/",{"Ref":"${distributionId}"}`);
+
+    const brandRoutes = routes.filter((route) => route.files?.includes('public:write'));
+    expect(brandRoutes.length).toBeGreaterThan(0);
+    for (const route of brandRoutes) {
+      const url = functionResource(routeFunction(route)).Properties.Environment.Variables.PUBLIC_BASE_URL;
+      expect(url).toEqual({
+        'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]],
       });
     }
-    template.resourceCountIs('AWS::ApiGateway::Method', routes.length);
+  });
+});
+
+describe('CDK stack: gateway', () => {
+  it('answers gateway-made errors with the JSON {message} bodies of the local gateway and the request id', () => {
+    const responses = Object.values(resources('AWS::ApiGateway::GatewayResponse'));
+    const byType = (type: string) => responses.find((r) => r.Properties.ResponseType === type)?.Properties;
+    const expected: Array<[string, string | undefined, string]> = [
+      ['UNAUTHORIZED', '401', 'Unauthenticated.'],
+      ['ACCESS_DENIED', '403', 'This action is unauthorized.'],
+      ['MISSING_AUTHENTICATION_TOKEN', '404', 'Not Found.'],
+      ['RESOURCE_NOT_FOUND', '404', 'Not Found.'],
+      ['REQUEST_TOO_LARGE', '413', 'The request body is too large.'],
+      ['THROTTLED', '429', 'Too Many Attempts.'],
+      ['QUOTA_EXCEEDED', '429', 'Too Many Attempts.'],
+      ['DEFAULT_5XX', undefined, 'Server Error'],
+    ];
+    for (const [type, status, message] of expected) {
+      const response = byType(type);
+      expect(response?.StatusCode, type).toBe(status);
+      expect(JSON.parse(response?.ResponseTemplates['application/json']), type).toEqual({ message });
+    }
+    expect(byType('DEFAULT_4XX')?.ResponseTemplates['application/json']).toBe(
+      '{"message":$context.error.messageString}',
+    );
+    expect(responses).toHaveLength(expected.length + 1);
+    for (const response of responses) {
+      expect(response.Properties.ResponseParameters).toEqual({
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+      });
+    }
   });
 
-  it('keeps the table with its TTL attribute and id index', () => {
-    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
-      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'byId' })],
+  it('throttles the stage, logs errors without bodies and writes JSON access logs to a log group', () => {
+    const [stage] = Object.values(resources('AWS::ApiGateway::Stage'));
+    expect(stage?.Properties.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: 100,
+        ThrottlingBurstLimit: 200,
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+      }),
+    ]);
+    const accessLogs = stage?.Properties.AccessLogSetting;
+    expect(resources('AWS::Logs::LogGroup')[accessLogs.DestinationArn['Fn::GetAtt'][0]]).toBeDefined();
+    expect(JSON.parse(accessLogs.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      teamId: '$context.authorizer.teamId',
     });
+  });
+});
+
+describe('CDK stack: outputs and checks', () => {
+  it('outputs the API URL, the CDN URL and the names the admin CLI targets', () => {
+    const outputs = synth.template.findOutputs('*');
+    expect(Object.keys(outputs).sort()).toEqual(
+      ['AdminTarget', 'ApiUrl', 'PrivateBucketName', 'PublicBaseUrl', 'PublicBucketName', 'TableName'].sort(),
+    );
+    const ref = (construct: { node: { defaultChild?: unknown } }) => ({
+      Ref: logicalId(synth.stack, construct.node.defaultChild),
+    });
+    expect(outputs.TableName?.Value).toEqual(ref(synth.stack.table));
+    expect(outputs.PrivateBucketName?.Value).toEqual(ref(synth.stack.privateFiles));
+    expect(outputs.PublicBucketName?.Value).toEqual(ref(synth.stack.publicFiles));
+    expect(stringify(outputs.AdminTarget?.Value)).toMatch(/--table.*--private-bucket.*--public-bucket/);
+  });
+
+  it('passes the AwsSolutions (cdk-nag) checks, every acknowledged finding with its reason', () => {
+    // synthesize() would have thrown on an unacknowledged error; the report must not list warnings either.
+    expect(reportedViolations(synth.assembly)).toEqual([]);
+    const acknowledged = acknowledgments(synth.app);
+    expect(acknowledged.map((a) => a.id)).toEqual(
+      expect.arrayContaining(['AwsSolutions-L1', 'AwsSolutions-APIG2', 'AwsSolutions-S1']),
+    );
+    for (const { path, id, reason } of acknowledged)
+      expect(reason.length, `${path} ${id}`).toBeGreaterThan(40);
   });
 });

@@ -7,6 +7,6 @@ import { validate } from '../../shared/http/validation.ts';
 /** Only the supplied fields change; images given as library paths are copied first. */
 export const handler = httpHandler(async (req) => {
   const id = pathId(req, 'Brand');
-  const changes = await promoteImagePaths(req.teamId, validate(updateBrandSchema, req.body ?? {}));
+  const changes = await promoteImagePaths(req.teamId, validate(updateBrandSchema, req.body));
   return ok(await updateBrand(req.teamId, id, changes));
 });

@@ -7,6 +7,6 @@ import { validate } from '../../shared/http/validation.ts';
 const respond = (field: ContactField) => created(contactFieldView(field));
 
 export const handler = httpHandler(async (req) => {
-  const input = validate(newContactFieldSchema, req.body ?? {});
+  const input = validate(newContactFieldSchema, req.body);
   return respond(await createContactField(req.teamId, input, commitsWith(req, respond)));
 });

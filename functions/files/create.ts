@@ -15,6 +15,6 @@ const uploadRequest = z.object({
 
 /** A presigned PUT URL for one file of the caller's library; nothing exists until the bytes are PUT. */
 export const handler = httpHandler(async (req) => {
-  const { path, content_type } = validate(uploadRequest, req.body ?? {});
+  const { path, content_type } = validate(uploadRequest, req.body);
   return ok(await createUploadUrl(req.teamId, path, content_type));
 });

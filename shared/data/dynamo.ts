@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** The one DynamoDB client of the process. Local endpoints get DynamoDB Local's fixed dummy credentials. */
 export const dynamo = DynamoDBDocumentClient.from(
@@ -28,7 +29,7 @@ export function isoMicros(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-export const ID_INDEX = 'byId';
+export const ID_INDEX = TABLE_SCHEMA.idIndex.name;
 
 /** One entry of a TransactWriteItems call. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

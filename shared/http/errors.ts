@@ -1,3 +1,5 @@
+import { MESSAGES } from './messages.ts';
+
 /** Typed errors thrown anywhere below a handler; the error middleware renders them (see handler.ts). */
 export class HttpError extends Error {
   constructor(
@@ -23,12 +25,12 @@ export class BadRequestError extends HttpError {
 
 export class UnauthenticatedError extends HttpError {
   constructor() {
-    super(401, 'Unauthenticated.');
+    super(401, MESSAGES.unauthenticated);
   }
 }
 
 export class ForbiddenError extends HttpError {
-  constructor(message = 'This action is unauthorized.') {
+  constructor(message: string = MESSAGES.forbidden) {
     super(403, message);
   }
 }
@@ -50,7 +52,7 @@ export class ConflictError extends HttpError {
 
 export class PayloadTooLargeError extends HttpError {
   constructor() {
-    super(413, 'The request body is too large.');
+    super(413, MESSAGES.tooLarge);
   }
 }
 

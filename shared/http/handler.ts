@@ -9,6 +9,7 @@ import {
 } from './errors.ts';
 import { type IdempotencyScope, idempotency } from './idempotency.ts';
 import { describeError, log } from './log.ts';
+import { MESSAGES } from './messages.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
 export { type ApiResponse, created, ok } from './response.ts';
@@ -102,7 +103,7 @@ function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; contex
 export function renderError(error: unknown, requestId: string): ApiResponse {
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
   log.error('unhandled error', { request_id: requestId, ...describeError(error) });
-  return { status: 500, body: { message: 'Server Error' } };
+  return { status: 500, body: { message: MESSAGES.serverError } };
 }
 
 function parseBody(event: APIGatewayProxyEvent): unknown {

@@ -7,7 +7,8 @@ import { ValidationError } from './errors.ts';
  * common codes get the standard sentences here, so schemas stay free of message boilerplate.
  */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
+  // No body at all reads as an empty object, so each required field is named.
+  const result = schema.safeParse(input ?? {}, { reportInput: true });
   if (result.success) return result.data;
   const errors: Record<string, string[]> = {};
   for (const issue of result.error.issues) {

@@ -1,0 +1,9 @@
+/** The fixed `{message}` texts, shared by the handlers, the local gateway and API Gateway's responses. */
+export const MESSAGES = {
+  unauthenticated: 'Unauthenticated.',
+  forbidden: 'This action is unauthorized.',
+  notFound: 'Not Found.',
+  tooLarge: 'The request body is too large.',
+  tooManyRequests: 'Too Many Attempts.',
+  serverError: 'Server Error',
+} as const;

@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { createApp, TeamMessagingStack } from '../../lib/stack.ts';
+
+export interface Synthesized {
+  app: App;
+  stack: TeamMessagingStack;
+  template: Template;
+  assembly: CloudAssembly;
+  /** Temporary cloud assembly directory; the caller removes it. */
+  outdir: string;
+}
+
+/**
+ * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
+ * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
+ * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
+ * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs.
+ */
+export function synthesize(options: { dev?: boolean; full: boolean }): Synthesized {
+  const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
+  const context: Record<string, unknown> = { dev: options.dev ?? false };
+  if (!options.full) context['aws:cdk:bundling-stacks'] = [];
+  try {
+    const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
+    const assembly = app.synth();
+    const stack = app.node.children.find((child) => child instanceof TeamMessagingStack);
+    if (!stack) throw new Error('the app has no TeamMessagingStack');
+    const templatePath = assembly.getStackArtifact(stack.artifactId).templateFullPath;
+    const template = Template.fromJSON(JSON.parse(readFileSync(templatePath, 'utf8')));
+    return { app, stack, template, assembly, outdir };
+  } catch (error) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Violations left in the synthesized validation report (cdk-nag findings that were not acknowledged). */
+export function reportedViolations(assembly: CloudAssembly): unknown[] {
+  const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as {
+    pluginReports: Array<{ violations: unknown[] }>;
+  };
+  return report.pluginReports.flatMap((plugin) => plugin.violations);
+}
+
+/** Every `Validations.of(x).acknowledge({id, reason})` in the app, with the construct it applies to. */
+export function acknowledgments(app: App): Array<{ path: string; id: string; reason: string }> {
+  return app.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          // aws-cdk-lib records cdk-nag's plain rule ids under its `Annotation::` namespace.
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+export const logicalId = (stack: TeamMessagingStack, element: unknown) =>
+  stack.getLogicalId(element as CfnElement);
