@@ -1,0 +1,246 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { ApiFunction } from '../lib/api-function.ts';
+import { type Route, routes } from '../lib/routes.ts';
+import { functionId } from '../lib/stack.ts';
+import { synthesize } from '../test/support/synth.ts';
+
+/**
+ * Cold start cost: every function's bundle exactly as `cdk synth` builds it (the app synthesized into a
+ * temporary directory), the floor bundle built by the same function construct, what each contains, and
+ * how long a fresh Node process takes to import it.
+ */
+export interface Bundle {
+  /** `GET /api/v1/brands`, `authorizer` or `floor`. */
+  name: string;
+  dir: string;
+  /** The function's environment from the template (resource references as placeholders). */
+  environment: Record<string, string>;
+  /** Heavy packages this function needs (route table: file access needs S3, fetching the web undici and the parser). */
+  needs: string[];
+}
+
+export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'undici', 'node-html-parser'];
+
+export interface BundleReport {
+  name: string;
+  bytes: number;
+  /** Minified bytes per package (from the source map; `(own code)` is this repository's). */
+  packages: Record<string, number>;
+  /** Heavy packages it contains that it does not need. */
+  unneeded: string[];
+  heavy: string[];
+  load?: { importMs: number; processMs: number };
+}
+
+/** Synthesizes the app and the floor; `remove()` deletes both assemblies. */
+export function buildBundles(): { functions: Bundle[]; floor: Bundle; remove(): void } {
+  const app = synthesize({ full: true });
+  const floorOutdir = mkdtempSync(join(tmpdir(), 'tm-bench-floor-'));
+  try {
+    const functions = [
+      ...routes.map((route) => ({ route, id: functionId(route.method, route.path) })),
+      { route: undefined, id: 'Authorizer' },
+    ].map(({ route, id }) => {
+      const fn = app.stack.node.findChild(id) as LambdaFunction;
+      return {
+        name: route ? `${route.method} ${route.path}` : 'authorizer',
+        ...asset(app.assembly, app.stack, fn),
+        needs: route ? heavyPackagesNeeded(route) : [],
+      };
+    });
+
+    const floorApp = new App({ outdir: floorOutdir });
+    const floorStack = new Stack(floorApp, 'BenchFloor');
+    const floorFunction = new ApiFunction(floorStack, 'Floor', {
+      entry: 'bench/floor-entry.ts',
+      environment: { TABLE_NAME: 'bench-floor' },
+      logRemovalPolicy: RemovalPolicy.DESTROY,
+    });
+    const floor = { name: 'floor', ...asset(floorApp.synth(), floorStack, floorFunction), needs: [] };
+    return {
+      functions,
+      floor,
+      remove: () => {
+        rmSync(app.outdir, { recursive: true, force: true });
+        rmSync(floorOutdir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(app.outdir, { recursive: true, force: true });
+    rmSync(floorOutdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function heavyPackagesNeeded(route: Route): string[] {
+  return [
+    ...((route.files ?? []).length > 0 ? ['@aws-sdk/client-s3'] : []),
+    ...(route.fetchesWeb ? ['undici', 'node-html-parser'] : []),
+  ];
+}
+
+/** A function's staged code directory (its S3 key is `<asset hash>.zip`) and environment. */
+function asset(assembly: CloudAssembly, stack: Stack, fn: LambdaFunction) {
+  const artifact = assembly.getStackArtifact(stack.artifactId);
+  const resource = (artifact.template as { Resources: Record<string, { Properties: FunctionProperties }> })
+    .Resources[stack.getLogicalId(fn.node.defaultChild as CfnFunction)];
+  if (!resource) throw new Error(`no template resource for ${fn.node.path}`);
+  const hash = String(resource.Properties.Code.S3Key).replace(/\.zip$/, '');
+  const manifest = JSON.parse(
+    readFileSync(join(assembly.directory, `${stack.artifactId}.assets.json`), 'utf8'),
+  ) as { files: Record<string, { source: { path: string } }> };
+  const source = manifest.files[hash]?.source;
+  if (!source) throw new Error(`no asset for ${fn.node.path}`);
+  const environment = Object.fromEntries(
+    Object.entries(resource.Properties.Environment?.Variables ?? {}).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : `bench-${name.toLowerCase()}`,
+    ]),
+  );
+  return { dir: join(assembly.directory, source.path), environment };
+}
+
+interface FunctionProperties {
+  Code: { S3Key: unknown };
+  Environment?: { Variables?: Record<string, unknown> };
+}
+
+/** Size and contents of a bundle, from `index.mjs` and its source map. */
+export function inspect(bundle: Bundle): BundleReport {
+  const code = readFileSync(join(bundle.dir, 'index.mjs'), 'utf8');
+  const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as SourceMap;
+  const packages = bytesByPackage(code, map);
+  const heavy = HEAVY_PACKAGES.filter((name) => packages[name] !== undefined);
+  return {
+    name: bundle.name,
+    bytes: statSync(join(bundle.dir, 'index.mjs')).size,
+    packages,
+    heavy,
+    unneeded: heavy.filter((name) => !bundle.needs.includes(name)),
+  };
+}
+
+interface SourceMap {
+  sources: string[];
+  mappings: string;
+}
+
+/**
+ * Generated characters per package: each mapping segment covers the code up to the next segment (or the
+ * end of its line) and belongs to its source file's package. Characters approximate bytes (the minified
+ * code is almost all ASCII); code no segment maps (the banner) is `(unmapped)`.
+ */
+function bytesByPackage(code: string, map: SourceMap): Record<string, number> {
+  const packageOf = map.sources.map((source) => {
+    const inModules = source.split('node_modules/').at(-1) as string;
+    if (inModules === source) return '(own code)';
+    const [scope = '', name = ''] = inModules.split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  });
+  const totals = new Map<string, number>();
+  const add = (name: string, size: number) => totals.set(name, (totals.get(name) ?? 0) + size);
+  const lines = code.split('\n');
+  let sourceIndex = 0;
+  map.mappings.split(';').forEach((line, lineIndex) => {
+    const length = lines[lineIndex]?.length ?? 0;
+    let column = 0;
+    let covered = 0;
+    let owner: string | undefined;
+    for (const segment of line ? line.split(',') : []) {
+      const fields = decodeVlq(segment);
+      column += fields[0] ?? 0;
+      add(owner ?? '(unmapped)', column - covered);
+      covered = column;
+      if (fields.length >= 4) {
+        sourceIndex += fields[1] ?? 0;
+        owner = packageOf[sourceIndex] ?? '(unmapped)';
+      } else owner = undefined;
+    }
+    add(owner ?? '(unmapped)', length - covered);
+  });
+  return Object.fromEntries([...totals].filter(([, size]) => size > 0).sort((a, b) => b[1] - a[1]));
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function decodeVlq(segment: string): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of segment) {
+    const digit = BASE64.indexOf(char);
+    value += (digit & 31) << shift;
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
+    values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+    value = 0;
+    shift = 0;
+  }
+  return values;
+}
+
+/** Imports the bundle in the child and prints how long the import took. */
+const IMPORT = `
+const start = performance.now();
+await import(process.argv[1]);
+process.stdout.write(String(performance.now() - start));
+`;
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Median time for a fresh Node process to import each bundle (`importMs`, measured inside the process
+ * around the import) and to start, import and exit (`processMs`). Bundles take turns, so drift on the
+ * machine affects them alike. Each runs from its own directory with no node_modules above it, with its
+ * Lambda environment (NODE_OPTIONS=--enable-source-maps included).
+ */
+export async function loadTimes(bundles: Bundle[], rounds: number) {
+  const samples = new Map<string, Array<{ importMs: number; processMs: number }>>();
+  for (let round = 0; round < rounds; round++) {
+    for (const bundle of bundles) {
+      const start = performance.now();
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        ['--input-type=module', '-e', IMPORT, pathToFileURL(join(bundle.dir, 'index.mjs')).href],
+        {
+          cwd: bundle.dir,
+          timeout: 30_000,
+          env: {
+            PATH: process.env.PATH,
+            AWS_REGION: 'us-east-1',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            LOG_LEVEL: 'silent',
+            ...bundle.environment,
+          },
+        },
+      );
+      const sample = { importMs: Number(stdout), processMs: performance.now() - start };
+      samples.set(bundle.name, [...(samples.get(bundle.name) ?? []), sample]);
+    }
+  }
+  return new Map(
+    [...samples].map(([name, list]) => [
+      name,
+      { importMs: median(list.map((s) => s.importMs)), processMs: median(list.map((s) => s.processMs)) },
+    ]),
+  );
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

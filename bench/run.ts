@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { provision, startServices } from '../lib/local/services.ts';
+import { handlerEnvironment, LOCAL_RESOURCES } from '../lib/local/stack.ts';
+import { measure, percentile } from './measure.ts';
+import {
+  type ColdStart,
+  coldStartTable,
+  type Environment,
+  footprintJson,
+  LATENCY_TARGET,
+  LOAD_TARGET,
+  latencyTable,
+  latestJson,
+  roundTripTable,
+} from './report.ts';
+import { startCountingProxy } from './wire.ts';
+
+/**
+ * `npm run bench`: DynamoDB round trips per request (counted at the wire), handler latency next to the
+ * floor of its own SDK calls, and cold start cost (bundle contents and load time next to a floor bundle).
+ * It reports; it fails only when the bench itself cannot run. `-- --quick` runs a tenth of the iterations
+ * and writes no results.
+ */
+const quick = process.argv.includes('--quick');
+const SCALE = quick ? 0.1 : 1;
+const LOAD_ROUNDS = quick ? 3 : 15;
+const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const progress = (message: string) => process.stderr.write(`${message}\n`);
+
+const scratchDir = await mkdtemp(join(tmpdir(), 'tm-bench-'));
+const cleanups: Array<() => Promise<void> | void> = [
+  async () => rm(scratchDir, { recursive: true, force: true }),
+];
+let stopping: Promise<void> | undefined;
+/** Stops exactly what this process started, last started first. */
+const stop = () =>
+  (stopping ??= (async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  })());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stop().then(() => process.exit(130)));
+}
+
+try {
+  const services = await startServices({ scratchDir });
+  cleanups.push(() => services.stop());
+  await provision(services, LOCAL_RESOURCES);
+  const proxy = await startCountingProxy(services.dynamodbEndpoint);
+  cleanups.push(() => proxy.close());
+
+  // Handlers and data modules read their configuration when first imported: set it, then import them.
+  Object.assign(
+    process.env,
+    handlerEnvironment({
+      dynamodb_endpoint: proxy.url,
+      s3_endpoint: services.s3Endpoint,
+      table_name: LOCAL_RESOURCES.tableName,
+      private_bucket: LOCAL_RESOURCES.privateBucket,
+      public_bucket: LOCAL_RESOURCES.publicBucket,
+      public_base_url: `${services.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
+    }),
+    { LOG_LEVEL: 'silent', AUTOCONFIGURE_ALLOW_LOOPBACK: '1' },
+  );
+  const { createScenarios } = await import('./scenarios.ts');
+  const { buildBundles, inspect, loadTimes } = await import('./bundles.ts');
+
+  const floorClient = bareClient(proxy.url);
+  const directClient = bareClient(services.dynamodbEndpoint);
+  cleanups.push(() => {
+    floorClient.destroy();
+    directClient.destroy();
+  });
+  const proxyCost = await getItemCost(floorClient, directClient);
+  const environment: Environment = {
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cpus: cpus().length,
+    getItemViaProxyMs: proxyCost.viaProxy,
+    getItemDirectMs: proxyCost.direct,
+    loadRounds: LOAD_ROUNDS,
+  };
+
+  const { scenarios, close } = await createScenarios();
+  cleanups.push(close);
+  const results = [];
+  for (const scenario of scenarios) {
+    const started = performance.now();
+    const iterations = scenario.iterations && Math.max(1, Math.round(scenario.iterations * SCALE));
+    const result = await measure({ ...scenario, iterations }, proxy, floorClient);
+    results.push(result);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    progress(
+      `  ${scenario.name}: ${result.error ? `ERROR ${result.error}` : `${result.roundTrips} round trip${result.roundTrips === 1 ? '' : 's'}`} (${seconds} s)`,
+    );
+  }
+
+  progress('bundling every function as cdk synth does...');
+  const bundles = buildBundles();
+  cleanups.push(() => bundles.remove());
+  const all = [...bundles.functions, bundles.floor];
+  progress(`importing each bundle in a fresh Node process, ${LOAD_ROUNDS} rounds...`);
+  const loads = await loadTimes(all, LOAD_ROUNDS);
+  const [floor, ...functions] = [bundles.floor, ...bundles.functions].map((bundle) => ({
+    ...inspect(bundle),
+    load: loads.get(bundle.name),
+  }));
+  const cold: ColdStart = { floor: floor as NonNullable<typeof floor>, functions };
+
+  console.log(`\nNode ${environment.node} on ${environment.cpus}× ${environment.cpu}`);
+  console.log(
+    `GetItem p50 ${environment.getItemViaProxyMs.toFixed(2)} ms through the counting proxy, ` +
+      `${environment.getItemDirectMs.toFixed(2)} ms direct (handlers and floors both go through it)`,
+  );
+  console.log('\n1. DynamoDB round trips per request (counted at the wire, steady state)\n');
+  console.log(roundTripTable(results));
+  console.log(
+    `\n2. Handler latency in-process vs the floor of its own SDK calls (target ≤ ${LATENCY_TARGET}×)\n`,
+  );
+  console.log(latencyTable(results));
+  console.log(
+    `\n3. Cold start: bundles as cdk synth builds them; import time in a fresh Node process, ` +
+      `median of ${LOAD_ROUNDS} (target ≤ ${LOAD_TARGET}× the floor)\n`,
+  );
+  console.log(coldStartTable(cold));
+
+  if (quick) {
+    console.log('\n--quick: results not written');
+  } else {
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+    await writeFile(join(RESULTS_DIR, 'latest.json'), json(latestJson(environment, results, cold)));
+    await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));
+    console.log('\nwritten: bench/results/latest.json, bench/results/footprint.json');
+  }
+} finally {
+  await stop();
+}
+
+function bareClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/** What one GetItem costs through the proxy and without it (p50, interleaved). */
+async function getItemCost(viaProxy: DynamoDBClient, direct: DynamoDBClient) {
+  const command = () =>
+    new GetItemCommand({
+      TableName: LOCAL_RESOURCES.tableName,
+      Key: { pk: { S: 'BENCH' }, sk: { S: 'BENCH' } },
+    });
+  const samples = { viaProxy: [] as number[], direct: [] as number[] };
+  for (let i = 0; i < 300; i++) {
+    for (const [name, client] of [
+      ['viaProxy', viaProxy],
+      ['direct', direct],
+    ] as const) {
+      const start = performance.now();
+      await client.send(command());
+      if (i >= 50) samples[name].push(performance.now() - start);
+    }
+  }
+  return { viaProxy: percentile(samples.viaProxy, 50), direct: percentile(samples.direct, 50) };
+}
