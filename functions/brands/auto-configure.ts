@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 import { validate } from '../../shared/http/validation.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { contactFieldListView, listContactFields } from '../../shared/data/contact-fields.ts';
 import { CONTACT_TYPES, type ContactType } from '../../shared/domain/contact-field-types.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { libraryPath } from '../../shared/files/library-path-schema.ts';
 import { createUploadUrl } from '../../shared/files/uploads.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listPages } from '../../shared/data/pages.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 import { validate } from '../../shared/http/validation.ts';

@@ -1,5 +1,6 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { byNameThenId } from '../domain/ordering.ts';
 import { ConflictError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
@@ -21,7 +22,14 @@ export const brandKey = (teamId: number, brandId: number) => ({
   pk: teamPk(teamId),
   sk: `${BRAND_PREFIX}${padId(brandId)}`,
 });
-export const defaultBrandKey = (teamId: number) => ({ pk: teamPk(teamId), sk: 'DEFAULT_BRAND' });
+/**
+ * The pointer is the brand that new lists take, and its key sits in the lists' key range: the one Query a
+ * delete makes for the lists linked to a brand also tells whether the brand is the default.
+ */
+export const defaultBrandKey = (teamId: number) => ({
+  pk: teamPk(teamId),
+  sk: `${LIST_PREFIX}DEFAULT_BRAND`,
+});
 
 /** What a client writes (spec 2.1). */
 export interface BrandFields {
@@ -108,9 +116,6 @@ function fromItem(item: Record<string, unknown>): Brand {
   };
 }
 
-// Alphabetical as people read it: case- and accent-insensitive (as the pages list).
-const byName = new Intl.Collator('en', { sensitivity: 'base' });
-
 /** The team's brands ordered by name, ties by id. One Query. */
 export async function listBrands(teamId: number): Promise<Brand[]> {
   const items = await queryAll({
@@ -119,7 +124,7 @@ export async function listBrands(teamId: number): Promise<Brand[]> {
     ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': BRAND_PREFIX },
     ConsistentRead: true,
   });
-  return items.map(fromItem).sort((a, b) => byName.compare(a.name, b.name) || a.id - b.id);
+  return items.map(fromItem).sort(byNameThenId);
 }
 
 /** One of the team's brands; 403 if it is another team's, 404 if nobody's. One GetItem. */
@@ -253,17 +258,20 @@ async function readBrandAndDefault(teamId: number, brandId: number) {
  * Deletes a brand for good. Every list that names it keeps existing with `brand_id` null: the lists are
  * found with one Query and unlinked 99 per transaction (each also lowers the brand's link counter); the
  * last transaction unlinks the rest and deletes the brand only if its counter says no other list links it,
- * so a list linked meanwhile sends us back to the Query. The default brand also clears the pointer: the
- * delete guesses whether the brand is the default, and a wrong guess fails with the brand as it is (ALL_OLD).
- * Two round trips plus one per 99 lists; one more when the guess was wrong.
+ * so a list linked meanwhile sends us back to the Query. The default brand also clears the pointer, which
+ * the same Query finds; if the default changes meanwhile, the transaction fails with the brand as it is
+ * (ALL_OLD) and is retried. Two round trips plus one per 99 lists.
  */
 export async function deleteBrand(teamId: number, brandId: number): Promise<void> {
-  let isDefault: boolean | undefined;
+  let isDefault = false;
   let lists: Array<Record<string, unknown>> | undefined;
   for (let attempt = 1; ; ) {
-    lists ??= await listKeysLinkedTo(teamId, brandId);
-    // New lists link only the default brand, so a brand with lists most likely is the default.
-    isDefault ??= lists.length > 0;
+    if (!lists) {
+      const linked = await itemsLinkedTo(teamId, brandId);
+      const pointer = defaultBrandKey(teamId).sk;
+      isDefault = linked.some((item) => item.sk === pointer);
+      lists = linked.filter((item) => item.sk !== pointer);
+    }
     const now = nowIso();
     const last = lists.length <= LAST_UNLINK_BATCH;
     const batch = last ? lists : lists.slice(0, UNLINK_BATCH);
@@ -294,7 +302,8 @@ export async function deleteBrand(teamId: number, brandId: number): Promise<void
   }
 }
 
-async function listKeysLinkedTo(teamId: number, brandId: number) {
+/** The keys of the lists linked to a brand, and of the default pointer if it names the brand. One Query. */
+async function itemsLinkedTo(teamId: number, brandId: number) {
   return queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

@@ -1,7 +1,11 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type ContactFieldDefinition, DEFAULT_MAX_LENGTH } from '../domain/contact-field-input.ts';
-import type { ContactFieldType, ContactType } from '../domain/contact-field-types.ts';
+import type { ContactFieldDefinition } from '../domain/contact-field-input.ts';
+import {
+  type ContactFieldType,
+  type ContactType,
+  DEFAULT_MAX_LENGTH,
+} from '../domain/contact-field-types.ts';
 import { ConflictError, ForbiddenError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
 import { nextId } from './ids.ts';

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { byNameThenId } from '../domain/ordering.ts';
 import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { idIndexKeys, queryAll } from './items.ts';
@@ -89,9 +90,6 @@ function fromItem(item: Record<string, unknown>): Page {
   };
 }
 
-// Alphabetical as people read it: case- and accent-insensitive.
-const byName = new Intl.Collator('en', { sensitivity: 'base' });
-
 /**
  * The team's pages ordered by name (ties by id), optionally only those of the given sites (a site of
  * another team matches none of this team's pages). One Query.
@@ -107,5 +105,5 @@ export async function listPages(teamId: number, siteIds?: readonly number[]): Pr
   return items
     .map(fromItem)
     .filter((page) => !sites || sites.has(page.site_id))
-    .sort((a, b) => byName.compare(a.name, b.name) || a.id - b.id);
+    .sort(byNameThenId);
 }

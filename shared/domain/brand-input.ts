@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { socialNetworkOf } from './social-links.ts';
 

@@ -1,13 +1,17 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validate } from '../http/validation.ts';
-import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES, type ContactFieldType } from './contact-field-types.ts';
+import {
+  CONTACT_FIELD_TYPE_VALUES,
+  CONTACT_TYPES,
+  type ContactFieldType,
+  DEFAULT_MAX_LENGTH,
+} from './contact-field-types.ts';
 
 /**
  * The rules of a contact field definition (spec 2.3, 4.3). They hold for the RESULT of a write: a create's
  * body, or an update's body merged onto the stored field, so an update can never leave a pick_list without
  * options or options on a text field.
  */
-export const DEFAULT_MAX_LENGTH = 255;
 const MAX_OPTIONS = 1000; // keeps a field item far below DynamoDB's 400 KB item limit
 
 export const TAG_PATTERN = /^[a-z][a-z0-9_]*$/;

@@ -21,3 +21,6 @@ export const CONTACT_FIELD_TYPE_VALUES = CONTACT_FIELD_TYPES.map((type) => type.
 
 export const CONTACT_TYPES = ['person', 'organization'] as const;
 export type ContactType = (typeof CONTACT_TYPES)[number];
+
+/** A field's max_length when none is given (spec section 8). */
+export const DEFAULT_MAX_LENGTH = 255;
