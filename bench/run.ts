@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { provision, startServices } from '../lib/local/services.ts';
-import { handlerEnvironment, LOCAL_RESOURCES } from '../lib/local/stack.ts';
+import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../lib/local/stack.ts';
 import { measure, percentile } from './measure.ts';
 import {
   type ColdStart,
@@ -57,14 +57,7 @@ try {
   // Handlers and data modules read their configuration when first imported: set it, then import them.
   Object.assign(
     process.env,
-    handlerEnvironment({
-      dynamodb_endpoint: proxy.url,
-      s3_endpoint: services.s3Endpoint,
-      table_name: LOCAL_RESOURCES.tableName,
-      private_bucket: LOCAL_RESOURCES.privateBucket,
-      public_bucket: LOCAL_RESOURCES.publicBucket,
-      public_base_url: `${services.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
-    }),
+    handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
     { LOG_LEVEL: 'silent', AUTOCONFIGURE_ALLOW_LOOPBACK: '1' },
   );
   const { createScenarios } = await import('./scenarios.ts');

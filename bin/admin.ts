@@ -137,21 +137,18 @@ async function run(command: string): Promise<unknown> {
     }
     case 'field create': {
       const teamId = await team();
-      const { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES } = await import(
-        '../shared/domain/contact-field-types.ts'
-      );
-      const { createContactField } = await import('../shared/data/contact-fields.ts');
-      const tag = text('tag');
-      if (!/^[a-z][a-z0-9_]{0,254}$/.test(tag))
-        throw new UsageError('--tag must be lowercase letters, digits, _');
-      const { team_id, created_at, updated_at, ...field } = await createContactField(teamId, {
+      const { newContactFieldSchema } = await import('../shared/domain/contact-field-input.ts');
+      const { validate } = await import('../shared/http/validation.ts');
+      const { contactFieldView, createContactField } = await import('../shared/data/contact-fields.ts');
+      // The API's own rules, so an integration field is as valid as one made through the API.
+      const input = validate(newContactFieldSchema, {
         name: text('name'),
-        tag,
-        type: oneOf('type', CONTACT_FIELD_TYPE_VALUES),
-        contact_type: oneOf('contact-type', CONTACT_TYPES),
-        integration_id: integer('integration'),
+        tag: text('tag'),
+        type: text('type'),
+        contact_type: text('contact-type'),
       });
-      return field;
+      const field = await createContactField(teamId, { ...input, integration_id: integer('integration') });
+      return contactFieldView(field);
     }
     case 'file put': {
       const teamId = await team();

@@ -49,6 +49,21 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
   };
 }
 
+/** Where the local resources are, on these servers; s3rver itself serves the public library's URLs. */
+export function servicesConfig(endpoints: {
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+}): Omit<LocalConfig, 'api_url'> {
+  return {
+    dynamodb_endpoint: endpoints.dynamodbEndpoint,
+    s3_endpoint: endpoints.s3Endpoint,
+    table_name: LOCAL_RESOURCES.tableName,
+    private_bucket: LOCAL_RESOURCES.privateBucket,
+    public_bucket: LOCAL_RESOURCES.publicBucket,
+    public_base_url: `${endpoints.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
+  };
+}
+
 export async function startLocalStack(options: LocalStackOptions) {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
@@ -65,14 +80,7 @@ export async function startLocalStack(options: LocalStackOptions) {
   };
   try {
     await provision(services, LOCAL_RESOURCES);
-    const base: Omit<LocalConfig, 'api_url'> = {
-      dynamodb_endpoint: services.dynamodbEndpoint,
-      s3_endpoint: services.s3Endpoint,
-      table_name: LOCAL_RESOURCES.tableName,
-      private_bucket: LOCAL_RESOURCES.privateBucket,
-      public_bucket: LOCAL_RESOURCES.publicBucket,
-      public_base_url: `${services.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
-    };
+    const base = servicesConfig(services);
     // Handlers read their configuration when first imported, which the gateway does lazily after this.
     Object.assign(process.env, handlerEnvironment(base));
     const { createGateway } = await import('./gateway.ts');

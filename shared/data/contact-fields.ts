@@ -63,15 +63,10 @@ export const contactFieldView = (field: ContactField) => ({
 });
 
 /** The list shape (spec 2.3): no options, no allow_multiple. */
-export const contactFieldListView = (field: ContactField) => ({
-  id: field.id,
-  name: field.name,
-  tag: field.tag,
-  type: field.type,
-  contact_type: field.contact_type,
-  max_length: field.max_length,
-  integration_id: field.integration_id,
-});
+export const contactFieldListView = (field: ContactField) => {
+  const { options, allow_multiple, ...listed } = contactFieldView(field);
+  return listed;
+};
 
 const toItem = (field: ContactField, version: number) => ({
   ...fieldKey(field.team_id, field.id),

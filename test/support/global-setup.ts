@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { provision, startServices } from '../../lib/local/services.ts';
-import { handlerEnvironment, LOCAL_RESOURCES } from '../../lib/local/stack.ts';
+import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../../lib/local/stack.ts';
 
 /** One DynamoDB Local (in memory) and one s3rver for the whole run; test files share them, each with its own teams. */
 export default async function setup(project: TestProject) {
@@ -11,15 +11,7 @@ export default async function setup(project: TestProject) {
   const scratchDir = await mkdtemp(join(tmpdir(), 'tm-test-'));
   const services = await startServices({ scratchDir });
   await provision(services, LOCAL_RESOURCES);
-  const env = handlerEnvironment({
-    dynamodb_endpoint: services.dynamodbEndpoint,
-    s3_endpoint: services.s3Endpoint,
-    table_name: LOCAL_RESOURCES.tableName,
-    private_bucket: LOCAL_RESOURCES.privateBucket,
-    public_bucket: LOCAL_RESOURCES.publicBucket,
-    public_base_url: `${services.s3Endpoint}/${LOCAL_RESOURCES.publicBucket}`,
-  });
-  project.provide('localEnv', env);
+  project.provide('localEnv', handlerEnvironment(servicesConfig(services)));
   return async () => {
     await services.stop();
     await rm(scratchDir, { recursive: true, force: true });
