@@ -6,9 +6,8 @@ import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './d
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
 import { idIndexKeys, queryAll, throwMissing } from './items.ts';
-import { type Cancellation, LabelledTransaction } from './labelled-transaction.ts';
 import { LIST_PREFIX } from './lists.ts';
-import { backOff } from './transactions.ts';
+import { backOff, type Cancellation, LabelledTransaction } from './transactions.ts';
 
 /**
  * Brands. The team's default brand is named by one pointer item per team (`DEFAULT_BRAND`); the brand it

@@ -10,7 +10,7 @@ import { ConflictError, ForbiddenError, ValidationError } from '../http/errors.t
 import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { idIndexKeys, queryAll, throwMissing } from './items.ts';
-import { backOff, cancellationCodes, transactWrite } from './transactions.ts';
+import { backOff, LabelledTransaction } from './transactions.ts';
 
 /**
  * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item
@@ -172,28 +172,23 @@ export async function createContactField(
     created_at: now,
     updated_at: now,
   };
-  const items: TransactItem[] = [
-    {
+  const transaction = new LabelledTransaction()
+    .add('field', {
       Put: {
         TableName: tableName(),
         Item: toItem(field, 1),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
-    },
-    claimTag(teamId, field.tag, field.id),
-    ...extraItems(field),
-  ];
+    })
+    .add('tag', claimTag(teamId, field.tag, field.id))
+    .add('extra', ...extraItems(field));
   for (let attempt = 1; ; attempt++) {
-    try {
-      await transactWrite(items);
-      return field;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[1] === 'ConditionalCheckFailed') throw ValidationError.single('tag', TAG_TAKEN);
-      // Met another transaction on the tag: nothing was written, so the same items are sent again.
-      if (!codes?.includes('TransactionConflict') || attempt >= MAX_ATTEMPTS) throw error;
-      await backOff(attempt);
-    }
+    const cancellation = await transaction.commit();
+    if (!cancellation) return field;
+    if (cancellation.conditionFailed('tag')) throw ValidationError.single('tag', TAG_TAKEN);
+    // Met another transaction on the tag: nothing was written, so the same items are sent again.
+    if (!cancellation.conflicted() || attempt >= MAX_ATTEMPTS) throw cancellation.error;
+    await backOff(attempt);
   }
 }
 
@@ -213,17 +208,10 @@ export async function updateContactField(
     const revised = revise(current);
     const field: ContactField = { ...current, ...revised, updated_at: nowIso() };
     if (sameDefinition(current, field)) return current;
-    try {
-      await writeRevision(current, field, version);
-      return field;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      // The field item passed (it was not changed meanwhile) but the new tag's claim failed: taken.
-      if (codes?.[0] === 'None' && codes[2] === 'ConditionalCheckFailed') {
-        throw ValidationError.single('tag', TAG_TAKEN);
-      }
-      await retryIfStale(error, attempt);
-    }
+    const outcome = await writeRevision(current, field, version);
+    if (outcome === 'written') return field;
+    if (outcome === 'tag taken') throw ValidationError.single('tag', TAG_TAKEN);
+    await retryLater(attempt);
   }
 }
 
@@ -232,28 +220,32 @@ export async function deleteContactField(teamId: number, id: number): Promise<vo
   for (let attempt = 1; ; attempt++) {
     const { field } = await readContactField(teamId, id);
     if (field.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_DELETE);
-    try {
-      await transactWrite([
-        {
-          Delete: {
-            TableName: tableName(),
-            Key: fieldKey(teamId, id),
-            // A concurrent rename would otherwise leave its new tag claimed by a deleted field.
-            ConditionExpression: 'tag = :tag',
-            ExpressionAttributeValues: { ':tag': field.tag },
-          },
+    const cancellation = await new LabelledTransaction()
+      .add('field', {
+        Delete: {
+          TableName: tableName(),
+          Key: fieldKey(teamId, id),
+          // A concurrent rename would otherwise leave its new tag claimed by a deleted field.
+          ConditionExpression: 'tag = :tag',
+          ExpressionAttributeValues: { ':tag': field.tag },
         },
-        releaseTag(teamId, field.tag, id),
-      ]);
-      return;
-    } catch (error) {
-      await retryIfStale(error, attempt);
-    }
+      })
+      .add('tag', releaseTag(teamId, field.tag, id))
+      .commit();
+    if (!cancellation) return;
+    await retryLater(attempt);
   }
 }
 
-/** Writes the revised field conditioned on the version read (and, on a rename, swaps the tag items). */
-async function writeRevision(current: ContactField, field: ContactField, version: number): Promise<void> {
+/**
+ * Writes the revised field conditioned on the version read; a rename also swaps the tag items in the same
+ * transaction. 'stale' when the field changed since it was read (or met a concurrent write).
+ */
+async function writeRevision(
+  current: ContactField,
+  field: ContactField,
+  version: number,
+): Promise<'written' | 'stale' | 'tag taken'> {
   const put = {
     TableName: tableName(),
     Item: toItem(field, version + 1),
@@ -261,14 +253,30 @@ async function writeRevision(current: ContactField, field: ContactField, version
     ExpressionAttributeValues: { ':tag': current.tag, ...(version > 0 && { ':version': version }) },
   };
   if (field.tag === current.tag) {
-    await dynamo.send(new PutCommand(put));
-    return;
+    // One item: a conditional Put costs half a one-item transaction.
+    return dynamo.send(new PutCommand(put)).then(
+      () => 'written',
+      (error: unknown) => {
+        if (
+          error instanceof ConditionalCheckFailedException ||
+          error instanceof TransactionConflictException
+        ) {
+          return 'stale';
+        }
+        throw error;
+      },
+    );
   }
-  await transactWrite([
-    { Put: put },
-    releaseTag(field.team_id, current.tag, field.id),
-    claimTag(field.team_id, field.tag, field.id),
-  ]);
+  const cancellation = await new LabelledTransaction()
+    .add('field', { Put: put })
+    .add('old tag', releaseTag(field.team_id, current.tag, field.id))
+    .add('new tag', claimTag(field.team_id, field.tag, field.id))
+    .commit();
+  if (!cancellation) return 'written';
+  // The field was as read, but the new tag's claim failed: the tag is taken.
+  return cancellation.conditionFailed('new tag') && !cancellation.conditionFailed('field')
+    ? 'tag taken'
+    : 'stale';
 }
 
 function sameDefinition(a: ContactFieldDefinition, b: ContactFieldDefinition): boolean {
@@ -279,15 +287,9 @@ function sameDefinition(a: ContactFieldDefinition, b: ContactFieldDefinition): b
 
 /**
  * A write that failed because the field changed after it was read (or met a concurrent write) is retried
- * from the read, after a pause; after the last attempt it is a 409 the client can retry. Anything else
- * is rethrown.
+ * from the read, after a pause; after the last attempt it is a 409 the client can retry.
  */
-async function retryIfStale(error: unknown, attempt: number): Promise<void> {
-  const stale =
-    error instanceof ConditionalCheckFailedException ||
-    error instanceof TransactionConflictException ||
-    cancellationCodes(error) !== undefined;
-  if (!stale) throw error;
+async function retryLater(attempt: number): Promise<void> {
   if (attempt >= MAX_ATTEMPTS) {
     throw new ConflictError(
       'The field was changed by another request at the same time; please retry.',

@@ -1,19 +1,75 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, type TransactItem } from './dynamo.ts';
 
-/** One TransactWriteItems call: every item succeeds or none does. */
-export async function transactWrite(items: TransactItem[]): Promise<void> {
-  await dynamo.send(new TransactWriteCommand({ TransactItems: items }));
+/**
+ * A TransactWriteItems whose items carry a label, so a cancellation reads as "which of my conditions
+ * failed" (and what the item held then) instead of by index. Generic: any entity module can use it.
+ */
+export class LabelledTransaction {
+  readonly items: TransactItem[] = [];
+  private readonly labels: string[] = [];
+
+  add(label: string, ...items: TransactItem[]): this {
+    for (const item of items) {
+      this.items.push(item);
+      this.labels.push(label);
+    }
+    return this;
+  }
+
+  /**
+   * Writes the items: undefined on success, the reasons of the failed items by label when DynamoDB
+   * cancelled the transaction for conditions, conflicts or throttling. Any other error is thrown.
+   */
+  async commit(): Promise<Cancellation | undefined> {
+    try {
+      await dynamo.send(new TransactWriteCommand({ TransactItems: this.items }));
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const cancellation = new Cancellation(error);
+      (error.CancellationReasons ?? []).forEach((reason, i) => {
+        if (reason.Code && reason.Code !== 'None') cancellation.add(this.labels[i] ?? '', reason);
+      });
+      if (!cancellation.retryable()) throw error;
+      return cancellation;
+    }
+  }
 }
 
-/**
- * The per-item codes of a cancelled transaction ('None' for items that passed, 'ConditionalCheckFailed',
- * 'TransactionConflict', ...), in the order of the items; undefined when the error is not a cancellation.
- */
-export function cancellationCodes(error: unknown): string[] | undefined {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+const CONFLICTS = new Set(['TransactionConflict', 'ThrottlingError']);
+
+export class Cancellation {
+  private readonly reasons = new Map<string, CancellationReason>();
+
+  /** The original error, to rethrow when the caller cannot handle what failed. */
+  constructor(readonly error: TransactionCanceledException) {}
+
+  add(label: string, reason: CancellationReason): void {
+    if (!this.reasons.has(label)) this.reasons.set(label, reason);
+  }
+
+  /** An item with this label failed its condition (a conflict is not a failed condition). */
+  conditionFailed(label: string): boolean {
+    return this.reasons.get(label)?.Code === 'ConditionalCheckFailed';
+  }
+
+  /** The item as it was when its condition failed (with `ReturnValuesOnConditionCheckFailure: ALL_OLD`). */
+  oldItem(label: string): CancellationReason['Item'] {
+    return this.reasons.get(label)?.Item;
+  }
+
+  /** Some item collided with a concurrent transaction (or was throttled): worth retrying as it is. */
+  conflicted(): boolean {
+    return [...this.reasons.values()].some((reason) => CONFLICTS.has(reason.Code ?? ''));
+  }
+
+  retryable(): boolean {
+    return [...this.reasons.values()].every(
+      (reason) => reason.Code === 'ConditionalCheckFailed' || CONFLICTS.has(reason.Code ?? ''),
+    );
+  }
 }
 
 /** Sleeps a random time below an exponentially growing cap ("full jitter"), so racing writers spread out. */
