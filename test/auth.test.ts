@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
@@ -45,6 +46,22 @@ describe('authentication through the gateway and authorizer', () => {
     const response = await apiClient(api.url).get(TYPES, headers);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ message: 'Unauthenticated.' });
+  });
+
+  it('reads the Authorization header whatever the case of its name', async () => {
+    const { token } = await newTeam();
+    for (const name of ['authorization', 'AUTHORIZATION', 'Authorization']) {
+      // node:http sends header names as given (fetch would lower-case them).
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        request(`${api.url}${TYPES}`, { headers: { [name]: `Bearer ${token}` } }, (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        })
+          .on('error', reject)
+          .end();
+      });
+      expect(status, name).toBe(200);
+    }
   });
 
   it('stops accepting a token once it is revoked, and keeps the others of the team', async () => {

@@ -71,8 +71,8 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   if (body === undefined) return send(response, 413, { message: MESSAGES.tooLarge });
 
   const requestId = randomUUID();
-  const headers = singleHeaders(request);
-  const authorizationToken = headers.authorization ?? headers.Authorization;
+  // Header names are case-insensitive (node lower-cases them in `request.headers`).
+  const authorizationToken = request.headers.authorization;
   if (!authorizationToken) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
   const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
   const authorize = await load<Authorizer>(authorizer.handler);
