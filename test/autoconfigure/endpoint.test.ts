@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, newTeam, startApi } from '../support/api.ts';
 import { type FixtureServer, file, OWN_FIXTURES, startFixtureServer, status } from './fixture-server.ts';
+import { expectValidBrandInput } from './valid-suggestions.ts';
 
 /** POST /api/v1/brands/auto-configure through the gateway: suggestions that create-brand accepts as they are. */
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -26,21 +27,7 @@ describe('auto-configure endpoint', () => {
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
     expect(response.status).toBe(200);
     const { suggestions } = response.body;
-    expect(Object.keys(suggestions).sort()).toEqual(
-      [
-        'website_url',
-        'name',
-        'short_description',
-        'primary_color',
-        'secondary_color',
-        'logo_image',
-        'logo_square_image',
-        'header_image',
-        'footer_image',
-        'social_share_image',
-        'social_links',
-      ].sort(),
-    );
+    expectValidBrandInput(suggestions);
     expect(suggestions.name).toEqual(expect.any(String));
     expect((await client.get('/api/v1/brands')).body).toEqual([]);
 

@@ -1,0 +1,39 @@
+import { parseArgs } from 'node:util';
+
+/** The admin CLI's flags, and the checks that turn them into values or a clear usage error. */
+export class UsageError extends Error {}
+
+const STRING_FLAGS =
+  'name team token domain site url kind value id integration tag type contact-type path file data-dir table private-bucket public-bucket';
+const options: Record<string, { type: 'string' | 'boolean' }> = { unverified: { type: 'boolean' } };
+for (const name of STRING_FLAGS.split(' ')) options[name] = { type: 'string' };
+
+export type Args = ReturnType<typeof parseCommandLine>;
+
+export function parseCommandLine(argv: string[]) {
+  const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  const flags = parsed.values as Record<string, string | boolean | undefined>;
+  const text = (name: string): string => {
+    const value = flags[name];
+    if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+    return value;
+  };
+  return {
+    command: parsed.positionals.slice(0, 2).join(' '),
+    flags,
+    text,
+    optional: (name: string): string | undefined =>
+      typeof flags[name] === 'string' ? flags[name] : undefined,
+    integer: (name: string): number => {
+      const value = text(name);
+      if (!/^[1-9][0-9]{0,14}$/.test(value)) throw new UsageError(`--${name} must be a positive integer`);
+      return Number(value);
+    },
+    oneOf: <T extends string>(name: string, allowed: readonly T[]): T => {
+      const value = text(name);
+      if (!allowed.includes(value as T))
+        throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+      return value as T;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
+import { createIdentity } from '../../shared/data/identities.ts';
+import { createList, getList } from '../../shared/data/lists.ts';
+import { createPage } from '../../shared/data/pages.ts';
+import { createSite } from '../../shared/data/sites.ts';
+import { createTeam, createToken, getTeam, revokeToken } from '../../shared/data/teams.ts';
+import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { putPrivateFile } from '../../shared/files/library.ts';
+import { validate } from '../../shared/http/validation.ts';
+import { type Args, UsageError } from './args.ts';
+
+/**
+ * The admin CLI's commands: what the team dashboard would do, written with the same data modules as the
+ * API. Loaded only once the target stack's environment is set (the modules read it when loaded).
+ */
+export const USAGE = `usage: npm run admin -- <command> [flags]
+  team create --name N
+  token create --team T          token revoke --token X
+  site create --team T --name N --domain https://example.com
+  page create --team T --site S --name N --url /path
+  identity create --team T --kind email|phone --value V [--unverified]
+  list create --team T --kind email|sms|push --name N      list get --team T --id L
+  field create --team T --integration I --name N --tag t --type text --contact-type person
+  file put --team T --path logos/a.png --file ./a.png
+target flags: --data-dir D (local, default $DATA_DIR or .data) | --table --private-bucket --public-bucket`;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.pdf': 'application/pdf',
+  '.txt': 'text/plain',
+};
+
+export async function runCommand(args: Args): Promise<unknown> {
+  const { text, integer, oneOf, flags } = args;
+  const team = async () => {
+    const id = integer('team');
+    if (!(await getTeam(id))) throw new UsageError(`no team ${id}`);
+    return id;
+  };
+  switch (args.command) {
+    case 'team create': {
+      const created = await createTeam(text('name'));
+      return { team_id: created.id, token: await createToken(created.id) };
+    }
+    case 'token create':
+      return { token: await createToken(await team()) };
+    case 'token revoke':
+      if (!(await revokeToken(text('token')))) throw new UsageError('no such token');
+      return { revoked: true };
+    case 'site create': {
+      const teamId = await team();
+      const domain = text('domain');
+      if (!/^https?:\/\/[^/\s]+\/?$/.test(domain)) {
+        throw new UsageError('--domain must be like https://example.com');
+      }
+      return { site_id: (await createSite(teamId, text('name'), domain.replace(/\/$/, ''))).id };
+    }
+    case 'page create': {
+      const teamId = await team();
+      const url = text('url');
+      if (!url.startsWith('/')) throw new UsageError('--url must be a path starting with /');
+      const page = await createPage(teamId, integer('site'), text('name'), url);
+      if (!page) throw new UsageError(`team ${teamId} has no site ${flags.site}`);
+      return { page_id: page.id };
+    }
+    case 'identity create': {
+      const teamId = await team();
+      const kind = oneOf('kind', ['email', 'phone'] as const);
+      const identity = await createIdentity(teamId, kind, text('value'), flags.unverified !== true);
+      return { identity_id: identity.id };
+    }
+    case 'list create': {
+      const teamId = await team();
+      const list = await createList(teamId, oneOf('kind', ['email', 'sms', 'push'] as const), text('name'));
+      return { list_id: list.id, brand_id: list.brand_id };
+    }
+    case 'list get': {
+      const teamId = await team();
+      const list = await getList(teamId, integer('id'));
+      if (!list) throw new UsageError(`team ${teamId} has no list ${flags.id}`);
+      return list;
+    }
+    case 'field create': {
+      const teamId = await team();
+      // The API's own rules, so an integration field is as valid as one made through the API.
+      const input = validate(newContactFieldSchema, {
+        name: text('name'),
+        tag: text('tag'),
+        type: text('type'),
+        contact_type: text('contact-type'),
+      });
+      const field = await createContactField(teamId, { ...input, integration_id: integer('integration') });
+      return contactFieldView(field);
+    }
+    case 'file put': {
+      const teamId = await team();
+      const path = text('path');
+      const bytes = await readFile(text('file')).catch(() => {
+        throw new UsageError(`cannot read --file ${flags.file}`);
+      });
+      const contentType = CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+      await putPrivateFile(teamId, path, bytes, contentType);
+      return { path };
+    }
+    default:
+      throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
+  }
+}
