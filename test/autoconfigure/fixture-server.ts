@@ -17,7 +17,7 @@ export interface FixtureServer {
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OWN_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'sites');
-export const REAL_SITE_FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'real-sites');
+export const REAL_SITE_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'real-sites');
 
 export async function startFixtureServer(routes: Record<string, Route>): Promise<FixtureServer> {
   let origin = '';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,7 +9,7 @@ import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
 import { expectValidBrandInput } from './valid-suggestions.ts';
 
-/** The six saved real pages (see ../shared/fixtures/real-sites/README.md), read with their real page URLs. */
+/** The saved real pages (test/fixtures/real-sites/README.md: origin, licence, encoding), read with their real page URLs. */
 const REAL_SITES = {
   theverge: 'https://www.theverge.com/',
   learnnode: 'https://learnnode.com',
@@ -27,6 +28,23 @@ function bytesOf(site: Site): Buffer {
 function suggestionsFor(site: Site, pageUrl: string = REAL_SITES[site]): BrandSuggestions {
   return extractSuggestions(parsePage(decodeHtml(bytesOf(site), 'text/html'), pageUrl));
 }
+
+/** git's blob id of a file's bytes: the same as in the repository the page was copied from. */
+function gitBlobId(bytes: Buffer): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+describe('real-site fixtures', () => {
+  const readme = readFileSync(path.join(REAL_SITE_FIXTURES, 'README.md'), 'utf8');
+
+  it.each(Object.keys(REAL_SITES) as Site[])('%s.html is byte for byte the copy its README names', (site) => {
+    const row = readme.split('\n').find((line) => line.startsWith(`| \`${site}.html\``));
+    const recorded = row?.match(/`([0-9a-f]{40})`/)?.[1];
+
+    expect(recorded).toMatch(/^[0-9a-f]{40}$/);
+    expect(gitBlobId(bytesOf(site))).toBe(recorded);
+  });
+});
 
 describe('real sites, extracted with their real URLs', () => {
   it('theverge.html', () => {
