@@ -44,7 +44,7 @@ interface Sources {
 
 /**
  * Brand suggestions from a parsed page (and its web manifest, when one was fetched). Pure: no I/O. Each field takes
- * the first usable value in the priority order of design.md §6.
+ * the first usable value in its priority order (the functions below, each listing its sources best first).
  */
 export function extractSuggestions(page: ParsedPage, manifest: WebManifest | null = null): BrandSuggestions {
   const sources: Sources = { page, meta: new MetaTags(page.root), jsonLd: readJsonLd(page.root), manifest };

@@ -9,7 +9,7 @@ import type { ApiMiddleware, ApiRequest } from './handler.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
 /**
- * Idempotency-Key support (spec section 5, design brief section 4). On a route marked `idempotent` in the
+ * Idempotency-Key support (README, "Idempotency-Key"). On a route marked `idempotent` in the
  * route table, a request with the header first takes a lease on a record keyed by team + endpoint + key.
  * The create then writes the record's completion in the SAME transaction as the resource (`commitsWith`),
  * so a resource never exists with its key still free, and a failed write leaves neither.
