@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runScript, stopChild, waitForOutput } from './support/processes.ts';
+
+/**
+ * The README's shell examples, pasted in order into one shell after `npm start`, as a newcomer would.
+ * A fence's info string says what it is: `sh` runs here; `sh setup` (the two commands themselves), `sh aws`
+ * (needs an AWS account) and `sh long` (the benchmark) do not; `text npm-start` is the start banner.
+ */
+const RUN = 'sh';
+const NOT_RUN = ['sh setup', 'sh aws', 'sh long'];
+const BANNER = 'text npm-start';
+/** What the README shows as the local API's address; a test server listens on a free port instead. */
+const DOCUMENTED_API_URL = 'http://127.0.0.1:3000';
+
+interface Fence {
+  info: string;
+  body: string;
+}
+
+function fencesOf(markdown: string): Fence[] {
+  return [...markdown.matchAll(/^```([^\n`]*)\n([\s\S]*?)^```$/gm)].map(([, info, body]) => ({
+    info: (info ?? '').trim(),
+    body: body ?? '',
+  }));
+}
+
+/** Runs a script in bash, stopping at the first failing command; resolves with its exit code and output. */
+function runInShell(script: string, env: Record<string, string>) {
+  const child = spawn('bash', ['-c', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+describe('README examples', () => {
+  let fences: Fence[] = [];
+  let server: ReturnType<typeof runScript> | undefined;
+  let dataDir = '';
+  let apiUrl = '';
+
+  beforeAll(async () => {
+    fences = fencesOf(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    dataDir = await mkdtemp(join(tmpdir(), 'tm-readme-'));
+    // Exactly what `npm start` runs (asserted below), on a free port, with its own DynamoDB Local and s3rver.
+    server = runScript('bin/local.ts', [], {
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DYNAMODB_ENDPOINT: '',
+      S3_ENDPOINT: '',
+    });
+    [, apiUrl = ''] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server) await stopChild(server.child, server.exited);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('marks every code block as run here, not run (and why), or plain text', () => {
+    const known = new Set(['', 'text', RUN, BANNER, ...NOT_RUN]);
+
+    expect(fences.filter(({ info }) => !known.has(info)).map(({ info }) => info)).toEqual([]);
+    expect(fences.filter(({ info }) => info === RUN).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('shows the start banner npm start prints', async () => {
+    const scripts = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).scripts;
+    expect(scripts.start).toBe('tsx bin/local.ts');
+
+    const banner = fences.find(({ info }) => info === BANNER)?.body ?? '';
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pattern = banner
+      .trimEnd()
+      .split('\n')
+      .map((line) =>
+        literal(line)
+          .replaceAll('…', '\\S+')
+          .replace(/team 1\b/g, 'team \\d+')
+          .replaceAll(literal(DOCUMENTED_API_URL), literal(apiUrl)),
+      )
+      .join('\n');
+    expect(banner).toContain('listening on');
+    expect(server?.output().stdout).toMatch(new RegExp(`^${pattern}$`, 'm'));
+  });
+
+  it('runs every shell example in order against a fresh npm start', async () => {
+    const examples = fences.filter(({ info }) => info === RUN).map(({ body }) => body);
+    // Fail at the first command that fails, naming it; curl fails on any HTTP error, showing the body.
+    const script = [
+      'set -euo pipefail',
+      `trap 'echo "README example failed: $BASH_COMMAND" >&2' ERR`,
+      'curl() { command curl --fail-with-body "$@"; }',
+      ...examples,
+    ].join('\n');
+    const result = await runInShell(script, {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      TMPDIR: dataDir,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // What the examples say they print.
+    expect(result.stdout).toContain('"text"'); // the field types
+    expect(result.stdout).toContain('{"revoked":true}');
+    expect(result.stdout).toContain('{"path":"logos/a.png"}');
+    expect(result.stdout).toMatch(/"name":"News","brand_id":null/);
+    expect(result.stdout).toMatch(/"tag":"crm_id"/);
+    const brand = JSON.parse(result.stdout.slice(result.stdout.lastIndexOf('{"id"')));
+    expect(brand).toMatchObject({ name: 'Acme', is_default: true });
+    // The uploaded PNG was promoted to the public library and is served there.
+    const image = await fetch(brand.logo_square_image);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+  }, 180_000);
+});
