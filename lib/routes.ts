@@ -17,7 +17,15 @@ export interface Route {
   idempotent?: boolean;
   /** Makes outbound web requests (auto-configure): longer timeout. */
   fetchesWeb?: boolean;
+  /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
+  statuses: number[];
 }
+
+/**
+ * What any route may answer: a malformed request (400), no or a bad token (401), a body over the limit
+ * (413), throttling (429), a dependency outage (503), a timeout (504).
+ */
+export const COMMON_STATUSES = [400, 401, 413, 429, 503, 504];
 
 export const routes: Route[] = [
   {
@@ -26,12 +34,14 @@ export const routes: Route[] = [
     handler: 'functions/brands/auto-configure.ts',
     table: 'none',
     fetchesWeb: true,
+    statuses: [200, 422],
   },
   {
     method: 'GET',
     path: '/api/v1/contact-fields/types',
     handler: 'functions/contact-fields/types.ts',
     table: 'none',
+    statuses: [200],
   },
   // Contact fields (a literal segment such as `/types` wins over `{id}`, here as in API Gateway).
   {
@@ -39,6 +49,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields',
     handler: 'functions/contact-fields/list.ts',
     table: 'read',
+    statuses: [200, 422],
   },
   {
     method: 'POST',
@@ -46,28 +57,44 @@ export const routes: Route[] = [
     handler: 'functions/contact-fields/create.ts',
     table: 'write',
     idempotent: true,
+    statuses: [201, 409, 422],
   },
   {
     method: 'GET',
     path: '/api/v1/contact-fields/{id}',
     handler: 'functions/contact-fields/get.ts',
     table: 'read',
+    statuses: [200, 403, 404],
   },
   {
     method: 'PUT',
     path: '/api/v1/contact-fields/{id}',
     handler: 'functions/contact-fields/update.ts',
     table: 'write',
+    statuses: [200, 403, 404, 422],
   },
   {
     method: 'DELETE',
     path: '/api/v1/contact-fields/{id}',
     handler: 'functions/contact-fields/delete.ts',
     table: 'write',
+    statuses: [200, 403, 404],
   },
-  { method: 'GET', path: '/api/v1/pages', handler: 'functions/pages/list.ts', table: 'read' },
+  {
+    method: 'GET',
+    path: '/api/v1/pages',
+    handler: 'functions/pages/list.ts',
+    table: 'read',
+    statuses: [200, 422],
+  },
   // Brands.
-  { method: 'GET', path: '/api/v1/brands', handler: 'functions/brands/list.ts', table: 'read' },
+  {
+    method: 'GET',
+    path: '/api/v1/brands',
+    handler: 'functions/brands/list.ts',
+    table: 'read',
+    statuses: [200],
+  },
   {
     method: 'POST',
     path: '/api/v1/brands',
@@ -75,22 +102,37 @@ export const routes: Route[] = [
     table: 'write',
     files: ['private:read', 'public:write'],
     idempotent: true,
+    statuses: [201, 409, 422],
   },
-  { method: 'GET', path: '/api/v1/brands/{id}', handler: 'functions/brands/get.ts', table: 'read' },
+  {
+    method: 'GET',
+    path: '/api/v1/brands/{id}',
+    handler: 'functions/brands/get.ts',
+    table: 'read',
+    statuses: [200, 403, 404],
+  },
   {
     method: 'PUT',
     path: '/api/v1/brands/{id}',
     handler: 'functions/brands/update.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
+    statuses: [200, 403, 404, 422],
   },
-  { method: 'DELETE', path: '/api/v1/brands/{id}', handler: 'functions/brands/delete.ts', table: 'write' },
+  {
+    method: 'DELETE',
+    path: '/api/v1/brands/{id}',
+    handler: 'functions/brands/delete.ts',
+    table: 'write',
+    statuses: [200, 403, 404],
+  },
   {
     method: 'POST',
     path: '/api/v1/files',
     handler: 'functions/files/create.ts',
     table: 'none',
     files: ['private:write'],
+    statuses: [200, 422],
   },
 ];
 
