@@ -1,13 +1,16 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { isDependencyFailure } from '../shared/aws.ts';
 import { teamIdForToken } from '../shared/data/teams.ts';
+import { describeError, log } from '../shared/http/log.ts';
 
 /**
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
- * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`).
+ * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`);
+ * any other error is an authorizer failure, which the stack answers 503 with Retry-After.
  */
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const token = /^Bearer ([^\s]+)$/i.exec(event.authorizationToken ?? '')?.[1];
-  const teamId = token ? await teamIdForToken(token) : undefined;
+  const teamId = token ? await teamIdForToken(token).catch(logFailure) : undefined;
   if (teamId === undefined) throw new Error('Unauthorized');
   return {
     principalId: `team:${teamId}`,
@@ -19,6 +22,12 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
     context: { teamId },
   };
 };
+
+function logFailure(error: unknown): never {
+  if (isDependencyFailure(error)) log.warn('dependency unavailable', describeError(error));
+  else log.error('authorizer failure', describeError(error));
+  throw error;
+}
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/path` -> `arn:aws:execute-api:region:account:api/stage/*` */
 function wholeStage(methodArn: string): string {

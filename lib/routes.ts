@@ -1,3 +1,5 @@
+import { TIMEOUTS } from '../shared/limits.ts';
+
 /**
  * The route table: the single source of truth for endpoints. The CDK stack makes one Lambda per row and
  * grants it only what the row declares; the local gateway serves the same rows; the HTTP plumbing reads
@@ -137,6 +139,14 @@ export const routes: Route[] = [
 ];
 
 export const authorizer = { handler: 'functions/authorizer.ts', table: 'read' } as const;
+
+/**
+ * The Lambda timeout of a route (the local gateway enforces the same): auto-configure fetches a site
+ * (~8 s budget) and parses it; everything else is a few round trips, each within SDK_CALL_BUDGET_MS.
+ */
+export function functionTimeoutSeconds(route: Route): number {
+  return route.fetchesWeb ? TIMEOUTS.webFunctionSeconds : TIMEOUTS.functionSeconds;
+}
 
 export function findRoute(method: string, path: string): Route | undefined {
   return routes.find((route) => route.method === method && route.path === path);

@@ -38,8 +38,9 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
+import { TIMEOUTS } from '../shared/limits.ts';
 import { ApiFunction } from './api-function.ts';
-import { authorizer as authorizerRoute, type Route, routes } from './routes.ts';
+import { authorizer as authorizerRoute, functionTimeoutSeconds, type Route, routes } from './routes.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
 
@@ -62,7 +63,12 @@ const PRIVATE_LIBRARY_KEYS = 'teams/*';
 const PUBLIC_BRAND_KEYS = 'brands/*';
 
 /** Gateway-made errors: the same JSON `{message}` bodies as the local gateway and the handlers. */
-const GATEWAY_RESPONSES: Array<{ type: ResponseType; statusCode?: string; body: string }> = [
+const GATEWAY_RESPONSES: Array<{
+  type: ResponseType;
+  statusCode?: string;
+  body: string;
+  headers?: Record<string, string>;
+}> = [
   { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: message(MESSAGES.unauthenticated) },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
   // API Gateway answers an unknown route or method with this 403; clients should see a 404.
@@ -75,6 +81,15 @@ const GATEWAY_RESPONSES: Array<{ type: ResponseType; statusCode?: string; body: 
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
   { type: ResponseType.THROTTLED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
   { type: ResponseType.QUOTA_EXCEEDED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
+  // The authorizer failed (its dependency is down) or did not answer in time: an outage, not a bug.
+  ...[ResponseType.AUTHORIZER_FAILURE, ResponseType.AUTHORIZER_CONFIGURATION_ERROR].map((type) => ({
+    type,
+    statusCode: '503',
+    body: message(MESSAGES.unavailable),
+    headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
+  })),
+  { type: ResponseType.INTEGRATION_TIMEOUT, statusCode: '504', body: message(MESSAGES.timedOut) },
+  { type: ResponseType.INTEGRATION_FAILURE, statusCode: '504', body: message(MESSAGES.timedOut) },
   // Any other gateway 4xx keeps its status and API Gateway's own (JSON-escaped) message.
   { type: ResponseType.DEFAULT_4XX, body: '{"message":$context.error.messageString}' },
   { type: ResponseType.DEFAULT_5XX, body: message(MESSAGES.serverError) },
@@ -208,8 +223,7 @@ export class TeamMessagingStack extends Stack {
       const fn = new ApiFunction(this, functionId(route.method, route.path), {
         entry: route.handler,
         environment,
-        // Auto-configure fetches a site (~8 s budget) and parses it; everything else is a few round trips.
-        timeout: Duration.seconds(route.fetchesWeb ? 15 : 10),
+        timeout: Duration.seconds(functionTimeoutSeconds(route)),
         memorySize: route.fetchesWeb ? 1024 : 512,
         logRemovalPolicy: removalPolicy,
       });
@@ -261,7 +275,7 @@ export class TeamMessagingStack extends Stack {
     const authorizerFunction = new ApiFunction(this, 'Authorizer', {
       entry: authorizerRoute.handler,
       environment: { TABLE_NAME: this.table.tableName },
-      timeout: Duration.seconds(5),
+      timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
       logRemovalPolicy: removalPolicy,
     });
     this.grantTableAccess(authorizerFunction, authorizerRoute.table);
@@ -319,7 +333,7 @@ export class TeamMessagingStack extends Stack {
         type: response.type,
         statusCode: response.statusCode,
         // The id clients quote in a support request; handlers set the same header from the same id.
-        responseHeaders: { 'X-Request-Id': 'context.requestId' },
+        responseHeaders: { 'X-Request-Id': 'context.requestId', ...response.headers },
         templates: { 'application/json': response.body },
       });
     }

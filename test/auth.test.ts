@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createToken, hashToken, revokeToken } from '../shared/data/teams.ts';
 import { CONTACT_FIELD_TYPES } from '../shared/domain/contact-field-types.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
 import { apiClient, newTeam, startApi } from './support/api.ts';
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -103,13 +104,14 @@ describe('gateway behaviour', () => {
     }
   });
 
-  it('answers 500 JSON, not 401, when the authorizer itself fails', async () => {
+  it('answers 503 JSON with Retry-After, not 401, when the authorizer itself fails (AUTHORIZER_FAILURE)', async () => {
     const { token } = await newTeam();
     const send = vi.spyOn(dynamo, 'send').mockRejectedValueOnce(new Error('DynamoDB is down') as never);
     try {
       const response = await apiClient(api.url, token).get(TYPES);
-      expect(response.status).toBe(500);
-      expect(response.body).toEqual({ message: 'Server Error' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(response.body).toEqual({ message: MESSAGES.unavailable });
     } finally {
       send.mockRestore();
     }

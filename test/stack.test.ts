@@ -2,9 +2,11 @@ import { rmSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/api-function.ts';
-import { type Route, routes } from '../lib/routes.ts';
+import { functionTimeoutSeconds, type Route, routes } from '../lib/routes.ts';
 import { functionId } from '../lib/stack.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
+import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
 import {
   acknowledgments,
   logicalId,
@@ -92,8 +94,11 @@ describe('CDK stack: functions', () => {
       expect(logGroups[logGroup]?.Properties.RetentionInDays, fn.node.path).toBeGreaterThan(0);
       expect(seen.has(logGroup), `${fn.node.path} shares a log group`).toBe(false);
       seen.add(logGroup);
-      const timeout = route === undefined ? 5 : route.fetchesWeb ? 15 : 10;
+      const timeout = route === undefined ? TIMEOUTS.authorizerSeconds : functionTimeoutSeconds(route);
       expect(properties.Timeout, fn.node.path).toBe(timeout);
+      // Room for one SDK call that exhausts its retries, and an answer before API Gateway's 29 s.
+      expect(properties.Timeout * 1000, fn.node.path).toBeGreaterThan(SDK_CALL_BUDGET_MS);
+      expect(properties.Timeout * 1000, fn.node.path).toBeLessThan(TIMEOUTS.gatewayMs);
     }
   });
 
@@ -314,8 +319,13 @@ describe('CDK stack: gateway', () => {
       ['REQUEST_TOO_LARGE', '413', 'The request body is too large.'],
       ['THROTTLED', '429', 'Too Many Attempts.'],
       ['QUOTA_EXCEEDED', '429', 'Too Many Attempts.'],
+      ['AUTHORIZER_FAILURE', '503', MESSAGES.unavailable],
+      ['AUTHORIZER_CONFIGURATION_ERROR', '503', MESSAGES.unavailable],
+      ['INTEGRATION_TIMEOUT', '504', 'Endpoint request timed out'],
+      ['INTEGRATION_FAILURE', '504', 'Endpoint request timed out'],
       ['DEFAULT_5XX', undefined, 'Server Error'],
     ];
+    const retryAfter = ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'];
     for (const [type, status, message] of expected) {
       const response = byType(type);
       expect(response?.StatusCode, type).toBe(status);
@@ -328,6 +338,9 @@ describe('CDK stack: gateway', () => {
     for (const response of responses) {
       expect(response.Properties.ResponseParameters).toEqual({
         'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        ...(retryAfter.includes(response.Properties.ResponseType) && {
+          'gatewayresponse.header.Retry-After': `'${TIMEOUTS.retryAfterSeconds}'`,
+        }),
       });
     }
   });

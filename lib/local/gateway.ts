@@ -10,18 +10,20 @@ import type {
   Context,
 } from 'aws-lambda';
 import { MESSAGES } from '../../shared/http/messages.ts';
-import { authorizer, type Route, routes } from '../routes.ts';
+import { type Dictionary, dictionary } from '../../shared/http/request-data.ts';
+import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
+import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
 
 /**
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
- * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403), and hands each
- * handler the same v1 proxy event. Gateway-made errors carry the same JSON bodies as the deployed stack.
+ * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
+ * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
+ * each function's timeout and the 29 s integration timeout (504). Gateway-made errors, malformed HTTP
+ * included, carry the same JSON bodies as the deployed stack.
  */
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
-const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024; // API Gateway's own limit
-const TIMEOUT_MS = 29_000; // API Gateway's integration timeout
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 interface CompiledRoute {
@@ -53,22 +55,40 @@ function load<T>(file: string): Promise<T> {
 }
 
 export function createGateway(): Server {
-  return createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
     serve(request, response).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
       send(response, 502, { message: 'Bad Gateway' });
     });
   });
+  // Node answers malformed HTTP with an empty 400/431; answer JSON like every other error, then close.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({
+      message: status === 431 ? 'Request Header Fields Too Large' : MESSAGES.badRequest,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
+  if (match === 'malformed') return send(response, 400, { message: 'The request path is not valid.' });
   if (!match) return send(response, 404, { message: MESSAGES.notFound });
 
   const body = await readBody(request);
-  if (body === undefined) return send(response, 413, { message: MESSAGES.tooLarge });
+  if (body === undefined) {
+    // The rest of the body is not read: close the connection rather than read it as the next request.
+    response.setHeader('Connection', 'close');
+    return send(response, 413, { message: MESSAGES.tooLarge });
+  }
 
   const requestId = randomUUID();
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
@@ -76,19 +96,40 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   if (!authorizationToken) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
   const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
   const authorize = await load<Authorizer>(authorizer.handler);
-  // Only an `Unauthorized` error means 401; any other authorizer failure is a gateway 500, as in AWS.
-  const policy = await authorize({ type: 'TOKEN', authorizationToken, methodArn }).catch((error: Error) =>
-    error.message === 'Unauthorized' ? undefined : error,
-  );
-  if (policy instanceof Error) return send(response, 500, { message: MESSAGES.serverError }, requestId);
+  // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
+  const policy = await withinTimeout(
+    authorize({ type: 'TOKEN', authorizationToken, methodArn }),
+    TIMEOUTS.authorizerSeconds * 1000,
+  ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
+  if (policy instanceof Error || policy === TIMED_OUT) {
+    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
+    return send(response, 503, { message: MESSAGES.unavailable }, requestId);
+  }
   if (!policy) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
   if (!allows(policy, methodArn)) return send(response, 403, { message: MESSAGES.forbidden }, requestId);
 
   const event = proxyEvent(request, url, match, body, requestId, policy);
   const handler = await load<ProxyHandler>(match.route.handler);
-  const result = await handler(event, lambdaContext(requestId, match.route));
+  const timeoutMs = Math.min(functionTimeoutSeconds(match.route) * 1000, TIMEOUTS.gatewayMs);
+  const result = await withinTimeout(
+    handler(event, lambdaContext(requestId, timeoutMs, match.route)),
+    timeoutMs,
+  );
+  // A function that runs out of time is an integration failure; API Gateway answers 504 either way.
+  if (result === TIMED_OUT) return send(response, 504, { message: MESSAGES.timedOut }, requestId);
   response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
   response.end(result.body);
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT once the time is up (the work itself cannot be stopped in-process). */
+function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -107,22 +148,28 @@ function matchRoute(method: string, path: string) {
   if (!match?.found) return undefined;
   const { route, names } = match.entry;
   const values = match.found;
-  const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i + 1] ?? '')]));
-  return { route, params };
+  try {
+    return {
+      route,
+      params: dictionary(names.map((name, i) => [name, decodeURIComponent(values[i + 1] ?? '')])),
+    };
+  } catch {
+    return 'malformed'; // not valid percent-encoded UTF-8
+  }
 }
 
 function proxyEvent(
   request: IncomingMessage,
   url: URL,
-  match: { route: Route; params: Record<string, string> },
+  match: { route: Route; params: Dictionary<string> },
   body: string,
   requestId: string,
   policy: APIGatewayAuthorizerResult,
 ): APIGatewayProxyEvent {
-  const multiQuery: Record<string, string[]> = {};
+  const multiQuery = dictionary<string[]>();
   for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
   const hasQuery = Object.keys(multiQuery).length > 0;
-  const multiHeaders: Record<string, string[]> = {};
+  const multiHeaders = dictionary<string[]>();
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     (multiHeaders[request.rawHeaders[i] as string] ??= []).push(request.rawHeaders[i + 1] as string);
   }
@@ -135,9 +182,7 @@ function proxyEvent(
     multiValueHeaders: multiHeaders,
     // API Gateway keeps the last value of a repeated parameter in the single-value map.
     queryStringParameters: hasQuery
-      ? Object.fromEntries(
-          Object.entries(multiQuery).map(([name, values]) => [name, values.at(-1) as string]),
-        )
+      ? dictionary(Object.entries(multiQuery).map(([name, values]) => [name, values.at(-1) as string]))
       : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     pathParameters: hasParams ? match.params : null,
@@ -161,8 +206,8 @@ function proxyEvent(
   };
 }
 
-function lambdaContext(requestId: string, route: Route): Context {
-  const deadline = Date.now() + TIMEOUT_MS;
+function lambdaContext(requestId: string, timeoutMs: number, route: Route): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     awsRequestId: requestId,
     functionName: `local-${route.method}-${route.path}`,
@@ -172,8 +217,8 @@ function lambdaContext(requestId: string, route: Route): Context {
 }
 
 /** API Gateway passes authorizer context values to the integration as strings. */
-function stringValues(context: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(context).map(([key, value]) => [key, String(value)]));
+function stringValues(context: Record<string, unknown>): Dictionary<string> {
+  return dictionary(Object.entries(context).map(([key, value]) => [key, String(value)]));
 }
 
 function allows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean {
@@ -193,24 +238,30 @@ function allows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return covers('Allow') && !covers('Deny');
 }
 
-function singleHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
+function singleHeaders(request: IncomingMessage): Dictionary<string> {
+  const headers = dictionary<string>();
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     headers[request.rawHeaders[i] as string] = request.rawHeaders[i + 1] as string;
   }
   return headers;
 }
 
-/** The request body as text, or undefined when it exceeds API Gateway's payload limit. */
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The request body as text, or undefined as soon as it exceeds API Gateway's payload limit; the rest is
+ * then read and dropped (not left in the socket to be parsed as the next request).
+ */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > LIMITS.gatewayPayloadBytes) resolve(undefined);
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
 }
 
 function send(response: ServerResponse, status: number, body: unknown, requestId = randomUUID()): void {

@@ -1,17 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
-/** The one DynamoDB client of the process. Local endpoints get DynamoDB Local's fixed dummy credentials. */
+/** The one DynamoDB client of the process (timeouts and retries: aws.ts). */
 export const dynamo = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    region: config.region,
-    ...(config.dynamodbEndpoint && {
-      endpoint: config.dynamodbEndpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  }),
+  new DynamoDBClient(sdkClientOptions(config.dynamodbEndpoint, 'local')),
   { marshallOptions: { removeUndefinedValues: true } },
 );
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { libraryPath } from '../files/library-path-schema.ts';
+import { LIMITS } from '../limits.ts';
 import { socialNetworkOf } from './social-links.ts';
 
 /**
@@ -21,9 +22,6 @@ export type ImageUrlField = (typeof IMAGE_SLOTS)[number]['url'];
 export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
 
 const MAX_LENGTH = 255;
-// Not in the spec: bounds that keep a brand far below DynamoDB's 400 KB item limit.
-export const MAX_TAGS = 100;
-export const MAX_SOCIAL_LINKS = 50;
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === '' ? null : value), schema.nullable()).optional();
@@ -36,7 +34,7 @@ const color = z
 const identityId = z.int().min(1);
 const tags = z
   .array(z.string().min(1).max(MAX_LENGTH))
-  .max(MAX_TAGS)
+  .max(LIMITS.brandTags)
   .nullable()
   .transform((list) => [...new Set(list ?? [])]);
 
@@ -52,9 +50,9 @@ const socialLinks = z
   .custom<object>((value) => typeof value === 'object' && value !== null, {
     message: 'The social links field must be an array of URLs or an object of network names to URLs.',
   })
-  .pipe(z.union([z.array(httpUrl).max(MAX_SOCIAL_LINKS), z.record(z.string(), httpUrl)]))
+  .pipe(z.union([z.array(httpUrl).max(LIMITS.brandSocialLinks), z.record(z.string(), httpUrl)]))
   .transform((input, ctx) => {
-    const links: Record<string, string> = {};
+    const links: Record<string, string> = Object.create(null);
     if (Array.isArray(input)) {
       input.forEach((url, i) => {
         const network = socialNetworkOf(url);
@@ -77,10 +75,10 @@ const socialLinks = z
         }
         links[network] = url;
       }
-      if (Object.keys(links).length > MAX_SOCIAL_LINKS) {
+      if (Object.keys(links).length > LIMITS.brandSocialLinks) {
         ctx.addIssue({
           code: 'custom',
-          message: `The social links field must not have more than ${MAX_SOCIAL_LINKS} items.`,
+          message: `The social links field must not have more than ${LIMITS.brandSocialLinks} items.`,
         });
       }
     }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { validate } from '../http/validation.ts';
+import { LIMITS } from '../limits.ts';
 import {
   CONTACT_FIELD_TYPE_VALUES,
   CONTACT_TYPES,
@@ -12,7 +13,6 @@ import {
  * body, or an update's body merged onto the stored field, so an update can never leave a pick_list without
  * options or options on a text field.
  */
-const MAX_OPTIONS = 1000; // keeps a field item far below DynamoDB's 400 KB item limit
 
 export const TAG_PATTERN = /^[a-z][a-z0-9_]*$/;
 const TAG_FORMAT =
@@ -37,10 +37,18 @@ const tagSchema = z
 // A string first: zod reports a missing enum as an invalid value, not as a missing field.
 const typeSchema = z.string().pipe(z.enum(CONTACT_FIELD_TYPE_VALUES));
 const maxLengthSchema = z.int().min(1);
+// Count, length and total bytes together keep a field item below DynamoDB's 400 KB (limits.ts).
 const optionsSchema = z
-  .array(z.string().trim().min(1).max(255))
-  .max(MAX_OPTIONS)
+  .array(z.string().trim().min(1).max(LIMITS.contactFieldOptionLength))
+  .max(LIMITS.contactFieldOptions)
   .superRefine((options, ctx) => {
+    const bytes = options.reduce((sum, option) => sum + Buffer.byteLength(option), 0);
+    if (bytes > LIMITS.contactFieldOptionsBytes) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `The options field must not be greater than ${LIMITS.contactFieldOptionsBytes} bytes in all, UTF-8 encoded.`,
+      });
+    }
     options.forEach((option, index) => {
       if (options.indexOf(option) !== index)
         ctx.addIssue({

@@ -1,6 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 import { ValidationError } from '../http/errors.ts';
+import { LIMITS } from '../limits.ts';
 import { s3 } from './s3.ts';
 
 /**
@@ -8,12 +9,17 @@ import { s3 } from './s3.ts';
  * relative to the library; anything that could leave it is refused before S3 is asked.
  */
 export const MAX_PATH_LENGTH = 1024;
+/** S3 counts a key's UTF-8 bytes, and the key carries the `teams/<team id>/` prefix. */
+export const MAX_PATH_BYTES = LIMITS.objectKeyBytes - LIMITS.libraryPrefixBytes;
 
 export function checkLibraryPath(path: string, field = 'path'): string {
   const invalid = (reason: string) =>
     ValidationError.single(field, `The ${field.replaceAll('_', ' ')} ${reason}`);
   if (path.length === 0) throw invalid('field is required.');
   if (path.length > MAX_PATH_LENGTH) throw invalid(`must not be greater than ${MAX_PATH_LENGTH} characters.`);
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
+    throw invalid(`must not be greater than ${MAX_PATH_BYTES} bytes once UTF-8 encoded.`);
+  }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
   if (/[\u0000-\u001f\u007f\\]/.test(path) || path.startsWith('/') || path.startsWith('teams/')) {
     throw invalid('must be a path inside your file library.');

@@ -1,12 +1,9 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
 
-/** The one S3 client of the process. Locally it talks path-style to s3rver with s3rver's fixed credentials. */
+/** The one S3 client of the process (timeouts and retries: aws.ts). Locally it talks path-style to s3rver. */
 export const s3 = new S3Client({
-  region: config.region,
-  ...(config.s3Endpoint && {
-    endpoint: config.s3Endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  }),
+  ...sdkClientOptions(config.s3Endpoint, 'S3RVER'),
+  forcePathStyle: config.s3Endpoint !== undefined,
 });

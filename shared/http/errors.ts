@@ -56,6 +56,13 @@ export class PayloadTooLargeError extends HttpError {
   }
 }
 
+/** A dependency is down, timing out or throttling: not the caller's fault, worth retrying after a pause. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(retryAfterSeconds: number) {
+    super(503, MESSAGES.unavailable, {}, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 /** Laravel-style 422: `message` names the first failed rule, `errors` maps each field to its messages. */
 export class ValidationError extends HttpError {
   constructor(readonly errors: Record<string, string[]>) {
@@ -63,7 +70,9 @@ export class ValidationError extends HttpError {
   }
 
   static single(field: string, message: string): ValidationError {
-    return new ValidationError({ [field]: [message] });
+    const errors: Record<string, string[]> = Object.create(null);
+    errors[field] = [message];
+    return new ValidationError(errors);
   }
 }
 

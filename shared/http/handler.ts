@@ -1,15 +1,12 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import {
-  BadRequestError,
-  HttpError,
-  NotFoundError,
-  PayloadTooLargeError,
-  UnauthenticatedError,
-} from './errors.ts';
+import { isDependencyFailure } from '../aws.ts';
+import { TIMEOUTS } from '../limits.ts';
+import { HttpError, NotFoundError, ServiceUnavailableError, UnauthenticatedError } from './errors.ts';
 import { type IdempotencyScope, idempotency } from './idempotency.ts';
 import { describeError, log } from './log.ts';
 import { MESSAGES } from './messages.ts';
+import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
 export { type ApiResponse, created, ok } from './response.ts';
@@ -21,12 +18,13 @@ export interface ApiRequest {
   method: string;
   /** The route's path template, e.g. `/api/v1/brands/{id}`. */
   route: string;
+  /** Only POST and PUT take a body; other methods ignore one. */
   body: unknown;
   /** Header names in lower case. */
-  headers: Record<string, string>;
-  pathParams: Record<string, string>;
+  headers: Dictionary<string>;
+  pathParams: Dictionary<string>;
   /** Every value of each query parameter; `site_id[]` is read as `site_id`. */
-  query: Record<string, string[]>;
+  query: Dictionary<string[]>;
   /** Milliseconds left before the Lambda times out. */
   remainingTimeMs: () => number;
   /** Set on idempotent routes when the request carries an Idempotency-Key (see idempotency.ts). */
@@ -44,8 +42,6 @@ export function pathId(req: ApiRequest, model: string, name = 'id'): number {
 export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Wraps a handler: parses the proxy event into an ApiRequest, renders thrown HttpErrors (and anything
@@ -78,7 +74,7 @@ const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
       route: event.resource,
       body: parseBody(event),
       headers: lowerCaseKeys(event.headers ?? {}),
-      pathParams: (event.pathParameters ?? {}) as Record<string, string>,
+      pathParams: dictionary(Object.entries(event.pathParameters ?? {}) as Array<[string, string]>),
       query: parseQuery(event),
       remainingTimeMs: () => context.getRemainingTimeInMillis?.() ?? 30_000,
     } satisfies ApiRequest;
@@ -101,24 +97,25 @@ function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; contex
 }
 
 export function renderError(error: unknown, requestId: string): ApiResponse {
+  if (isDependencyFailure(error)) {
+    log.warn('dependency unavailable', { request_id: requestId, ...describeError(error) });
+    error = new ServiceUnavailableError(TIMEOUTS.retryAfterSeconds);
+  }
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
   log.error('unhandled error', { request_id: requestId, ...describeError(error) });
   return { status: 500, body: { message: MESSAGES.serverError } };
 }
 
 function parseBody(event: APIGatewayProxyEvent): unknown {
+  if (event.httpMethod !== 'POST' && event.httpMethod !== 'PUT') return undefined;
   if (event.body === null || event.body === undefined || event.body === '') return undefined;
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new PayloadTooLargeError();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new BadRequestError('The request body is not valid JSON.');
-  }
+  return parseJsonBody(
+    event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
+  );
 }
 
-function parseQuery(event: APIGatewayProxyEvent): Record<string, string[]> {
-  const query: Record<string, string[]> = {};
+function parseQuery(event: APIGatewayProxyEvent): Dictionary<string[]> {
+  const query = dictionary<string[]>();
   const multi = event.multiValueQueryStringParameters ?? {};
   const single = event.queryStringParameters ?? {};
   for (const name of new Set([...Object.keys(multi), ...Object.keys(single)])) {
@@ -128,8 +125,8 @@ function parseQuery(event: APIGatewayProxyEvent): Record<string, string[]> {
   return query;
 }
 
-function lowerCaseKeys(headers: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
+function lowerCaseKeys(headers: Record<string, string | undefined>): Dictionary<string> {
+  const out = dictionary<string>();
   for (const [name, value] of Object.entries(headers))
     if (value !== undefined) out[name.toLowerCase()] = value;
   return out;

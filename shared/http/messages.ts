@@ -6,4 +6,7 @@ export const MESSAGES = {
   tooLarge: 'The request body is too large.',
   tooManyRequests: 'Too Many Attempts.',
   serverError: 'Server Error',
+  unavailable: 'The service is temporarily unavailable; retry after the time given in Retry-After.',
+  timedOut: 'Endpoint request timed out',
+  badRequest: 'Bad Request',
 } as const;

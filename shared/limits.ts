@@ -1,0 +1,51 @@
+/**
+ * Every limit the API enforces and every time budget it keeps, in one place (README, "Limits and errors").
+ * The spec sets the string lengths; the rest keeps each request inside what API Gateway, Lambda, DynamoDB
+ * and S3 accept, so a caller meets a documented 4xx before any of them refuses.
+ */
+export const LIMITS = {
+  /** API Gateway's payload limit; the local gateway enforces it too (413). */
+  gatewayPayloadBytes: 10 * 1024 * 1024,
+  /** A JSON request body (413). */
+  bodyBytes: 1024 * 1024,
+  /** Arrays and objects inside one another in a body (400), checked before anything walks the body. */
+  bodyDepth: 64,
+  /** Request line and headers together, as the local gateway's HTTP parser reads them (431). */
+  headerBytes: 16 * 1024,
+  /** An S3 object key, UTF-8 encoded, prefix included (S3's own limit). */
+  objectKeyBytes: 1024,
+  /** Longest prefix put before a library path: `teams/<team id>/` with a 15-digit id. */
+  libraryPrefixBytes: 'teams/'.length + 15 + 1,
+  /** Brand lists (the spec bounds only each item's length). */
+  brandTags: 100,
+  brandSocialLinks: 50,
+  /** A pick list: options, each option's characters, and all options' UTF-8 bytes together. */
+  contactFieldOptions: 1000,
+  contactFieldOptionLength: 255,
+  contactFieldOptionsBytes: 256 * 1024,
+  /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
+  itemBytes: 400 * 1024,
+} as const;
+
+/**
+ * Time budgets. Every AWS SDK call gives up after `attempts` tries, each bounded by the connection and
+ * request timeouts, with the SDK's jittered back-off between them (at most 3 s in all, when throttled): a
+ * call ends within SDK_CALL_BUDGET_MS, inside the function timeout, so a dead dependency answers 503.
+ */
+export const TIMEOUTS = {
+  connectMs: 500,
+  /** Socket inactivity once the request is sent (DynamoDB answers in milliseconds when well). */
+  requestMs: 1_500,
+  attempts: 3,
+  /** Lambda timeouts; API Gateway ends any integration at 29 s (504). */
+  functionSeconds: 10,
+  webFunctionSeconds: 15,
+  authorizerSeconds: 10,
+  gatewayMs: 29_000,
+  /** What a 503 asks the client to wait before retrying. */
+  retryAfterSeconds: 1,
+} as const;
+
+const MAX_BACK_OFF_MS = 3_000;
+export const SDK_CALL_BUDGET_MS =
+  TIMEOUTS.attempts * (TIMEOUTS.connectMs + TIMEOUTS.requestMs) + MAX_BACK_OFF_MS;
