@@ -11,7 +11,12 @@ export function sdkClientOptions(localEndpoint: string | undefined, localCredent
   return {
     region: config.region,
     maxAttempts: TIMEOUTS.attempts,
-    requestHandler: { connectionTimeout: TIMEOUTS.connectMs, requestTimeout: TIMEOUTS.requestMs },
+    requestHandler: {
+      connectionTimeout: TIMEOUTS.connectMs,
+      requestTimeout: TIMEOUTS.requestMs,
+      // Without it a request timeout is only a logged warning and the call waits on.
+      throwOnRequestTimeout: true,
+    },
     ...(localEndpoint && {
       endpoint: localEndpoint,
       credentials: { accessKeyId: localCredentials, secretAccessKey: localCredentials },

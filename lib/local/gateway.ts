@@ -84,6 +84,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   if (!match) return send(response, 404, { message: MESSAGES.notFound });
 
   const body = await readBody(request);
+  if (body === null) return; // the client went away, or its HTTP broke off (answered by clientError)
   if (body === undefined) {
     // The rest of the body is not read: close the connection rather than read it as the next request.
     response.setHeader('Connection', 'close');
@@ -117,7 +118,10 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   );
   // A function that runs out of time is an integration failure; API Gateway answers 504 either way.
   if (result === TIMED_OUT) return send(response, 504, { message: MESSAGES.timedOut }, requestId);
-  response.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) });
+  response.writeHead(result.statusCode, {
+    ...(result.headers as Record<string, string>),
+    'Content-Length': Buffer.byteLength(result.body),
+  });
   response.end(result.body);
 }
 
@@ -247,11 +251,11 @@ function singleHeaders(request: IncomingMessage): Dictionary<string> {
 }
 
 /**
- * The request body as text, or undefined as soon as it exceeds API Gateway's payload limit; the rest is
- * then read and dropped (not left in the socket to be parsed as the next request).
+ * The request body as text, undefined as soon as it exceeds API Gateway's payload limit (the rest is then
+ * read and dropped, not left in the socket to be parsed as the next request), null if it never completes.
  */
-function readBody(request: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
+function readBody(request: IncomingMessage): Promise<string | undefined | null> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
@@ -260,11 +264,21 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
       else chunks.push(chunk);
     });
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
+    request.on('error', () => resolve(null));
   });
 }
 
 function send(response: ServerResponse, status: number, body: unknown, requestId = randomUUID()): void {
-  response.writeHead(status, { 'Content-Type': 'application/json', 'X-Request-Id': requestId });
-  response.end(JSON.stringify(body));
+  // Failed mid-answer: the client sees a cut, not a mix of two answers.
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Request-Id': requestId,
+  });
+  response.end(text);
 }

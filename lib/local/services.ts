@@ -60,8 +60,14 @@ async function startDynamoDb(
   dataDir: string | undefined,
   stops: Array<() => Promise<void>>,
 ): Promise<string> {
-  const port = await freePort();
   const path = dataDir === undefined ? null : join(dataDir, 'dynamodb');
+  const server = await startDynamoDbProcess(await freePort(), path);
+  stops.push(server.stop);
+  return server.endpoint;
+}
+
+/** One DynamoDB Local process on a port, its data under `path` (null: in memory); the fault tests pause it. */
+export async function startDynamoDbProcess(port: number, path: string | null) {
   if (path) await mkdir(path, { recursive: true });
   const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
   let output = '';
@@ -75,16 +81,21 @@ async function startDynamoDb(
   // Last resort if this process dies without calling stop(): never leave our Java process behind.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  stops.push(async () => {
+  const stop = async () => {
     await stopChild(child, exited);
     process.off('exit', killOnExit);
-  });
+  };
   child.once('error', (error) => {
     output += String(error);
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  await waitForDynamoDb(endpoint, child, () => output);
-  return endpoint;
+  try {
+    await waitForDynamoDb(endpoint, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, child, exited, stop };
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
@@ -191,7 +202,7 @@ function localDynamoClient(endpoint: string): DynamoDBClient {
 }
 
 /** A port that was free a moment ago (DynamoDB Local cannot be told to pick one itself). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -7,7 +7,14 @@ import { TABLE_SCHEMA } from './table-schema.ts';
 /** The one DynamoDB client of the process (timeouts and retries: aws.ts). */
 export const dynamo = DynamoDBDocumentClient.from(
   new DynamoDBClient(sdkClientOptions(config.dynamodbEndpoint, 'local')),
-  { marshallOptions: { removeUndefinedValues: true } },
+  {
+    marshallOptions: {
+      removeUndefinedValues: true,
+      // A map from caller data may have a key named `constructor` (social_links), which hides the class
+      // the marshaller looks for; such an object is still a plain map.
+      convertClassInstanceToMap: true,
+    },
+  },
 );
 
 export const tableName = (): string => config.tableName();

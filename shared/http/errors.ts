@@ -63,6 +63,13 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+/** The function ran out of time: answered as API Gateway answers an integration timeout. */
+export class GatewayTimeoutError extends HttpError {
+  constructor() {
+    super(504, MESSAGES.timedOut);
+  }
+}
+
 /** Laravel-style 422: `message` names the first failed rule, `errors` maps each field to its messages. */
 export class ValidationError extends HttpError {
   constructor(readonly errors: Record<string, string[]>) {

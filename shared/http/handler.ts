@@ -2,7 +2,13 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isDependencyFailure } from '../aws.ts';
 import { TIMEOUTS } from '../limits.ts';
-import { HttpError, NotFoundError, ServiceUnavailableError, UnauthenticatedError } from './errors.ts';
+import {
+  GatewayTimeoutError,
+  HttpError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnauthenticatedError,
+} from './errors.ts';
 import { type IdempotencyScope, idempotency } from './idempotency.ts';
 import { describeError, log } from './log.ts';
 import { MESSAGES } from './messages.ts';
@@ -50,13 +56,21 @@ type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<A
  */
 export function httpHandler(handle: (req: ApiRequest) => Promise<ApiResponse>): ProxyHandler {
   // biome-ignore lint/suspicious/noExplicitAny: the event changes type from proxy event to ApiRequest in parseRequest.
-  return middy<any, ApiResponse>()
+  return middy<any, ApiResponse>({ timeoutEarlyInMillis: ANSWER_MARGIN_MS, timeoutEarlyResponse: outOfTime })
     .use(respond)
     .use(parseRequest)
     .use(idempotency)
     .handler((req: ApiRequest) =>
       handle(req).catch((error: unknown) => renderError(error, req.requestId)),
     ) as unknown as ProxyHandler;
+}
+
+/** Time kept back from the Lambda timeout to answer a handler that has not finished (504, not a crash). */
+const ANSWER_MARGIN_MS = 250;
+
+function outOfTime(): never {
+  log.warn('handler ran out of time');
+  throw new GatewayTimeoutError();
 }
 
 const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {

@@ -1,0 +1,132 @@
+import type { DeserializeMiddleware } from '@smithy/types';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dynamo } from '../shared/data/dynamo.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
+import { TIMEOUTS } from '../shared/limits.ts';
+import { apiClient, newTeam, startApi } from './support/api.ts';
+
+/**
+ * Faults injected by wrapping the real DynamoDB client of this process (the handlers' own): a middleware
+ * below the SDK's retry step fails or holds the chosen commands, so the SDK's retries, the handlers and
+ * the local gateway all meet the fault as they would meet a real one.
+ */
+let api: Awaited<ReturnType<typeof startApi>>;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+const FAULT = 'injected-fault';
+afterEach(() => {
+  dynamo.middlewareStack.remove(FAULT);
+});
+
+/** Every call of a command whose name matches goes to `fault` instead of DynamoDB; returns the call count. */
+function inject(command: RegExp, fault: () => Promise<never>): { calls: () => number } {
+  let calls = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: one middleware for every command of the client.
+  const middleware: DeserializeMiddleware<any, any> = (next, context) => async (args) => {
+    if (!command.test(context.commandName ?? '')) return next(args);
+    calls++;
+    return fault();
+  };
+  dynamo.middlewareStack.add(middleware, { step: 'deserialize', name: FAULT });
+  return { calls: () => calls };
+}
+
+/** An error as the SDK builds it from a DynamoDB error response. */
+function serviceError(name: string, status: number): Error {
+  return Object.assign(new Error(`${name} (injected)`), {
+    name,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status },
+  });
+}
+
+async function caller() {
+  const team = await newTeam();
+  return apiClient(api.url, team.token);
+}
+
+describe('throttling and dependency errors', () => {
+  it.each([
+    ['ProvisionedThroughputExceededException', 400],
+    ['ThrottlingException', 400],
+    ['RequestLimitExceeded', 400],
+    ['InternalServerError', 500],
+  ])(
+    '%s is retried by the SDK up to its budget, then answered 503 with Retry-After',
+    async (name, status) => {
+      const client = await caller();
+      const fault = inject(/^Query/, () => Promise.reject(serviceError(name, status)));
+      const response = await client.get('/api/v1/brands');
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(String(TIMEOUTS.retryAfterSeconds));
+      expect(response.body).toEqual({ message: MESSAGES.unavailable });
+      expect(fault.calls()).toBe(TIMEOUTS.attempts);
+    },
+  );
+
+  it('a request that fails for its own reasons is not retried, and is no 503', async () => {
+    const client = await caller();
+    const fault = inject(/^Query/, () => Promise.reject(serviceError('ValidationException', 400)));
+    const response = await client.get('/api/v1/brands');
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: MESSAGES.serverError });
+    expect(fault.calls()).toBe(1);
+  });
+
+  it('a keyed create cut off by the outage is not stored: the retry executes afresh, then replays', async () => {
+    const client = await caller();
+    const key = { 'Idempotency-Key': `faults-${Date.now()}` };
+    const fault = inject(/^TransactWrite/, () => Promise.reject(serviceError('ThrottlingException', 400)));
+    const failed = await client.post('/api/v1/brands', { name: 'Throttled' }, key);
+    expect(failed.status).toBe(503);
+    expect(fault.calls()).toBeGreaterThanOrEqual(TIMEOUTS.attempts);
+    dynamo.middlewareStack.remove(FAULT);
+
+    const retried = await client.post('/api/v1/brands', { name: 'Throttled' }, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replay')).toBeNull();
+    const replayed = await client.post('/api/v1/brands', { name: 'Throttled' }, key);
+    expect(replayed.headers.get('idempotent-replay')).toBe('true');
+    expect(replayed.body.id).toBe(retried.body.id);
+    const names = (await client.get('/api/v1/brands')).body.map((brand: { name: string }) => brand.name);
+    expect(names).toEqual(['Throttled']);
+  });
+
+  /** A call held below the SDK's own timeouts, as code stuck on its own would be; released after the test. */
+  function hold(command: RegExp): () => void {
+    let release = () => {};
+    inject(command, () => new Promise<never>((_, reject) => (release = () => reject(new Error('released')))));
+    return () => release();
+  }
+
+  it('a handler that does not finish in its function time answers 504 JSON before the timeout', async () => {
+    const client = await caller();
+    const release = hold(/^Query/);
+    try {
+      const started = Date.now();
+      const response = await client.get('/api/v1/contact-fields');
+      expect(response.status).toBe(504);
+      expect(response.body).toEqual({ message: MESSAGES.timedOut });
+      // A bound, not a speed target: the function answered itself, before its Lambda timeout.
+      expect(Date.now() - started).toBeLessThan(TIMEOUTS.functionSeconds * 1000);
+    } finally {
+      release();
+    }
+  }, 30_000);
+
+  it('an authorizer that does not answer in its function time is cut by the gateway: 503 with Retry-After', async () => {
+    const { token } = await newTeam();
+    const release = hold(/^GetItem/);
+    try {
+      const response = await apiClient(api.url, token).get('/api/v1/contact-fields/types');
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(String(TIMEOUTS.retryAfterSeconds));
+      expect(response.body).toEqual({ message: MESSAGES.unavailable });
+    } finally {
+      release();
+    }
+  }, 30_000);
+});

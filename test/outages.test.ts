@@ -1,0 +1,176 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startDynamoDbProcess } from '../lib/local/services.ts';
+import { routes } from '../lib/routes.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
+import { TIMEOUTS } from '../shared/limits.ts';
+import { type ApiResult, apiClient } from './support/api.ts';
+import { runScript, stopChild, waitForOutput } from './support/processes.ts';
+
+/**
+ * Outages of the real local stack: `bin/local.ts` in its own process, against a DynamoDB Local and an
+ * s3rver that this file starts, pauses, kills and restarts on the same port and data. Only the processes
+ * started here are signalled.
+ */
+let dir: string;
+let dynamoPort: number;
+let db: Awaited<ReturnType<typeof startDynamoDbProcess>>;
+let s3Port: number;
+let s3: S3rver | undefined;
+let server: ReturnType<typeof runScript>;
+let client: ReturnType<typeof apiClient>;
+
+const startDynamoDb = () => startDynamoDbProcess(dynamoPort, join(dir, 'dynamodb'));
+
+async function startS3(): Promise<void> {
+  s3 = new S3rver({ address: '127.0.0.1', port: s3Port, silent: true, directory: join(dir, 's3') });
+  await s3.run();
+}
+
+async function stopS3(): Promise<void> {
+  await s3?.close();
+  s3 = undefined;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tm-outages-'));
+  [dynamoPort, s3Port] = [await freePort(), await freePort()];
+  db = await startDynamoDb();
+  await startS3();
+  server = runScript('bin/local.ts', [], {
+    PORT: '0',
+    DATA_DIR: join(dir, 'api'),
+    DYNAMODB_ENDPOINT: db.endpoint,
+    S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+    LOG_LEVEL: 'info',
+  });
+  const [, url = ''] = await waitForOutput(server, /listening on (http:\S+)/);
+  const [, token = ''] = server.output().stdout.match(/API token: (tm_\w+)/) ?? [];
+  client = apiClient(url, token);
+}, 120_000);
+
+afterAll(async () => {
+  db.child.kill('SIGCONT');
+  await stopChild(server.child, server.exited);
+  await db.stop();
+  await stopS3();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const BRANDS = '/api/v1/brands';
+
+function expectUnavailable(response: ApiResult, what: string): void {
+  expect(response.status, what).toBe(503);
+  expect(response.headers.get('retry-after'), what).toBe(String(TIMEOUTS.retryAfterSeconds));
+  expect(response.body, what).toEqual({ message: MESSAGES.unavailable });
+}
+
+/** One request per route of the route table; ids point at a real brand, bodies are minimal. */
+function everyRoute(brandId: number): Promise<Array<{ what: string; response: ApiResult }>> {
+  return Promise.all(
+    routes.map(async (route) => {
+      const path = route.path.replace('{id}', String(brandId));
+      const body = route.method === 'POST' || route.method === 'PUT' ? { name: 'x' } : undefined;
+      const call =
+        route.method === 'GET'
+          ? client.get(path)
+          : route.method === 'DELETE'
+            ? client.delete(path)
+            : route.method === 'POST'
+              ? client.post(path, body)
+              : client.put(path, body);
+      return { what: `${route.method} ${route.path}`, response: await call };
+    }),
+  );
+}
+
+describe('outages of the real local stack', () => {
+  it('DynamoDB hung (SIGSTOP): every route answers 503 with Retry-After within the bound, then recovers', async () => {
+    const brand = await client.post(BRANDS, { name: 'Before the freeze' });
+    expect(brand.status).toBe(201);
+
+    db.child.kill('SIGSTOP');
+    let answers: Awaited<ReturnType<typeof everyRoute>>;
+    const started = Date.now();
+    try {
+      answers = await everyRoute(brand.body.id);
+    } finally {
+      db.child.kill('SIGCONT');
+    }
+    // A bound, not a speed target: API Gateway would have cut every request at 29 s.
+    expect(Date.now() - started).toBeLessThan(TIMEOUTS.gatewayMs);
+    for (const { what, response } of answers) expectUnavailable(response, what);
+    expect(server.output().stdout).toMatch(
+      /"level":"warn","message":"dependency unavailable".*"error":"\w+"/,
+    );
+
+    const after = await client.get(`${BRANDS}/${brand.body.id}`);
+    expect(after.status).toBe(200);
+    expect(after.body.name).toBe('Before the freeze');
+  });
+
+  it('DynamoDB killed: 503 with Retry-After; back on the same data, the API answers without a restart', async () => {
+    const kept = await client.post(BRANDS, { name: 'Acknowledged before the kill' });
+    expect(kept.status).toBe(201);
+    // DynamoDB Local acknowledges a transaction a moment before it commits it; real DynamoDB does not.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    db.child.kill('SIGKILL');
+    await db.exited;
+
+    const key = { 'Idempotency-Key': `outage-${Date.now()}` };
+    expectUnavailable(await client.get(BRANDS), 'GET /brands while down');
+    expectUnavailable(await client.post(BRANDS, { name: 'Keyed' }, key), 'keyed create while down');
+
+    db = await startDynamoDb();
+    const list = await client.get(BRANDS);
+    expect(list.status).toBe(200);
+    expect(list.body.map((b: { name: string }) => b.name)).toContain('Acknowledged before the kill');
+
+    // The 503 was not stored under the key: the retry executes afresh, and only then is it replayed.
+    const retried = await client.post(BRANDS, { name: 'Keyed' }, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replay')).toBeNull();
+    const replayed = await client.post(BRANDS, { name: 'Keyed' }, key);
+    expect(replayed.headers.get('idempotent-replay')).toBe('true');
+    expect(replayed.body.id).toBe(retried.body.id);
+  });
+
+  it('s3rver stopped: brand writes with an image path answer 503 and write nothing; once back they succeed', async () => {
+    const upload = await client.post('/api/v1/files', {
+      path: 'logos/outage.png',
+      content_type: 'image/png',
+    });
+    expect(upload.status).toBe(200);
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: upload.body.headers,
+      body: Buffer.from('89504e470d0a1a0a', 'hex'),
+    });
+    expect(put.status).toBe(200);
+    const brand = await client.post(BRANDS, { name: 'Without a logo yet' });
+
+    await stopS3();
+    try {
+      const body = { name: 'Logo while S3 is down', logo_image_path: 'logos/outage.png' };
+      expectUnavailable(await client.post(BRANDS, body), 'create with an image path');
+      expectUnavailable(
+        await client.put(`${BRANDS}/${brand.body.id}`, { logo_image_path: 'logos/outage.png' }),
+        'update with an image path',
+      );
+      const names = (await client.get(BRANDS)).body.map((b: { name: string }) => b.name);
+      expect(names).not.toContain('Logo while S3 is down');
+      expect((await client.get(`${BRANDS}/${brand.body.id}`)).body.logo_image).toBeNull();
+    } finally {
+      await startS3();
+    }
+    const created = await client.post(BRANDS, {
+      name: 'Logo once S3 is back',
+      logo_image_path: 'logos/outage.png',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.logo_image).toMatch(/\/outage\.png$/);
+  });
+});
