@@ -1,5 +1,6 @@
 import type { BundleReport } from './bundles.ts';
 import type { PathResult } from './measure.ts';
+import type { OutageResult } from './outage.ts';
 
 /**
  * The bench's findings as tables for people and as JSON for review: `latest.json` holds everything,
@@ -134,6 +135,24 @@ function additions(report: BundleReport, floor: BundleReport): string {
     .join(', ');
 }
 
+/** Time to an answer with DynamoDB hung, next to the bounds it must stay within. */
+export function outageTable(
+  results: OutageResult[],
+  budgets: { sdkCallMs: number; functionMs: (endpoint: string) => number },
+): string {
+  return table(
+    ['endpoint', 'status', 'answered after', 'one SDK call at most', 'function timeout'],
+    results.map((result) => [
+      result.endpoint,
+      String(result.status),
+      `${(result.ms / 1000).toFixed(2)} s`,
+      `${(budgets.sdkCallMs / 1000).toFixed(1)} s`,
+      `${(budgets.functionMs(result.endpoint) / 1000).toFixed(0)} s`,
+    ]),
+    [false, true, true, true, true],
+  );
+}
+
 function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
   const widths = header.map((title, i) =>
     Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
@@ -147,7 +166,12 @@ function table(header: string[], rows: string[][], rightAligned: boolean[]): str
 }
 
 /** Everything, in a fixed key order; numbers rounded so that noise below the microsecond stays out. */
-export function latestJson(environment: Environment, results: PathResult[], cold: ColdStart) {
+export function latestJson(
+  environment: Environment,
+  results: PathResult[],
+  cold: ColdStart,
+  outages: OutageResult[],
+) {
   return {
     environment: {
       node: environment.node,
@@ -191,6 +215,11 @@ export function latestJson(environment: Environment, results: PathResult[], cold
         packages: report.packages,
       })),
     },
+    dynamodb_hung: outages.map((outage) => ({
+      endpoint: outage.endpoint,
+      status: outage.status,
+      answered_after_ms: round(outage.ms, 1),
+    })),
   };
 }
 

@@ -5,7 +5,10 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { provision, startServices } from '../lib/local/services.ts';
 import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../lib/local/stack.ts';
+import { findRoute, functionTimeoutSeconds } from '../lib/routes.ts';
+import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
 import { measure, percentile } from './measure.ts';
+import { timeToUnavailable } from './outage.ts';
 import {
   type ColdStart,
   coldStartTable,
@@ -15,6 +18,7 @@ import {
   LOAD_TARGET,
   latencyTable,
   latestJson,
+  outageTable,
   roundTripTable,
 } from './report.ts';
 import { startCountingProxy } from './wire.ts';
@@ -93,6 +97,9 @@ try {
     );
   }
 
+  progress('every endpoint at once with DynamoDB hung...');
+  const outages = await timeToUnavailable(scenarios, proxy);
+
   progress('bundling every function as cdk synth does...');
   const bundles = buildBundles();
   cleanups.push(() => bundles.remove());
@@ -121,18 +128,28 @@ try {
       `median of ${LOAD_ROUNDS} (target ≤ ${LOAD_TARGET}× the floor)\n`,
   );
   console.log(coldStartTable(cold));
+  console.log(
+    '\n4. DynamoDB hung: time to a clean answer per endpoint (503 with Retry-After where the table is needed)\n',
+  );
+  console.log(outageTable(outages, { sdkCallMs: SDK_CALL_BUDGET_MS, functionMs: functionTimeoutMs }));
 
   if (quick) {
     console.log('\n--quick: results not written');
   } else {
     await mkdir(RESULTS_DIR, { recursive: true });
     const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-    await writeFile(join(RESULTS_DIR, 'latest.json'), json(latestJson(environment, results, cold)));
+    await writeFile(join(RESULTS_DIR, 'latest.json'), json(latestJson(environment, results, cold, outages)));
     await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));
     console.log('\nwritten: bench/results/latest.json, bench/results/footprint.json');
   }
 } finally {
   await stop();
+}
+
+function functionTimeoutMs(endpoint: string): number {
+  const [method = '', path = ''] = endpoint.split(' ');
+  const route = findRoute(method, path);
+  return (route ? functionTimeoutSeconds(route) : TIMEOUTS.authorizerSeconds) * 1000;
 }
 
 function bareClient(endpoint: string): DynamoDBClient {

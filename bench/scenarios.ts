@@ -68,14 +68,20 @@ async function request(method: Route['method'], path: string, input: BenchReques
   };
 }
 
-/** The authorizer with a TOKEN event: an Allow policy is a 200, a thrown `Unauthorized` a 401. */
+/**
+ * The authorizer with a TOKEN event, read as API Gateway reads it: an Allow policy is a 200, a thrown
+ * `Unauthorized` a 401, any other failure the stack's 503.
+ */
 async function authorize(token: string): Promise<Invocation> {
   const handler = await load<(event: ReturnType<typeof tokenEvent>) => Promise<unknown>>(authorizer.handler);
   const event = tokenEvent(token);
   return () =>
     handler(event).then(
       (policy) => ({ status: 200, body: JSON.stringify(policy) }),
-      (error: unknown) => ({ status: 401, body: String(error) }),
+      (error: unknown) => ({
+        status: error instanceof Error && error.message === 'Unauthorized' ? 401 : 503,
+        body: String(error),
+      }),
     );
 }
 

@@ -32,6 +32,8 @@ export interface CountingProxy {
   readonly calls: readonly WireCall[];
   /** The calls that arrived while `action` ran (run one action at a time to attribute calls). */
   record<T>(action: () => Promise<T>): Promise<{ result: T; calls: WireCall[] }>;
+  /** While held, requests are accepted and never answered, as by a hung DynamoDB; releasing cuts them. */
+  hold(held: boolean): void;
   close(): Promise<void>;
 }
 
@@ -76,7 +78,9 @@ export async function startCountingProxy(upstream: string): Promise<CountingProx
     upstreamRequest.end(body);
   };
 
+  let held: Set<ServerResponse> | undefined;
   const server = createServer((request, response) => {
+    if (held) return void held.add(response);
     const startedAt = performance.now();
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -93,6 +97,10 @@ export async function startCountingProxy(upstream: string): Promise<CountingProx
       const first = calls.length;
       const result = await action();
       return { result, calls: calls.slice(first) };
+    },
+    hold(hold) {
+      if (!hold) for (const response of held ?? []) response.destroy();
+      held = hold ? new Set() : undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -102,19 +102,24 @@ describe('throttling and dependency errors', () => {
     return () => release();
   }
 
-  it('a handler that does not finish in its function time answers 504 JSON before the timeout', async () => {
+  it('a keyed create that does not finish in its function time answers 504 JSON, and its retry executes afresh', async () => {
     const client = await caller();
-    const release = hold(/^Query/);
+    const key = { 'Idempotency-Key': `late-${Date.now()}` };
+    const release = hold(/^TransactWrite/);
     try {
       const started = Date.now();
-      const response = await client.get('/api/v1/contact-fields');
+      const response = await client.post('/api/v1/brands', { name: 'Late' }, key);
       expect(response.status).toBe(504);
       expect(response.body).toEqual({ message: MESSAGES.timedOut });
       // A bound, not a speed target: the function answered itself, before its Lambda timeout.
       expect(Date.now() - started).toBeLessThan(TIMEOUTS.functionSeconds * 1000);
     } finally {
       release();
+      dynamo.middlewareStack.remove(FAULT);
     }
+    const retried = await client.post('/api/v1/brands', { name: 'Late' }, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replay')).toBeNull();
   }, 30_000);
 
   it('an authorizer that does not answer in its function time is cut by the gateway: 503 with Retry-After', async () => {

@@ -202,4 +202,11 @@ export const idempotency: ApiMiddleware = {
     const lease = leases.get(request.event);
     if (lease && request.response) await lease.settle(request.response);
   },
+  // The handler threw or ran out of time: free the key, so a retry executes afresh (best effort).
+  onError: async (request) => {
+    await leases
+      .get(request.event)
+      ?.settle({ status: 500 })
+      .catch(() => {});
+  },
 };
