@@ -8,9 +8,9 @@ import { promisify } from 'node:util';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { ApiFunction } from '../lib/api-function.ts';
+import { ApiFunction } from '../lib/cdk/api-function.ts';
+import { functionId } from '../lib/cdk/stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
-import { functionId } from '../lib/stack.ts';
 import { synthesize } from '../test/support/synth.ts';
 
 /**

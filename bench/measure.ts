@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import * as dynamodb from '@aws-sdk/client-dynamodb';
-import type { Outcome, Scenario } from './scenarios.ts';
+import type { Outcome, Scenario } from './scenarios/common.ts';
 import { type CountingProxy, concurrentGroups, describeCall, type WireCall } from './wire.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Scenario } from './scenarios.ts';
+import type { Scenario } from './scenarios/common.ts';
 import type { CountingProxy } from './wire.ts';
 
 /**

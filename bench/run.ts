@@ -6,7 +6,9 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { provision, startServices } from '../lib/local/services.ts';
 import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../lib/local/stack.ts';
 import { findRoute, functionTimeoutSeconds } from '../lib/routes.ts';
+import { configure } from '../shared/config.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
+import { buildBundles, inspect, loadTimes } from './bundles.ts';
 import { measure, percentile } from './measure.ts';
 import { timeToUnavailable } from './outage.ts';
 import {
@@ -21,6 +23,7 @@ import {
   outageTable,
   roundTripTable,
 } from './report.ts';
+import { createScenarios } from './scenarios/index.ts';
 import { startCountingProxy } from './wire.ts';
 
 /**
@@ -58,14 +61,12 @@ try {
   const proxy = await startCountingProxy(services.dynamodbEndpoint);
   cleanups.push(() => proxy.close());
 
-  // Handlers and data modules read their configuration when first imported: set it, then import them.
-  Object.assign(
-    process.env,
-    handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
-    { LOG_LEVEL: 'silent', AUTOCONFIGURE_ALLOW_LOOPBACK: '1' },
-  );
-  const { createScenarios } = await import('./scenarios.ts');
-  const { buildBundles, inspect, loadTimes } = await import('./bundles.ts');
+  configure({
+    ...process.env,
+    ...handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
+    LOG_LEVEL: 'silent',
+    AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+  });
 
   const floorClient = bareClient(proxy.url);
   const directClient = bareClient(services.dynamodbEndpoint);

@@ -1,5 +1,7 @@
 import { type Args, parseCommandLine, UsageError } from '../lib/admin/args.ts';
+import { runCommand } from '../lib/admin/commands.ts';
 import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/stack.ts';
+import { configure } from '../shared/config.ts';
 
 /**
  * `npm run admin -- <entity> <action> [--flags]`: the stand-in for the team dashboard (commands in
@@ -10,10 +12,12 @@ import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/loc
 async function target({ optional }: Args): Promise<void> {
   const table = optional('table') ?? process.env.TABLE_NAME;
   if (table) {
-    process.env.TABLE_NAME = table;
-    process.env.PRIVATE_BUCKET = optional('private-bucket') ?? process.env.PRIVATE_BUCKET ?? '';
-    process.env.PUBLIC_BUCKET = optional('public-bucket') ?? process.env.PUBLIC_BUCKET ?? '';
-    return;
+    return configure({
+      ...process.env,
+      TABLE_NAME: table,
+      PRIVATE_BUCKET: optional('private-bucket') ?? process.env.PRIVATE_BUCKET,
+      PUBLIC_BUCKET: optional('public-bucket') ?? process.env.PUBLIC_BUCKET,
+    });
   }
   const dataDir = optional('data-dir') ?? process.env.DATA_DIR ?? '.data';
   const local = await readLocalConfig(dataDir);
@@ -22,14 +26,12 @@ async function target({ optional }: Args): Promise<void> {
       `no local stack at ${localConfigPath(dataDir)}: run npm start first, or name a deployed stack with --table`,
     );
   }
-  Object.assign(process.env, handlerEnvironment(local));
+  configure({ ...process.env, ...handlerEnvironment(local) });
 }
 
 try {
   const args = parseCommandLine(process.argv.slice(2));
   await target(args);
-  // Loaded only now: the data modules read their configuration from the environment set above.
-  const { runCommand } = await import('../lib/admin/commands.ts');
   console.log(JSON.stringify(await runCommand(args)));
 } catch (error) {
   const message =

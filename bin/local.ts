@@ -1,4 +1,5 @@
 import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/stack.ts';
+import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
 
 /**
  * `npm start`: the API on http://127.0.0.1:$PORT with DynamoDB Local and s3rver, data kept under
@@ -27,7 +28,6 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 // The demo team is made once per data directory; its token is kept in local.json (a local-only file).
 const previous = await readLocalConfig(dataDir);
-const { createTeam, createToken, getTeam } = await import('../shared/data/teams.ts');
 let demo = previous?.demo_team_id && (await getTeam(previous.demo_team_id)) ? previous : undefined;
 if (!demo?.demo_team_id || !demo.demo_token) {
   const team = await createTeam('Demo team');

@@ -2,8 +2,7 @@ import { TIMEOUTS } from '../shared/limits.ts';
 
 /**
  * The route table: the single source of truth for endpoints. The CDK stack makes one Lambda per row and
- * grants it only what the row declares; the local gateway serves the same rows; the HTTP plumbing reads
- * `idempotent` at run time.
+ * grants it only what the row declares; the local gateway serves the same rows.
  */
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -15,8 +14,6 @@ export interface Route {
   table: 'none' | 'read' | 'write';
   /** Access to the file libraries: read the private one, write the private one, write the public `brands/`. */
   files?: Array<'private:read' | 'private:write' | 'public:write'>;
-  /** Accepts `Idempotency-Key` (spec section 5). */
-  idempotent?: boolean;
   /** Makes outbound web requests (auto-configure): longer timeout. */
   fetchesWeb?: boolean;
   /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
@@ -58,7 +55,6 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields',
     handler: 'functions/contact-fields/create.ts',
     table: 'write',
-    idempotent: true,
     statuses: [201, 409, 422],
   },
   {
@@ -103,7 +99,6 @@ export const routes: Route[] = [
     handler: 'functions/brands/create.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
-    idempotent: true,
     statuses: [201, 409, 422],
   },
   {

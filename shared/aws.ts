@@ -9,7 +9,7 @@ import { TIMEOUTS } from './limits.ts';
  */
 export function sdkClientOptions(localEndpoint: string | undefined, localCredentials: string) {
   return {
-    region: config.region,
+    region: config.region(),
     maxAttempts: TIMEOUTS.attempts,
     requestHandler: {
       connectionTimeout: TIMEOUTS.connectMs,

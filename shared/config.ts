@@ -1,11 +1,26 @@
 /**
- * Configuration, read from the environment once per process. Each function needs only some of it (the
- * authorizer has no buckets), so a missing variable fails where it is first used, naming the variable.
+ * Configuration: the one place that reads the environment. In Lambda it is the process environment, read
+ * on first use; an entry point that knows its own settings (the local server, the admin CLI, the bench,
+ * the tests) hands them to `configure()` before serving. Nothing reads it while modules load, so no entry
+ * point depends on import order. Each function needs only some of it (the authorizer has no buckets), so a
+ * missing variable fails where it is first used, naming the variable.
  */
-const env = { ...process.env };
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+let environment: Environment | undefined;
+
+/** Sets the environment the process runs with, replacing the process environment's values. */
+export function configure(settings: Environment): void {
+  environment = { ...settings };
+}
+
+const setting = (name: string): string | undefined => {
+  environment ??= { ...process.env };
+  return environment[name] || undefined;
+};
 
 function required(name: string): string {
-  const value = env[name];
+  const value = setting(name);
   if (!value) throw new Error(`Missing required environment variable ${name}`);
   return value;
 }
@@ -17,7 +32,15 @@ export const config = {
   /** Base URL under which public-library objects are served (CloudFront in AWS, s3rver locally). */
   publicBaseUrl: () => required('PUBLIC_BASE_URL').replace(/\/+$/, ''),
   /** Set only locally and in tests: endpoints of DynamoDB Local and s3rver. */
-  dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
-  s3Endpoint: env.S3_ENDPOINT || undefined,
-  region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+  dynamodbEndpoint: () => setting('DYNAMODB_ENDPOINT'),
+  s3Endpoint: () => setting('S3_ENDPOINT'),
+  region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
+  /** `silent` turns the JSON logs off (tests). */
+  logLevel: () => setting('LOG_LEVEL') ?? 'info',
+  /** Ids each process reserves at once per sequence (shared/data/ids.ts). */
+  idBlockSize: () => Number(setting('ID_BLOCK_SIZE') ?? 50),
+  /** Auto-configure may fetch from loopback addresses (a local test hook), never inside Lambda. */
+  autoconfigureAllowLoopback: () =>
+    setting('AUTOCONFIGURE_ALLOW_LOOPBACK') === '1' && !setting('AWS_LAMBDA_FUNCTION_NAME'),
+  insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
 };

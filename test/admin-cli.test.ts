@@ -101,7 +101,7 @@ describe('admin CLI', () => {
       env,
     );
     expect(put.json).toEqual({ path: 'logos/a.png' });
-    const object = await s3.send(
+    const object = await s3().send(
       new GetObjectCommand({
         Bucket: process.env.PRIVATE_BUCKET,
         Key: `teams/${team.json.team_id}/logos/a.png`,

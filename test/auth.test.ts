@@ -1,17 +1,13 @@
 import { request } from 'node:http';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createToken, hashToken, revokeToken } from '../shared/data/teams.ts';
 import { CONTACT_FIELD_TYPES } from '../shared/domain/contact-field-types.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { apiClient, newTeam, useApi } from './support/api.ts';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const TYPES = '/api/v1/contact-fields/types';
 
@@ -78,12 +74,12 @@ describe('authentication through the gateway and authorizer', () => {
   it('stores only the SHA-256 of a token, and tokens are prefixed and long', async () => {
     const { token } = await newTeam();
     expect(token).toMatch(/^tm_[0-9A-Za-z]{43}$/);
-    const hashed = await dynamo.send(
+    const hashed = await dynamo().send(
       new GetCommand({ TableName: tableName(), Key: { pk: `TOKEN#${hashToken(token)}`, sk: 'TOKEN' } }),
     );
     expect(hashed.Item).toBeDefined();
     expect(JSON.stringify(hashed.Item)).not.toContain(token);
-    const plain = await dynamo.send(
+    const plain = await dynamo().send(
       new GetCommand({ TableName: tableName(), Key: { pk: `TOKEN#${token}`, sk: 'TOKEN' } }),
     );
     expect(plain.Item).toBeUndefined();
@@ -106,7 +102,7 @@ describe('gateway behaviour', () => {
 
   it('answers 503 JSON with Retry-After, not 401, when the authorizer itself fails (AUTHORIZER_FAILURE)', async () => {
     const { token } = await newTeam();
-    const send = vi.spyOn(dynamo, 'send').mockRejectedValueOnce(new Error('DynamoDB is down') as never);
+    const send = vi.spyOn(dynamo(), 'send').mockRejectedValueOnce(new Error('DynamoDB is down') as never);
     try {
       const response = await apiClient(api.url, token).get(TYPES);
       expect(response.status).toBe(503);

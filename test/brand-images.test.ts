@@ -1,17 +1,13 @@
 import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { newTeam, useApi } from './support/api.ts';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const BRANDS = '/api/v1/brands';
 const FILES = '/api/v1/files';
@@ -21,14 +17,9 @@ const PNG = Buffer.from(
   'base64',
 );
 
-async function caller() {
-  const team = await newTeam();
-  return { ...team, client: apiClient(api.url, team.token) };
-}
-
 /** Keys of the team's public brand images. */
 async function publicCopies(teamId: number): Promise<string[]> {
-  const { Contents } = await s3.send(
+  const { Contents } = await s3().send(
     new ListObjectsV2Command({ Bucket: config.publicBucket(), Prefix: `brands/${teamId}/` }),
   );
   return (Contents ?? []).map((object) => object.Key as string);
@@ -43,20 +34,9 @@ async function fetchBytes(url: string) {
   };
 }
 
-const ESCAPES = [
-  '../secret.png',
-  'a/../../b.png',
-  '/abs.png',
-  'teams/1/x.png',
-  'a\\b.png',
-  'a//b.png',
-  './a.png',
-  'dir/',
-];
-
 describe('the files endpoint', () => {
   it('hands out a presigned PUT URL; the uploaded file becomes a brand logo with a fetchable public URL', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const upload = await client.post(FILES, { path: 'logos/main logo.png', content_type: 'image/png' });
     expect(upload.status).toBe(200);
     expect(upload.body).toEqual({
@@ -90,7 +70,7 @@ describe('the files endpoint', () => {
   });
 
   it('signs the Content-Type, and a file stored with another type is no brand image', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const upload = await client.post(FILES, { path: 'a.png', content_type: 'image/png' });
     // In AWS, S3 refuses a PUT whose Content-Type differs from the signed one; s3rver does not check V4
     // signatures, so here the stored type is what the brand endpoints must check.
@@ -108,9 +88,10 @@ describe('the files endpoint', () => {
     });
   });
 
-  it.each(ESCAPES)('refuses the path %s that could leave the library', async (path) => {
-    const { client } = await caller();
-    const response = await client.post(FILES, { path, content_type: 'image/png' });
+  // One escape here; test/domain/library-path.test.ts checks every rule of a library path.
+  it('refuses a path that could leave the library', async () => {
+    const { client } = await api.caller();
+    const response = await client.post(FILES, { path: '../secret.png', content_type: 'image/png' });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors)).toEqual(['path']);
   });
@@ -120,16 +101,15 @@ describe('the files endpoint', () => {
     [{ path: 'a.png', content_type: 'png' }, 'content_type'],
     [{ path: 'a.png', content_type: 'image/png; x' }, 'content_type'],
     [{ content_type: 'image/png' }, 'path'],
-    [{ path: 'p'.repeat(1025), content_type: 'image/png' }, 'path'],
   ])('refuses %j with 422 on %s', async (body, field) => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const response = await client.post(FILES, body);
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors)).toEqual([field]);
   });
 
   it('accepts a MIME type with parameters', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const response = await client.post(FILES, {
       path: 'notes.txt',
       content_type: 'text/plain; charset=utf-8',
@@ -141,7 +121,7 @@ describe('the files endpoint', () => {
 
 describe('brand images in the path form', () => {
   it('copies every slot, prefers the path over the URL, and gives a new URL to every new copy', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'img/logo.png', PNG, 'image/png');
     await putPrivateFile(teamId, 'img/banner.gif', PNG, 'image/gif');
     const response = await client.post(BRANDS, {
@@ -180,7 +160,7 @@ describe('brand images in the path form', () => {
   });
 
   it('refuses a missing file and a file that is not an image, naming each field, and copies nothing', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
     await putPrivateFile(teamId, 'doc.pdf', Buffer.from('%PDF-1.4'), 'application/pdf');
     const response = await client.post(BRANDS, {
@@ -201,7 +181,7 @@ describe('brand images in the path form', () => {
   });
 
   it('cannot reach another team library', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const other = await newTeam();
     await putPrivateFile(other.teamId, 'theirs.png', PNG, 'image/png');
     const response = await client.post(BRANDS, { name: 'Thief', logo_image_path: 'theirs.png' });
@@ -214,21 +194,20 @@ describe('brand images in the path form', () => {
     expect(escaped.status).toBe(422);
   });
 
-  it.each(ESCAPES)(
-    'refuses the brand path %s that could leave the library, on create and update',
-    async (path) => {
-      const { teamId, client } = await caller();
-      const created = await client.post(BRANDS, { name: 'Escape', social_share_image_path: path });
-      expect(created.status).toBe(422);
-      expect(Object.keys(created.body.errors)).toEqual(['social_share_image_path']);
-      expect(created.body.errors.social_share_image_path[0]).toMatch(/^The social share image path /);
-      const brand = (await client.post(BRANDS, { name: 'Escape' })).body;
-      const updated = await client.put(`${BRANDS}/${brand.id}`, { logo_square_image_path: path });
-      expect(updated.status).toBe(422);
-      expect(Object.keys(updated.body.errors)).toEqual(['logo_square_image_path']);
-      expect(await publicCopies(teamId)).toEqual([]);
-    },
-  );
+  // One escape here; test/domain/library-path.test.ts checks every escape on every brand path field.
+  it('refuses a brand path that could leave the library, on create and update', async () => {
+    const path = 'a/../../b.png';
+    const { teamId, client } = await api.caller();
+    const created = await client.post(BRANDS, { name: 'Escape', social_share_image_path: path });
+    expect(created.status).toBe(422);
+    expect(Object.keys(created.body.errors)).toEqual(['social_share_image_path']);
+    expect(created.body.errors.social_share_image_path[0]).toMatch(/^The social share image path /);
+    const brand = (await client.post(BRANDS, { name: 'Escape' })).body;
+    const updated = await client.put(`${BRANDS}/${brand.id}`, { logo_square_image_path: path });
+    expect(updated.status).toBe(422);
+    expect(Object.keys(updated.body.errors)).toEqual(['logo_square_image_path']);
+    expect(await publicCopies(teamId)).toEqual([]);
+  });
 });
 
 describe('failures half way', () => {
@@ -258,9 +237,9 @@ describe('failures half way', () => {
   }
 
   it('answers an S3 failure with a JSON 500 and writes no brand', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
-    const injected = failOnce(s3 as never, CopyObjectCommand);
+    const injected = failOnce(s3() as never, CopyObjectCommand);
     const response = await client.post(BRANDS, { name: 'S3 down', logo_image_path: 'logo.png' });
     expect(injected()).toBe(true);
     expect(response.status).toBe(500);
@@ -270,9 +249,9 @@ describe('failures half way', () => {
   });
 
   it('answers a DynamoDB failure after the copy with a JSON 500 and no brand (the public copy stays)', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
-    const injected = failOnce(dynamo as never, TransactWriteCommand);
+    const injected = failOnce(dynamo() as never, TransactWriteCommand);
     const response = await client.post(BRANDS, { name: 'DB down', logo_image_path: 'logo.png' });
     expect(injected()).toBe(true);
     expect(response.status).toBe(500);

@@ -1,31 +1,22 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRoute } from '../lib/routes.ts';
-import { createBrand, defaultBrandKey, getDefaultBrandId } from '../shared/data/brands.ts';
-import { dynamo, tableName, teamPk } from '../shared/data/dynamo.ts';
+import { describe, expect, it } from 'vitest';
+import { createBrand, getDefaultBrandId } from '../shared/data/brands.ts';
+import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createIdentity } from '../shared/data/identities.ts';
+import { defaultBrandKey, teamPk } from '../shared/data/keys.ts';
 import { createList, getList } from '../shared/data/lists.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { type ApiClient, apiClient, newTeam, useApi } from './support/api.ts';
 import { admin } from './support/processes.ts';
 import { roundTrips } from './support/round-trips.ts';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const BRANDS = '/api/v1/brands';
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-async function caller() {
-  const team = await newTeam();
-  return { ...team, client: apiClient(api.url, team.token) };
-}
-
 describe('brand create, get and list', () => {
   it('creates a brand with every field and reads it back the same way', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const email = await createIdentity(teamId, 'email', 'hi@example.com', true);
     const phone = await createIdentity(teamId, 'phone', '+15550100', true);
     const body = {
@@ -92,7 +83,7 @@ describe('brand create, get and list', () => {
   });
 
   it('fills omitted optional fields with null (tags with []) and accepts explicit nulls', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const minimal = await client.post(BRANDS, { name: '  Padded  ' });
     expect(minimal.status).toBe(201);
     expect(minimal.body).toMatchObject({
@@ -132,8 +123,8 @@ describe('brand create, get and list', () => {
   });
 
   it('lists the team brands ordered by name case-insensitively, ties by id, and no other team brands', async () => {
-    const { client } = await caller();
-    const other = await caller();
+    const { client } = await api.caller();
+    const other = await api.caller();
     await other.client.post(BRANDS, { name: 'aaa other team' });
     const ids: Record<string, number> = {};
     for (const name of ['beta', 'Alpha', 'gamma', 'alpha', 'Beta']) {
@@ -152,14 +143,14 @@ describe('brand create, get and list', () => {
     expect(list.body[0].id).toBeLessThan(list.body[1].id);
     expect(list.body[2].id).toBeLessThan(list.body[3].id);
     expect(list.body[0]).toHaveProperty('is_default', false);
-    expect(await (await caller()).client.get(BRANDS)).toMatchObject({ status: 200, body: [] });
+    expect(await (await api.caller()).client.get(BRANDS)).toMatchObject({ status: 200, body: [] });
   });
 });
 
 describe('brand validation', () => {
+  // One case per class of rule; every rule is checked on the schema in test/domain/brand-input.test.ts.
   it.each([
     ['a missing name', {}, 'name', 'The name field is required.'],
-    ['a blank name', { name: '   ' }, 'name', 'The name field is required.'],
     ['a name that is not a string', { name: 5 }, 'name', 'The name field must be a string.'],
     [
       'a long name',
@@ -168,102 +159,10 @@ describe('brand validation', () => {
       'The name field must not be greater than 255 characters.',
     ],
     [
-      'a long description',
-      { name: 'A', short_description: 'd'.repeat(256) },
-      'short_description',
-      'The short description field must not be greater than 255 characters.',
-    ],
-    [
       'a website that is no URL',
       { name: 'A', website_url: 'acme' },
       'website_url',
       'The website url field must be a valid URL.',
-    ],
-    [
-      'a website that is not http(s)',
-      { name: 'A', website_url: 'ftp://acme.example' },
-      'website_url',
-      'The website url field must be a valid URL.',
-    ],
-    [
-      'a long website',
-      { name: 'A', website_url: `https://a.example/${'p'.repeat(240)}` },
-      'website_url',
-      'The website url field must not be greater than 255 characters.',
-    ],
-    [
-      'an image that is no URL',
-      { name: 'A', header_image: 'header.png' },
-      'header_image',
-      'The header image field must be a valid URL.',
-    ],
-    [
-      'a color of 5 digits',
-      { name: 'A', primary_color: '#12345' },
-      'primary_color',
-      'The primary color field format is invalid.',
-    ],
-    [
-      'a color without #',
-      { name: 'A', primary_color: '1234567' },
-      'primary_color',
-      'The primary color field format is invalid.',
-    ],
-    [
-      'a named color',
-      { name: 'A', secondary_color: 'red' },
-      'secondary_color',
-      'The secondary color field format is invalid.',
-    ],
-    [
-      'a color longer than 7',
-      { name: 'A', secondary_color: '#1234567' },
-      'secondary_color',
-      'The secondary color field must not be greater than 7 characters.',
-    ],
-    [
-      'a long path',
-      { name: 'A', logo_image_path: 'p'.repeat(1025) },
-      'logo_image_path',
-      'The logo image path must not be greater than 1024 characters.',
-    ],
-    [
-      'a long tag',
-      { name: 'A', tags: ['t'.repeat(256)] },
-      'tags.0',
-      'The tags.0 field must not be greater than 255 characters.',
-    ],
-    ['tags that are no array', { name: 'A', tags: 'a,b' }, 'tags', 'The tags field must be an array.'],
-    [
-      'a tag that is no string',
-      { name: 'A', tags: ['ok', 3] },
-      'tags.1',
-      'The tags.1 field must be a string.',
-    ],
-    [
-      'a non-boolean default flag',
-      { name: 'A', is_default: 'yes' },
-      'is_default',
-      'The is default field must be true or false.',
-    ],
-    [
-      'a fractional identity id',
-      { name: 'A', email_address_id: 1.5 },
-      'email_address_id',
-      'The email address id field must be an integer.',
-    ],
-    ['a zero identity id', { name: 'A', phone_id: 0 }, 'phone_id', 'The phone id field must be at least 1.'],
-    [
-      'a social link that is no URL',
-      { name: 'A', social_links: ['https://x.com/a', 'nope'] },
-      'social_links.1',
-      'The social links.1 field must be a valid URL.',
-    ],
-    [
-      'a social link map with a bad URL',
-      { name: 'A', social_links: { x: 'nope' } },
-      'social_links.x',
-      'The social links.x field must be a valid URL.',
     ],
     [
       'two links of one network',
@@ -271,20 +170,8 @@ describe('brand validation', () => {
       'social_links.1',
       'The social links field has more than one x link.',
     ],
-    [
-      'social links as a string',
-      { name: 'A', social_links: 'https://x.com/a' },
-      'social_links',
-      'The social links field must be an array of URLs or an object of network names to URLs.',
-    ],
-    [
-      'a bad network name',
-      { name: 'A', social_links: { 'my site!': 'https://a.example' } },
-      'social_links',
-      'The social links field has an invalid network name: my site!.',
-    ],
   ])('refuses %s with 422 on the field', async (_case, body, field, message) => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const response = await client.post(BRANDS, body);
     expect(response.status).toBe(422);
     expect(response.body.errors[field]).toContain(message);
@@ -293,25 +180,21 @@ describe('brand validation', () => {
   });
 
   it('reports every failed field at once', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const response = await client.post(BRANDS, { primary_color: 'red', website_url: 'x' });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors).sort()).toEqual(['name', 'primary_color', 'website_url']);
   });
 
-  it.each([
-    ['an array', [{ name: 'A' }]],
-    ['a string', 'Acme'],
-    ['a number', 42],
-  ])('refuses a body that is %s with 422', async (_case, body) => {
-    const { client } = await caller();
-    const response = await client.post(BRANDS, JSON.stringify(body));
+  it('refuses a body that is no JSON object with 422', async () => {
+    const { client } = await api.caller();
+    const response = await client.post(BRANDS, JSON.stringify([{ name: 'A' }]));
     expect(response.status).toBe(422);
     expect(response.body.message).toBe('The request body must be a JSON object.');
   });
 
   it('answers 400 to malformed JSON and 413 to a body over 1 MB', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const malformed = await client.post(BRANDS, '{"name": "Acme",');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ message: expect.any(String) });
@@ -322,8 +205,8 @@ describe('brand validation', () => {
   });
 
   it('accepts only verified identities of the team, of the right kind, checked in the write', async () => {
-    const { teamId, client } = await caller();
-    const other = await caller();
+    const { teamId, client } = await api.caller();
+    const other = await api.caller();
     const email = await createIdentity(teamId, 'email', 'ok@example.com', true);
     const phone = await createIdentity(teamId, 'phone', '+15550101', true);
     const unverified = await createIdentity(teamId, 'email', 'new@example.com', false);
@@ -352,7 +235,7 @@ describe('brand validation', () => {
   });
 
   it('keeps the network names of a social links map as given', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const response = await client.post(BRANDS, {
       name: 'A',
       social_links: { mastodon: 'https://fosstodon.org/@acme', x: 'https://x.com/acme' },
@@ -369,7 +252,7 @@ describe('brand validation', () => {
 
 describe('brand update', () => {
   it('changes only the supplied fields, clears an image with null and ignores read-only fields', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const created = (
       await client.post(BRANDS, {
         name: 'Before',
@@ -403,7 +286,7 @@ describe('brand update', () => {
   });
 
   it('accepts a GET body sent back unchanged', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const email = await createIdentity(teamId, 'email', 'a@example.com', true);
     const created = (
       await client.post(BRANDS, {
@@ -420,7 +303,7 @@ describe('brand update', () => {
   });
 
   it('refuses to clear or blank the name, and refuses a bad identity, changing nothing', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const created = (await client.post(BRANDS, { name: 'Named' })).body;
     for (const name of [null, '', '  ']) {
       const response = await client.put(`${BRANDS}/${created.id}`, { name, short_description: 'x' });
@@ -437,7 +320,7 @@ describe('brand update', () => {
   });
 
   it('sets and clears identities and social links', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const email = await createIdentity(teamId, 'email', 'from@example.com', true);
     const created = (await client.post(BRANDS, { name: 'Ids', social_links: ['https://x.com/a'] })).body;
     const set = await client.put(`${BRANDS}/${created.id}`, {
@@ -454,7 +337,7 @@ describe('brand update', () => {
   });
 
   it('answers an empty body with the brand unchanged', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     const created = (await client.post(BRANDS, { name: 'Same' })).body;
     const response = await client.put(`${BRANDS}/${created.id}`, {});
     expect(response).toMatchObject({ status: 200, body: created });
@@ -462,11 +345,11 @@ describe('brand update', () => {
 });
 
 describe('the default brand', () => {
-  const defaults = async (client: ReturnType<typeof apiClient>) =>
+  const defaults = async (client: ApiClient) =>
     (await client.get(BRANDS)).body.filter((brand: { is_default: boolean }) => brand.is_default);
 
   it('moves with create and update, and is_default false on the default leaves none', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const first = (await client.post(BRANDS, { name: 'First', is_default: true })).body;
     expect(first.is_default).toBe(true);
     expect(await getDefaultBrandId(teamId)).toBe(first.id);
@@ -492,7 +375,7 @@ describe('the default brand', () => {
   });
 
   it('stays exactly one when 50 parallel requests each make a different brand the default', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const brands = await Promise.all(
       Array.from({ length: 50 }, (_, i) => client.post(BRANDS, { name: `Brand ${i}`, is_default: i === 0 })),
     );
@@ -505,7 +388,7 @@ describe('the default brand', () => {
   }, 60_000);
 
   it('stays exactly one when brands are created as the default in parallel', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) => client.post(BRANDS, { name: `Created ${i}`, is_default: true })),
     );
@@ -518,7 +401,7 @@ describe('the default brand', () => {
 
 describe('brand delete', () => {
   it('deletes for good and unlinks every list, even more than 100, and new lists then get no brand', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const brand = (await client.post(BRANDS, { name: 'Linked', is_default: true })).body;
     const other = (await client.post(BRANDS, { name: 'Other' })).body;
     const lists = [];
@@ -549,7 +432,7 @@ describe('brand delete', () => {
   }, 60_000);
 
   it('unlinks lists that are created while the default brand is being deleted', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const brand = (await client.post(BRANDS, { name: 'Racing', is_default: true })).body;
     const [deleted, ...lists] = await Promise.all([
       client.delete(`${BRANDS}/${brand.id}`),
@@ -561,7 +444,7 @@ describe('brand delete', () => {
   });
 
   it('deletes a brand that is not the default and leaves the default alone', async () => {
-    const { teamId, client } = await caller();
+    const { teamId, client } = await api.caller();
     const kept = (await client.post(BRANDS, { name: 'Default', is_default: true })).body;
     const gone = (await client.post(BRANDS, { name: 'Gone' })).body;
     expect((await client.delete(`${BRANDS}/${gone.id}`)).status).toBe(200);
@@ -572,8 +455,8 @@ describe('brand delete', () => {
 
 describe('brand isolation', () => {
   it('answers 403 for another team brand on get, update and delete, and changes nothing', async () => {
-    const owner = await caller();
-    const intruder = await caller();
+    const owner = await api.caller();
+    const intruder = await api.caller();
     const brand = (await owner.client.post(BRANDS, { name: 'Mine', is_default: true })).body;
     const path = `${BRANDS}/${brand.id}`;
     for (const response of [
@@ -591,7 +474,7 @@ describe('brand isolation', () => {
   });
 
   it('answers 404 for a missing brand and for a non-integer id', async () => {
-    const { client } = await caller();
+    const { client } = await api.caller();
     for (const response of [
       await client.get(`${BRANDS}/987654321`),
       await client.put(`${BRANDS}/987654321`, { name: 'x' }),
@@ -606,23 +489,28 @@ describe('brand isolation', () => {
       expect(response.status).toBe(404);
       expect(response.body.message).toBe(`No query results for model [Brand] ${id}`);
     }
-    expect(await getDefaultBrandId((await caller()).teamId)).toBeUndefined();
+    expect(await getDefaultBrandId((await api.caller()).teamId)).toBeUndefined();
   });
 });
 
 describe('brand writes and the rest of the system', () => {
-  it('marks create idempotent and writes the idempotency items in the same transaction', async () => {
-    expect(findRoute('POST', BRANDS)?.idempotent).toBe(true);
-    expect(findRoute('PUT', `${BRANDS}/{id}`)?.idempotent).toBeFalsy();
+  it('takes an Idempotency-Key on create only, and writes its items in the same transaction', async () => {
+    const http = apiClient(api.url, (await newTeam()).token);
+    const key = { 'Idempotency-Key': 'only-on-create' };
+    const keyed = await http.post(BRANDS, { name: 'Keyed' }, key);
+    // The same key on an update is not an idempotency key: two different bodies both apply.
+    expect((await http.put(`${BRANDS}/${keyed.body.id}`, { name: 'First' }, key)).status).toBe(200);
+    const second = await http.put(`${BRANDS}/${keyed.body.id}`, { name: 'Second' }, key);
+    expect([second.status, second.body.name]).toEqual([200, 'Second']);
     const { teamId } = await newTeam();
     const marker = { pk: teamPk(teamId), sk: 'TEST_MARKER' };
     const brand = await createBrand(teamId, { name: 'With extra' }, (created) => [
       { Put: { TableName: tableName(), Item: { ...marker, brand_id: created.id } } },
     ]);
-    const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key: marker }));
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: marker }));
     expect(Item?.brand_id).toBe(brand.id);
     // A failing extra item leaves no brand behind.
-    await dynamo.send(new PutCommand({ TableName: tableName(), Item: defaultBrandKey(teamId) }));
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: defaultBrandKey(teamId) }));
     await expect(
       createBrand(teamId, { name: 'Refused' }, () => [
         {
@@ -643,8 +531,8 @@ describe('DynamoDB round trips per request', () => {
   const callsOf = async (request: () => Promise<unknown>) => (await roundTrips(request)).calls;
 
   it('stays within the budgets', async () => {
-    const { teamId, client } = await caller();
-    const other = await caller();
+    const { teamId, client } = await api.caller();
+    const other = await api.caller();
     const email = await createIdentity(teamId, 'email', 'budget@example.com', true);
     await client.post(BRANDS, { name: 'Warm-up' }); // reserves this process's block of brand ids
     const foreign = (await other.client.post(BRANDS, { name: 'Foreign' })).body;

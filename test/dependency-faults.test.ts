@@ -1,24 +1,20 @@
 import type { DeserializeMiddleware } from '@smithy/types';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { useApi } from './support/api.ts';
 
 /**
  * Faults injected by wrapping the real DynamoDB client of this process (the handlers' own): a middleware
  * below the SDK's retry step fails or holds the chosen commands, so the SDK's retries, the handlers and
  * the local gateway all meet the fault as they would meet a real one.
  */
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const FAULT = 'injected-fault';
 afterEach(() => {
-  dynamo.middlewareStack.remove(FAULT);
+  dynamo().middlewareStack.remove(FAULT);
 });
 
 /** Every call of a command whose name matches goes to `fault` instead of DynamoDB; returns the call count. */
@@ -30,7 +26,7 @@ function inject(command: RegExp, fault: () => Promise<never>): { calls: () => nu
     calls++;
     return fault();
   };
-  dynamo.middlewareStack.add(middleware, { step: 'deserialize', name: FAULT });
+  dynamo().middlewareStack.add(middleware, { step: 'deserialize', name: FAULT });
   return { calls: () => calls };
 }
 
@@ -43,11 +39,6 @@ function serviceError(name: string, status: number): Error {
   });
 }
 
-async function caller() {
-  const team = await newTeam();
-  return apiClient(api.url, team.token);
-}
-
 describe('throttling and dependency errors', () => {
   it.each([
     ['ProvisionedThroughputExceededException', 400],
@@ -57,7 +48,7 @@ describe('throttling and dependency errors', () => {
   ])(
     '%s is retried by the SDK up to its budget, then answered 503 with Retry-After',
     async (name, status) => {
-      const client = await caller();
+      const { client } = await api.caller();
       const fault = inject(/^Query/, () => Promise.reject(serviceError(name, status)));
       const response = await client.get('/api/v1/brands');
       expect(response.status).toBe(503);
@@ -68,7 +59,7 @@ describe('throttling and dependency errors', () => {
   );
 
   it('a request that fails for its own reasons is not retried, and is no 503', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const fault = inject(/^Query/, () => Promise.reject(serviceError('ValidationException', 400)));
     const response = await client.get('/api/v1/brands');
     expect(response.status).toBe(500);
@@ -77,13 +68,13 @@ describe('throttling and dependency errors', () => {
   });
 
   it('a keyed create cut off by the outage is not stored: the retry executes afresh, then replays', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const key = { 'Idempotency-Key': `faults-${Date.now()}` };
     const fault = inject(/^TransactWrite/, () => Promise.reject(serviceError('ThrottlingException', 400)));
     const failed = await client.post('/api/v1/brands', { name: 'Throttled' }, key);
     expect(failed.status).toBe(503);
     expect(fault.calls()).toBeGreaterThanOrEqual(TIMEOUTS.attempts);
-    dynamo.middlewareStack.remove(FAULT);
+    dynamo().middlewareStack.remove(FAULT);
 
     const retried = await client.post('/api/v1/brands', { name: 'Throttled' }, key);
     expect(retried.status).toBe(201);
@@ -103,7 +94,7 @@ describe('throttling and dependency errors', () => {
   }
 
   it('a keyed create that does not finish in its function time answers 504 JSON, and its retry executes afresh', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const key = { 'Idempotency-Key': `late-${Date.now()}` };
     const release = hold(/^TransactWrite/);
     try {
@@ -115,7 +106,7 @@ describe('throttling and dependency errors', () => {
       expect(Date.now() - started).toBeLessThan(TIMEOUTS.functionSeconds * 1000);
     } finally {
       release();
-      dynamo.middlewareStack.remove(FAULT);
+      dynamo().middlewareStack.remove(FAULT);
     }
     const retried = await client.post('/api/v1/brands', { name: 'Late' }, key);
     expect(retried.status).toBe(201);
@@ -123,10 +114,10 @@ describe('throttling and dependency errors', () => {
   }, 30_000);
 
   it('an authorizer that does not answer in its function time is cut by the gateway: 503 with Retry-After', async () => {
-    const { token } = await newTeam();
+    const { client } = await api.caller();
     const release = hold(/^GetItem/);
     try {
-      const response = await apiClient(api.url, token).get('/api/v1/contact-fields/types');
+      const response = await client.get('/api/v1/contact-fields/types');
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe(String(TIMEOUTS.retryAfterSeconds));
       expect(response.body).toEqual({ message: MESSAGES.unavailable });

@@ -1,26 +1,17 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { fingerprint, idempotencyClock } from '../shared/http/idempotency.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { useApi } from './support/api.ts';
 
 /** Idempotency-Key on the two create endpoints (spec section 5), through the gateway. */
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 afterEach(() => vi.restoreAllMocks());
 
 const BRANDS = '/api/v1/brands';
 const FIELDS = '/api/v1/contact-fields';
 const field = (tag: string) => ({ name: 'Plan', tag, type: 'text', contact_type: 'person' });
 const key = () => `key-${crypto.randomUUID()}`;
-
-async function caller() {
-  const { token } = await newTeam();
-  return apiClient(api.url, token);
-}
 
 /** Holds every resource transaction until released: a request "in flight" for as long as a test needs. */
 function holdTransactions() {
@@ -32,8 +23,8 @@ function holdTransactions() {
   const held = new Promise<void>((resolve) => {
     entered = resolve;
   });
-  const send = dynamo.send.bind(dynamo);
-  vi.spyOn(dynamo, 'send').mockImplementation((async (command: unknown) => {
+  const send = dynamo().send.bind(dynamo());
+  vi.spyOn(dynamo(), 'send').mockImplementation((async (command: unknown) => {
     if (command instanceof TransactWriteCommand) {
       entered();
       await gate;
@@ -45,8 +36,8 @@ function holdTransactions() {
 
 /** Fails every DynamoDB call for which `fail` says so, as a dead network or a crashed Lambda would. */
 function failWhen(fail: (command: unknown) => boolean) {
-  const send = dynamo.send.bind(dynamo);
-  vi.spyOn(dynamo, 'send').mockImplementation((async (command: unknown) => {
+  const send = dynamo().send.bind(dynamo());
+  vi.spyOn(dynamo(), 'send').mockImplementation((async (command: unknown) => {
     if (fail(command)) throw Object.assign(new Error('injected fault'), { name: 'InternalServerError' });
     return send(command as never);
   }) as never);
@@ -54,7 +45,7 @@ function failWhen(fail: (command: unknown) => boolean) {
 
 describe('Idempotency-Key', () => {
   it('replays the original status, body and headers for the same key and body, creating nothing new', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     const first = await client.post(
       BRANDS,
@@ -75,14 +66,14 @@ describe('Idempotency-Key', () => {
   });
 
   it('does not deduplicate requests without the header', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     expect((await client.post(BRANDS, { name: 'Twice' })).status).toBe(201);
     expect((await client.post(BRANDS, { name: 'Twice' })).status).toBe(201);
     expect((await client.get(BRANDS)).body).toHaveLength(2);
   });
 
   it('creates exactly one resource from 30 parallel identical requests', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     const responses = await Promise.all(
       Array.from({ length: 30 }, () => client.post(BRANDS, { name: 'Racy' }, { 'Idempotency-Key': k })),
@@ -102,7 +93,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 idempotency_key_conflict for another body, and still replays the original', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     const first = await client.post(FIELDS, field('plan'), { 'Idempotency-Key': k });
     expect(first.status).toBe(201);
@@ -116,7 +107,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('keeps the first request’s lease while it is in flight: conflict and in-progress answers change nothing', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     const { held, release } = holdTransactions();
     const first = client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
@@ -139,7 +130,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('scopes keys to the team and to the endpoint', async () => {
-    const [a, b] = [await caller(), await caller()];
+    const [{ client: a }, { client: b }] = [await api.caller(), await api.caller()];
     const k = key();
     const brandA = await a.post(BRANDS, { name: 'Shared key' }, { 'Idempotency-Key': k });
     const brandB = await b.post(BRANDS, { name: 'Shared key' }, { 'Idempotency-Key': k });
@@ -158,7 +149,7 @@ describe('Idempotency-Key', () => {
     ['a control character', 'abc\tdef'],
     ['only spaces', '   '],
   ])('refuses a key that is %s with 400, storing nothing', async (_name, badKey) => {
-    const client = await caller();
+    const { client } = await api.caller();
     const response = await client.post(BRANDS, { name: 'Bad key' }, { 'Idempotency-Key': badKey });
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/Idempotency-Key/);
@@ -166,13 +157,13 @@ describe('Idempotency-Key', () => {
   });
 
   it('accepts a key of exactly 255 characters', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const response = await client.post(BRANDS, { name: 'Long key' }, { 'Idempotency-Key': 'k'.repeat(255) });
     expect(response.status).toBe(201);
   });
 
   it('stores a 4xx and replays it; the same key with a corrected body is a conflict', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     const invalid = { name: '', primary_color: 'red' };
     const first = await client.post(BRANDS, invalid, { 'Idempotency-Key': k });
@@ -187,7 +178,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('stores nothing for a 5xx: no record, no resource, and a retry runs afresh', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     failWhen((command) => command instanceof TransactWriteCommand);
     const failed = await client.post(FIELDS, field('flaky'), { 'Idempotency-Key': k });
@@ -202,7 +193,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('treats a record older than 24 hours as absent even before TTL deletes it', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     expect((await client.post(BRANDS, { name: 'Day one' }, { 'Idempotency-Key': k })).status).toBe(201);
     const now = Date.now();
@@ -217,7 +208,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('lets a retry take over the key once a dead request’s lease expires, not before', async () => {
-    const client = await caller();
+    const { client } = await api.caller();
     const k = key();
     // The request dies after taking its lease: its write fails and so does releasing the lease.
     failWhen(

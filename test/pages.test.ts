@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
-import { apiClient, newTeam, startApi } from './support/api.ts';
+import { useApi } from './support/api.ts';
 import { admin } from './support/processes.ts';
 import { roundTrips } from './support/round-trips.ts';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const PAGES = '/api/v1/pages';
-
-async function caller() {
-  const team = await newTeam();
-  return { ...team, http: apiClient(api.url, team.token) };
-}
 
 /** Creates a page and fails the test if the team has no such site. */
 async function page(teamId: number, siteId: number, name: string, url: string) {
@@ -29,10 +20,10 @@ const names = (body: Array<{ name: string }>) => body.map((p) => p.name);
 
 describe('GET /api/v1/pages', () => {
   it('lists the team’s pages with their site, full URL and timestamps', async () => {
-    const { teamId, http } = await caller();
+    const { teamId, client } = await api.caller();
     const site = await createSite(teamId, 'Main site', 'https://example.com');
     const thanks = await page(teamId, site.id, 'Thanks', '/thanks');
-    const response = await http.get(PAGES);
+    const response = await client.get(PAGES);
     expect(response.status).toBe(200);
     expect(response.body).toEqual([
       {
@@ -50,13 +41,13 @@ describe('GET /api/v1/pages', () => {
   });
 
   it('joins the domain and the page path with exactly one slash', async () => {
-    const { teamId, http } = await caller();
+    const { teamId, client } = await api.caller();
     const slashed = await createSite(teamId, 'Slashed', 'https://slashed.example/');
     const bare = await createSite(teamId, 'Bare', 'https://bare.example');
     await page(teamId, slashed.id, 'A', '/a/b');
     await page(teamId, bare.id, 'B', '/');
     await page(teamId, bare.id, 'C', 'c?x=1');
-    const urls = (await http.get(PAGES)).body.map((p: { full_url: string }) => p.full_url);
+    const urls = (await client.get(PAGES)).body.map((p: { full_url: string }) => p.full_url);
     expect(urls).toEqual([
       'https://slashed.example/a/b',
       'https://bare.example/',
@@ -65,20 +56,20 @@ describe('GET /api/v1/pages', () => {
   });
 
   it('orders by name, case-insensitively, ties by id', async () => {
-    const { teamId, http } = await caller();
+    const { teamId, client } = await api.caller();
     const site = await createSite(teamId, 'Main', 'https://example.com');
     const created = [];
     for (const name of ['banana', 'Cherry', 'apple', 'Banana', 'Éclair', 'date', 'Apple']) {
       created.push(await page(teamId, site.id, name, `/${created.length}`));
     }
-    const response = await http.get(PAGES);
+    const response = await client.get(PAGES);
     expect(names(response.body)).toEqual(['apple', 'Apple', 'banana', 'Banana', 'Cherry', 'date', 'Éclair']);
     const apples = response.body.filter((p: { name: string }) => p.name.toLowerCase() === 'apple');
     expect(apples[0].id).toBeLessThan(apples[1].id);
   });
 
   it('restricts to the sites named by site_id, in every form, ignoring other teams’ sites', async () => {
-    const [{ teamId, http }, other] = await Promise.all([caller(), caller()]);
+    const [{ teamId, client }, other] = await Promise.all([api.caller(), api.caller()]);
     const [one, two, three] = await Promise.all([
       createSite(teamId, 'One', 'https://one.example'),
       createSite(teamId, 'Two', 'https://two.example'),
@@ -90,32 +81,31 @@ describe('GET /api/v1/pages', () => {
     await page(teamId, three.id, 'On three', '/3');
     await page(other.teamId, theirSite.id, 'Not yours', '/x');
 
-    expect(names((await http.get(`${PAGES}?site_id=${two.id}`)).body)).toEqual(['On two']);
-    expect(names((await http.get(`${PAGES}?site_id[]=${one.id}&site_id[]=${three.id}`)).body)).toEqual([
+    expect(names((await client.get(`${PAGES}?site_id=${two.id}`)).body)).toEqual(['On two']);
+    expect(names((await client.get(`${PAGES}?site_id[]=${one.id}&site_id[]=${three.id}`)).body)).toEqual([
       'On one',
       'On three',
     ]);
-    expect(names((await http.get(`${PAGES}?site_id%5B%5D=${one.id}&site_id%5B%5D=${two.id}`)).body)).toEqual([
-      'On one',
-      'On two',
-    ]);
-    expect(names((await http.get(`${PAGES}?site_id=${one.id}&site_id=${three.id}`)).body)).toEqual([
+    expect(
+      names((await client.get(`${PAGES}?site_id%5B%5D=${one.id}&site_id%5B%5D=${two.id}`)).body),
+    ).toEqual(['On one', 'On two']);
+    expect(names((await client.get(`${PAGES}?site_id=${one.id}&site_id=${three.id}`)).body)).toEqual([
       'On one',
       'On three',
     ]);
-    expect((await http.get(`${PAGES}?site_id=${theirSite.id}`)).body).toEqual([]);
-    expect(names((await http.get(`${PAGES}?site_id[]=${theirSite.id}&site_id[]=${one.id}`)).body)).toEqual([
+    expect((await client.get(`${PAGES}?site_id=${theirSite.id}`)).body).toEqual([]);
+    expect(names((await client.get(`${PAGES}?site_id[]=${theirSite.id}&site_id[]=${one.id}`)).body)).toEqual([
       'On one',
     ]);
-    expect(names((await http.get(PAGES)).body)).toEqual(['On one', 'On three', 'On two']);
-    expect(names((await other.http.get(PAGES)).body)).toEqual(['Not yours']);
+    expect(names((await client.get(PAGES)).body)).toEqual(['On one', 'On three', 'On two']);
+    expect(names((await other.client.get(PAGES)).body)).toEqual(['Not yours']);
   });
 
   it.each(['site_id=abc', 'site_id=1.5', 'site_id=', 'site_id[]=1&site_id[]=x', 'site_id=1e3'])(
     'refuses ?%s with a 422',
     async (query) => {
-      const { http } = await caller();
-      const response = await http.get(`${PAGES}?${query}`);
+      const { client } = await api.caller();
+      const response = await client.get(`${PAGES}?${query}`);
       expect(response.status).toBe(422);
       expect(response.body).toEqual({
         message: 'The site id field must be an integer.',
@@ -125,19 +115,19 @@ describe('GET /api/v1/pages', () => {
   );
 
   it('answers an empty array for a team without pages, in one Query', async () => {
-    const { teamId, http } = await caller();
-    const empty = await roundTrips(() => http.get(PAGES));
+    const { teamId, client } = await api.caller();
+    const empty = await roundTrips(() => client.get(PAGES));
     expect(empty.result).toMatchObject({ status: 200, body: [] });
     expect(empty.calls).toEqual(['QueryCommand']);
     const site = await createSite(teamId, 'Main', 'https://example.com');
     await Promise.all(['a', 'b', 'c'].map((name) => page(teamId, site.id, name, `/${name}`)));
-    const listed = await roundTrips(() => http.get(`${PAGES}?site_id=${site.id}`));
+    const listed = await roundTrips(() => client.get(`${PAGES}?site_id=${site.id}`));
     expect(names(listed.result.body)).toEqual(['a', 'b', 'c']);
     expect(listed.calls).toEqual(['QueryCommand']);
   });
 
   it('shows sites and pages made with the admin CLI', async () => {
-    const { teamId, http } = await caller();
+    const { teamId, client } = await api.caller();
     const team = String(teamId);
     const site = await admin(
       ['site', 'create', '--team', team, '--name', 'Shop', '--domain', 'https://shop.example/'],
@@ -150,7 +140,7 @@ describe('GET /api/v1/pages', () => {
       {},
     );
     expect(created.code, created.stderr).toBe(0);
-    const response = await http.get(`${PAGES}?site_id=${siteId}`);
+    const response = await client.get(`${PAGES}?site_id=${siteId}`);
     expect(response.body).toEqual([
       {
         id: created.json.page_id,

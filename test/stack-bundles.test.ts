@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionId } from '../lib/cdk/stack.ts';
 import { routes } from '../lib/routes.ts';
 import { newTeam } from './support/api.ts';
 import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
@@ -138,6 +139,20 @@ describe('CDK bundles', () => {
       // Minified (`export{a as handler}`; unminified esbuild output is `export {\n  handler\n};`), mapped.
       expect(code, bundle.functionId).toMatch(/export\{[\w$]+ as handler\}/);
       expect(code, bundle.functionId).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+    }
+  });
+
+  it('bundles the idempotency module only into the two creates, which take an Idempotency-Key', () => {
+    const creates = ['POST /api/v1/brands', 'POST /api/v1/contact-fields'].map((endpoint) =>
+      functionId(...(endpoint.split(' ') as [string, string])),
+    );
+    for (const bundle of bundles()) {
+      const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as {
+        sources: string[];
+      };
+      const bundled = map.sources.some((source) => source.endsWith('shared/http/idempotency.ts'));
+      const create = creates.some((id) => new RegExp(`^${id}[0-9A-F]{8}$`).test(bundle.functionId));
+      expect(bundled, bundle.functionId).toBe(create);
     }
   });
 

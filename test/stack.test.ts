@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiFunction } from '../lib/api-function.ts';
+import type { ApiFunction } from '../lib/cdk/api-function.ts';
+import { functionId } from '../lib/cdk/stack.ts';
 import { functionTimeoutSeconds, type Route, routes } from '../lib/routes.ts';
-import { functionId } from '../lib/stack.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';

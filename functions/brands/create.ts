@@ -1,12 +1,12 @@
 import { createBrand } from '../../shared/data/brands.ts';
 import { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import { promoteImagePaths } from '../../shared/files/brand-images.ts';
-import { created, httpHandler } from '../../shared/http/handler.ts';
-import { commitsWith } from '../../shared/http/idempotency.ts';
+import { created } from '../../shared/http/handler.ts';
+import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 /** Images given as library paths are copied to the public library before the brand is written. */
-export const handler = httpHandler(async (req) => {
+export const handler = idempotentHandler(async (req, idempotency) => {
   const input = await promoteImagePaths(req.teamId, validate(createBrandSchema, req.body));
-  return created(await createBrand(req.teamId, input, commitsWith(req, created)));
+  return created(await createBrand(req.teamId, input, idempotency.commitsWith(created)));
 });

@@ -1,12 +1,12 @@
 import { type ContactField, contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
-import { created, httpHandler } from '../../shared/http/handler.ts';
-import { commitsWith } from '../../shared/http/idempotency.ts';
+import { created } from '../../shared/http/handler.ts';
+import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 const respond = (field: ContactField) => created(contactFieldView(field));
 
-export const handler = httpHandler(async (req) => {
+export const handler = idempotentHandler(async (req, idempotency) => {
   const input = validate(newContactFieldSchema, req.body);
-  return respond(await createContactField(req.teamId, input, commitsWith(req, respond)));
+  return respond(await createContactField(req.teamId, input, idempotency.commitsWith(respond)));
 });

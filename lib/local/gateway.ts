@@ -10,9 +10,10 @@ import type {
   Context,
 } from 'aws-lambda';
 import { MESSAGES } from '../../shared/http/messages.ts';
-import { type Dictionary, dictionary } from '../../shared/http/request-data.ts';
+import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
+import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 
 /**
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
@@ -25,6 +26,7 @@ type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<A
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
+const LOCAL_API: ApiStage = { region: 'local', apiId: 'local', stage: 'local' };
 
 interface CompiledRoute {
   route: Route;
@@ -96,11 +98,11 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
   const authorizationToken = request.headers.authorization;
   if (!authorizationToken) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
-  const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
+  const arn = methodArn(LOCAL_API, method, url.pathname);
   const authorize = await load<Authorizer>(authorizer.handler);
   // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
   const policy = await withinTimeout(
-    authorize({ type: 'TOKEN', authorizationToken, methodArn }),
+    authorize(tokenEvent(authorizationToken, arn)),
     TIMEOUTS.authorizerSeconds * 1000,
   ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
   if (policy instanceof Error || policy === TIMED_OUT) {
@@ -108,13 +110,26 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
     return send(response, 503, { message: MESSAGES.unavailable }, requestId);
   }
   if (!policy) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
-  if (!allows(policy, methodArn)) return send(response, 403, { message: MESSAGES.forbidden }, requestId);
+  if (!allows(policy, arn)) return send(response, 403, { message: MESSAGES.forbidden }, requestId);
 
-  const event = proxyEvent(request, url, match, body, requestId, policy);
-  const handler = await load<ProxyHandler>(match.route.handler);
-  const timeoutMs = Math.min(functionTimeoutSeconds(match.route) * 1000, TIMEOUTS.gatewayMs);
+  const { route, params } = match;
+  const event = proxyEvent(LOCAL_API, {
+    method: route.method,
+    resource: route.path,
+    path: url.pathname,
+    pathParameters: params,
+    headers: headerPairs(request.rawHeaders),
+    query: url.searchParams,
+    body,
+    requestId,
+    sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    authorizer: policy,
+  });
+  const handler = await load<ProxyHandler>(route.handler);
+  const timeoutMs = Math.min(functionTimeoutSeconds(route) * 1000, TIMEOUTS.gatewayMs);
+  const functionName = `local-${route.method}-${route.path}`;
   const result = await withinTimeout(
-    handler(event, lambdaContext(requestId, timeoutMs, match.route)),
+    handler(event, lambdaContext({ requestId, functionName, timeoutMs })),
     timeoutMs,
   );
   // A function that runs out of time is an integration failure; API Gateway answers 504 either way.
@@ -163,69 +178,6 @@ function matchRoute(method: string, path: string) {
   }
 }
 
-function proxyEvent(
-  request: IncomingMessage,
-  url: URL,
-  match: { route: Route; params: Dictionary<string> },
-  body: string,
-  requestId: string,
-  policy: APIGatewayAuthorizerResult,
-): APIGatewayProxyEvent {
-  const multiQuery = dictionary<string[]>();
-  for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
-  const hasQuery = Object.keys(multiQuery).length > 0;
-  const multiHeaders = dictionary<string[]>();
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    (multiHeaders[request.rawHeaders[i] as string] ??= []).push(request.rawHeaders[i + 1] as string);
-  }
-  const hasParams = Object.keys(match.params).length > 0;
-  return {
-    resource: match.route.path,
-    path: url.pathname,
-    httpMethod: match.route.method,
-    headers: singleHeaders(request),
-    multiValueHeaders: multiHeaders,
-    // API Gateway keeps the last value of a repeated parameter in the single-value map.
-    queryStringParameters: hasQuery
-      ? dictionary(Object.entries(multiQuery).map(([name, values]) => [name, values.at(-1) as string]))
-      : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: hasParams ? match.params : null,
-    stageVariables: null,
-    body: body === '' ? null : body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      stage: 'local',
-      requestId,
-      httpMethod: match.route.method,
-      resourcePath: match.route.path,
-      path: url.pathname,
-      resourceId: 'local',
-      protocol: 'HTTP/1.1',
-      requestTimeEpoch: Date.now(),
-      authorizer: { principalId: policy.principalId, ...stringValues(policy.context ?? {}) },
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
-function lambdaContext(requestId: string, timeoutMs: number, route: Route): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    awsRequestId: requestId,
-    functionName: `local-${route.method}-${route.path}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    callbackWaitsForEmptyEventLoop: false,
-  } as Context;
-}
-
-/** API Gateway passes authorizer context values to the integration as strings. */
-function stringValues(context: Record<string, unknown>): Dictionary<string> {
-  return dictionary(Object.entries(context).map(([key, value]) => [key, String(value)]));
-}
-
 function allows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean {
   const statements = policy.policyDocument.Statement as Array<{
     Effect: string;
@@ -243,12 +195,11 @@ function allows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return covers('Allow') && !covers('Deny');
 }
 
-function singleHeaders(request: IncomingMessage): Dictionary<string> {
-  const headers = dictionary<string>();
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    headers[request.rawHeaders[i] as string] = request.rawHeaders[i + 1] as string;
-  }
-  return headers;
+/** Node's raw header list (`[name, value, name, value, ...]`) as pairs, in the order sent. */
+function headerPairs(raw: string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i] as string, raw[i + 1] as string]);
+  return pairs;
 }
 
 /**

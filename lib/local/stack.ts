@@ -1,6 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
+import { configure } from '../../shared/config.ts';
+import { createGateway } from './gateway.ts';
 import { provision, type Resources, startServices } from './services.ts';
 
 /**
@@ -36,7 +38,7 @@ export const LOCAL_RESOURCES: Resources = {
 
 export const localConfigPath = (dataDir: string) => join(resolve(dataDir), 'local.json');
 
-/** The environment a handler reads (shared/config.ts), pointed at local servers. */
+/** The settings a handler reads (shared/config.ts), pointed at local servers. */
 export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record<string, string> {
   return {
     TABLE_NAME: config.table_name,
@@ -81,9 +83,7 @@ export async function startLocalStack(options: LocalStackOptions) {
   try {
     await provision(services, LOCAL_RESOURCES);
     const base = servicesConfig(services);
-    // Handlers read their configuration when first imported, which the gateway does lazily after this.
-    Object.assign(process.env, handlerEnvironment(base));
-    const { createGateway } = await import('./gateway.ts');
+    configure({ ...process.env, ...handlerEnvironment(base) });
     const gateway = createGateway();
     server = gateway;
     await new Promise<void>((listening, failed) => {

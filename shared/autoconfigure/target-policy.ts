@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { config } from '../config.ts';
 import { UnprocessableError } from '../http/errors.ts';
 
 /**
@@ -14,11 +15,11 @@ export interface TargetPolicy {
 const ALLOWED_PORTS = new Set(['', '80', '443']);
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-/** The policy for this call: `AUTOCONFIGURE_ALLOW_LOOPBACK=1` (read now, tests toggle it) unless inside Lambda. */
+/** The policy for this call: the configured loopback switch (or the caller's), never inside Lambda. */
 export function targetPolicy(allowLoopback?: boolean): TargetPolicy {
-  const insideLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
-  const requested = allowLoopback ?? process.env.AUTOCONFIGURE_ALLOW_LOOPBACK === '1';
-  return { allowLoopback: requested && !insideLambda };
+  return {
+    allowLoopback: (allowLoopback ?? config.autoconfigureAllowLoopback()) && !config.insideLambda(),
+  };
 }
 
 /**

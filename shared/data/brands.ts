@@ -1,13 +1,13 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { byNameThenId } from '../domain/ordering.ts';
-import { ConflictError, ValidationError } from '../http/errors.ts';
-import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
+import { ValidationError } from '../http/errors.ts';
+import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys, queryAll, throwMissing } from './items.ts';
-import { LIST_PREFIX } from './lists.ts';
-import { backOff, type Cancellation, LabelledTransaction } from './transactions.ts';
+import { queryAll, throwMissing } from './items.ts';
+import { BRAND_PREFIX, brandKey, defaultBrandKey, idIndexKeys, LIST_PREFIX, teamPk } from './keys.ts';
+import { beforeRetry, type Cancellation, LabelledTransaction } from './transactions.ts';
 
 /**
  * Brands. The team's default brand is named by one pointer item per team (`DEFAULT_BRAND`); the brand it
@@ -16,19 +16,6 @@ import { backOff, type Cancellation, LabelledTransaction } from './transactions.
  * brand, so a delete can prove that it nulled every one of them. `version` grows with every write of the
  * brand's own fields, so a write computed from a read can be conditioned on nothing having changed since.
  */
-export const BRAND_PREFIX = 'BRAND#';
-export const brandKey = (teamId: number, brandId: number) => ({
-  pk: teamPk(teamId),
-  sk: `${BRAND_PREFIX}${padId(brandId)}`,
-});
-/**
- * The pointer is the brand that new lists take, and its key sits in the lists' key range: the one Query a
- * delete makes for the lists linked to a brand also tells whether the brand is the default.
- */
-export const defaultBrandKey = (teamId: number) => ({
-  pk: teamPk(teamId),
-  sk: `${LIST_PREFIX}DEFAULT_BRAND`,
-});
 
 /** What a client writes (spec 2.1). */
 export interface BrandFields {
@@ -77,13 +64,12 @@ const WRITABLE_FIELDS = [
   'tags',
 ] as const satisfies ReadonlyArray<keyof BrandChanges>;
 
-const MAX_ATTEMPTS = 25;
 const UNLINK_BATCH = 99; // + the brand's link counter = 100 items, DynamoDB's cap
 const LAST_UNLINK_BATCH = 98; // + the brand's delete + the default pointer's delete
 
 /** The id of the team's default brand, if it has one (strongly consistent). */
 export async function getDefaultBrandId(teamId: number): Promise<number | undefined> {
-  const { Item } = await dynamo.send(
+  const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: defaultBrandKey(teamId), ConsistentRead: true }),
   );
   return Item?.brand_id ?? undefined;
@@ -128,7 +114,7 @@ export async function listBrands(teamId: number): Promise<Brand[]> {
 
 /** One of the team's brands; 403 if it is another team's, 404 if nobody's. One GetItem. */
 export async function getBrand(teamId: number, brandId: number): Promise<Brand> {
-  const { Item } = await dynamo.send(
+  const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: brandKey(teamId, brandId), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : throwMissing('BRAND', 'Brand', brandId);
@@ -170,7 +156,7 @@ export async function createBrand(
     if (!cancellation.conditionFailed('pointer') && !cancellation.conflicted()) throw cancellation.error;
     const learned = cancellation.conditionFailed('pointer');
     if (learned) currentDefaultId = pointedBrandId(cancellation.oldItem('pointer'));
-    await retryLater(attempt, learned);
+    await beforeRetry(attempt, 'brand', learned);
   }
 }
 
@@ -190,7 +176,7 @@ export async function updateBrand(teamId: number, brandId: number, changes: Bran
 async function updateInPlace(teamId: number, brandId: number, fields: BrandChanges): Promise<Brand> {
   const update = brandUpdate(fields, nowIso());
   try {
-    const { Attributes } = await dynamo.send(
+    const { Attributes } = await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: brandKey(teamId, brandId),
@@ -231,13 +217,13 @@ async function updateInTransaction(teamId: number, brandId: number, fields: Bran
       if (!cancellation) return { ...current, ...fields, is_default: isDefault, updated_at: now };
       throwIfIdentityRefused(cancellation);
     }
-    await retryLater(attempt, false);
+    await beforeRetry(attempt, 'brand');
   }
 }
 
 /** The brand item and the default pointer, strongly consistent; undefined when DynamoDB left keys unread. */
 async function readBrandAndDefault(teamId: number, brandId: number) {
-  const { Responses, UnprocessedKeys } = await dynamo.send(
+  const { Responses, UnprocessedKeys } = await dynamo().send(
     new BatchGetCommand({
       RequestItems: {
         [tableName()]: { Keys: [brandKey(teamId, brandId), defaultBrandKey(teamId)], ConsistentRead: true },
@@ -297,7 +283,7 @@ export async function deleteBrand(teamId: number, brandId: number): Promise<void
     if (cancellation.conditionFailed('list') || (old && Number(old.linked_lists?.N ?? 0) !== batch.length)) {
       lists = undefined;
     }
-    await retryLater(attempt++, learned);
+    await beforeRetry(attempt++, 'brand', learned);
   }
 }
 
@@ -449,15 +435,4 @@ function definedFields(changes: BrandChanges): BrandChanges {
   return Object.fromEntries(
     WRITABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]),
   );
-}
-
-/** Backs off before the next attempt (not when the failure taught us the state to retry with). */
-async function retryLater(attempt: number, learned: boolean): Promise<void> {
-  if (attempt >= MAX_ATTEMPTS) {
-    throw new ConflictError(
-      'The brand was changed by another request at the same time; please retry.',
-      'concurrent_modification',
-    );
-  }
-  if (!learned) await backOff(attempt);
 }

@@ -6,11 +6,12 @@ import {
   type ContactType,
   DEFAULT_MAX_LENGTH,
 } from '../domain/contact-field-types.ts';
-import { ConflictError, ForbiddenError, ValidationError } from '../http/errors.ts';
-import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
+import { ForbiddenError, ValidationError } from '../http/errors.ts';
+import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys, queryAll, throwMissing } from './items.ts';
-import { backOff, LabelledTransaction } from './transactions.ts';
+import { queryAll, throwMissing } from './items.ts';
+import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
+import { beforeRetry, LabelledTransaction } from './transactions.ts';
 
 /**
  * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item
@@ -37,17 +38,9 @@ export interface ContactField {
 export type NewContactField = Pick<ContactField, 'name' | 'tag' | 'type' | 'contact_type'> &
   Partial<Pick<ContactField, 'max_length' | 'options' | 'allow_multiple' | 'integration_id'>>;
 
-export const FIELD_PREFIX = 'FIELD#';
-export const fieldKey = (teamId: number, fieldId: number) => ({
-  pk: teamPk(teamId),
-  sk: `${FIELD_PREFIX}${padId(fieldId)}`,
-});
-export const tagKey = (teamId: number, tag: string) => ({ pk: teamPk(teamId), sk: `FIELDTAG#${tag}` });
-
 export const TAG_TAKEN = 'The tag has already been taken.';
 export const MANAGED_FIELD_UPDATE = 'The field is managed by an integration and cannot be modified.';
 export const MANAGED_FIELD_DELETE = 'The field is managed by an integration and cannot be deleted.';
-const MAX_ATTEMPTS = 5;
 
 /** The full field as the API (and the admin CLI) shows it. */
 export const contactFieldView = (field: ContactField) => ({
@@ -136,7 +129,7 @@ async function readContactField(
   teamId: number,
   id: number,
 ): Promise<{ field: ContactField; version: number }> {
-  const { Item } = await dynamo.send(
+  const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: fieldKey(teamId, id), ConsistentRead: true }),
   );
   if (!Item) return throwMissing('FIELD', 'ContactField', id);
@@ -187,8 +180,8 @@ export async function createContactField(
     if (!cancellation) return field;
     if (cancellation.conditionFailed('tag')) throw ValidationError.single('tag', TAG_TAKEN);
     // Met another transaction on the tag: nothing was written, so the same items are sent again.
-    if (!cancellation.conflicted() || attempt >= MAX_ATTEMPTS) throw cancellation.error;
-    await backOff(attempt);
+    if (!cancellation.conflicted()) throw cancellation.error;
+    await beforeRetry(attempt, 'field');
   }
 }
 
@@ -211,7 +204,7 @@ export async function updateContactField(
     const outcome = await writeRevision(current, field, version);
     if (outcome === 'written') return field;
     if (outcome === 'tag taken') throw ValidationError.single('tag', TAG_TAKEN);
-    await retryLater(attempt);
+    await beforeRetry(attempt, 'field');
   }
 }
 
@@ -233,7 +226,7 @@ export async function deleteContactField(teamId: number, id: number): Promise<vo
       .add('tag', releaseTag(teamId, field.tag, id))
       .commit();
     if (!cancellation) return;
-    await retryLater(attempt);
+    await beforeRetry(attempt, 'field');
   }
 }
 
@@ -254,18 +247,20 @@ async function writeRevision(
   };
   if (field.tag === current.tag) {
     // One item: a conditional Put costs half a one-item transaction.
-    return dynamo.send(new PutCommand(put)).then(
-      () => 'written',
-      (error: unknown) => {
-        if (
-          error instanceof ConditionalCheckFailedException ||
-          error instanceof TransactionConflictException
-        ) {
-          return 'stale';
-        }
-        throw error;
-      },
-    );
+    return dynamo()
+      .send(new PutCommand(put))
+      .then(
+        () => 'written',
+        (error: unknown) => {
+          if (
+            error instanceof ConditionalCheckFailedException ||
+            error instanceof TransactionConflictException
+          ) {
+            return 'stale';
+          }
+          throw error;
+        },
+      );
   }
   const cancellation = await new LabelledTransaction()
     .add('field', { Put: put })
@@ -283,18 +278,4 @@ function sameDefinition(a: ContactFieldDefinition, b: ContactFieldDefinition): b
   const definition = ({ name, tag, type, max_length, options, allow_multiple }: ContactFieldDefinition) =>
     JSON.stringify([name, tag, type, max_length, options, allow_multiple]);
   return definition(a) === definition(b);
-}
-
-/**
- * A write that failed because the field changed after it was read (or met a concurrent write) is retried
- * from the read, after a pause; after the last attempt it is a 409 the client can retry.
- */
-async function retryLater(attempt: number): Promise<void> {
-  if (attempt >= MAX_ATTEMPTS) {
-    throw new ConflictError(
-      'The field was changed by another request at the same time; please retry.',
-      'concurrent_modification',
-    );
-  }
-  await backOff(attempt);
 }

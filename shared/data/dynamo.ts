@@ -4,25 +4,23 @@ import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
-/** The one DynamoDB client of the process (timeouts and retries: aws.ts). */
-export const dynamo = DynamoDBDocumentClient.from(
-  new DynamoDBClient(sdkClientOptions(config.dynamodbEndpoint, 'local')),
-  {
-    marshallOptions: {
-      removeUndefinedValues: true,
-      // A map from caller data may have a key named `constructor` (social_links), which hides the class
-      // the marshaller looks for; such an object is still a plain map.
-      convertClassInstanceToMap: true,
+let client: DynamoDBDocumentClient | undefined;
+
+/** The one DynamoDB client of the process, made on first use (timeouts and retries: aws.ts). */
+export const dynamo = (): DynamoDBDocumentClient =>
+  (client ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient(sdkClientOptions(config.dynamodbEndpoint(), 'local')),
+    {
+      marshallOptions: {
+        removeUndefinedValues: true,
+        // A map from caller data may have a key named `constructor` (social_links), which hides the class
+        // the marshaller looks for; such an object is still a plain map.
+        convertClassInstanceToMap: true,
+      },
     },
-  },
-);
+  ));
 
 export const tableName = (): string => config.tableName();
-
-/** Fixed-width ids in sort keys so that they sort numerically. */
-export const padId = (id: number): string => String(id).padStart(12, '0');
-
-export const teamPk = (teamId: number): string => `TEAM#${teamId}`;
 
 export const nowIso = (): string => isoMicros(new Date());
 

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, nowIso, padId, type TransactItem, tableName, teamPk } from './dynamo.ts';
+import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
+import { identityKey } from './keys.ts';
 
 /** Sender identities (From email addresses and phone numbers) that a brand may name once verified. */
 export type IdentityKind = 'email' | 'phone';
@@ -13,11 +14,6 @@ export interface Identity {
   verified: boolean;
   created_at: string;
 }
-
-export const identityKey = (teamId: number, identityId: number) => ({
-  pk: teamPk(teamId),
-  sk: `IDENTITY#${padId(identityId)}`,
-});
 
 export async function createIdentity(
   teamId: number,
@@ -33,7 +29,7 @@ export async function createIdentity(
     verified,
     created_at: nowIso(),
   };
-  await dynamo.send(
+  await dynamo().send(
     new PutCommand({
       TableName: tableName(),
       Item: { ...identityKey(teamId, identity.id), ...identity },

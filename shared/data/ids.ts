@@ -1,5 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
 import { dynamo, tableName } from './dynamo.ts';
+import { sequenceKey } from './keys.ts';
 
 /**
  * Global per-entity id sequences (ids are unique across teams, which is what lets an id route tell
@@ -7,8 +9,6 @@ import { dynamo, tableName } from './dynamo.ts';
  * a create costs no extra round trip until its block runs out.
  */
 export type Sequence = 'team' | 'brand' | 'field' | 'site' | 'page' | 'identity' | 'list';
-
-const BLOCK_SIZE = Number(process.env.ID_BLOCK_SIZE ?? 50);
 
 interface Block {
   next: number;
@@ -35,16 +35,17 @@ export async function nextId(sequence: Sequence): Promise<number> {
 }
 
 async function reserveBlock(sequence: Sequence): Promise<Block> {
-  const { Attributes } = await dynamo.send(
+  const size = config.idBlockSize();
+  const { Attributes } = await dynamo().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: { pk: `SEQ#${sequence}`, sk: 'SEQ' },
+      Key: sequenceKey(sequence),
       UpdateExpression: 'ADD #last :size',
       ExpressionAttributeNames: { '#last': 'last' },
-      ExpressionAttributeValues: { ':size': BLOCK_SIZE },
+      ExpressionAttributeValues: { ':size': size },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
   const last = Number(Attributes?.last);
-  return { next: last - BLOCK_SIZE + 1, last };
+  return { next: last - size + 1, last };
 }

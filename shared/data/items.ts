@@ -5,15 +5,12 @@ import { dynamo, ID_INDEX, tableName } from './dynamo.ts';
 /** Attributes that only address an item; they never reach a response. */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
 
-/** The id index entry of an entity: lets an id be found without knowing its team (403 vs 404). */
-export const idIndexKeys = (kind: string, id: number) => ({ gsi1pk: `${kind}#${id}`, gsi1sk: kind });
-
 /**
  * Called after an id missed in the caller's own partition: 403 when the id belongs to another team,
  * 404 when it belongs to none. One Query on the id index.
  */
 export async function throwMissing(kind: string, model: string, id: number): Promise<never> {
-  const { Count } = await dynamo.send(
+  const { Count } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       IndexName: ID_INDEX,
@@ -33,7 +30,7 @@ export async function queryAll(
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey }));
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -1,8 +1,10 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { brandKey, defaultBrandKey, getDefaultBrandId } from './brands.ts';
-import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
+import { getDefaultBrandId } from './brands.ts';
+import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
+import { brandKey, defaultBrandKey, listKey } from './keys.ts';
+import { beforeRetry } from './transactions.ts';
 
 /** Email, SMS and push lists. A list may name a brand; a new list takes the team's default brand. */
 export type ListKind = 'email' | 'sms' | 'push';
@@ -17,19 +19,13 @@ export interface List {
   updated_at: string;
 }
 
-export const LIST_PREFIX = 'LIST#';
-export const listKey = (teamId: number, listId: number) => ({
-  pk: teamPk(teamId),
-  sk: `${LIST_PREFIX}${padId(listId)}`,
-});
-
 /**
  * Creates a list linked to the default brand. The transaction re-checks that the brand is still the default
  * (and counts the link on it), so a list can never point at a brand that a concurrent delete removed.
  */
 export async function createList(teamId: number, kind: ListKind, name: string): Promise<List> {
   const id = await nextId('list');
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const brandId = (await getDefaultBrandId(teamId)) ?? null;
     const now = nowIso();
     const list: List = {
@@ -60,7 +56,7 @@ export async function createList(teamId: number, kind: ListKind, name: string): 
             },
           };
     try {
-      await dynamo.send(
+      await dynamo().send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -77,13 +73,14 @@ export async function createList(teamId: number, kind: ListKind, name: string): 
       return list;
     } catch (error) {
       // The default changed between the read and the write: read it again.
-      if (!(error instanceof TransactionCanceledException) || attempt >= 10) throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
     }
+    await beforeRetry(attempt, 'default brand');
   }
 }
 
 export async function getList(teamId: number, listId: number): Promise<List | undefined> {
-  const { Item } = await dynamo.send(
+  const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: listKey(teamId, listId), ConsistentRead: true }),
   );
   return (

@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { byNameThenId } from '../domain/ordering.ts';
-import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
+import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys, queryAll } from './items.ts';
-import { siteKey } from './sites.ts';
+import { queryAll } from './items.ts';
+import { idIndexKeys, PAGE_PREFIX, pageKey, siteKey, teamPk } from './keys.ts';
 
 /**
  * CMS pages (read-only in the API). Each page item carries its site's name and domain, so listing a team's
@@ -21,12 +21,6 @@ export interface PageItem {
   updated_at: string;
 }
 
-export const PAGE_PREFIX = 'PAGE#';
-export const pageKey = (teamId: number, pageId: number) => ({
-  pk: teamPk(teamId),
-  sk: `${PAGE_PREFIX}${padId(pageId)}`,
-});
-
 /** Creates a page on one of the team's sites; undefined when the team has no such site. */
 export async function createPage(
   teamId: number,
@@ -34,7 +28,7 @@ export async function createPage(
   name: string,
   url: string,
 ): Promise<PageItem | undefined> {
-  const { Item: site } = await dynamo.send(
+  const { Item: site } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: siteKey(teamId, siteId), ConsistentRead: true }),
   );
   if (!site) return undefined;
@@ -50,7 +44,7 @@ export async function createPage(
     created_at: now,
     updated_at: now,
   };
-  await dynamo.send(
+  await dynamo().send(
     new PutCommand({
       TableName: tableName(),
       Item: { ...pageKey(teamId, page.id), ...idIndexKeys('PAGE', page.id), ...page },

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, nowIso, padId, tableName, teamPk } from './dynamo.ts';
+import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { idIndexKeys } from './items.ts';
+import { idIndexKeys, siteKey } from './keys.ts';
 
 /** CMS sites. Written by the admin CLI; the pages API reads their name and domain, copied onto each page. */
 export interface Site {
@@ -13,11 +13,6 @@ export interface Site {
   updated_at: string;
 }
 
-export const siteKey = (teamId: number, siteId: number) => ({
-  pk: teamPk(teamId),
-  sk: `SITE#${padId(siteId)}`,
-});
-
 export async function createSite(teamId: number, name: string, domain: string): Promise<Site> {
   const now = nowIso();
   const site: Site = {
@@ -28,7 +23,7 @@ export async function createSite(teamId: number, name: string, domain: string): 
     created_at: now,
     updated_at: now,
   };
-  await dynamo.send(
+  await dynamo().send(
     new PutCommand({
       TableName: tableName(),
       Item: { ...siteKey(teamId, site.id), ...idIndexKeys('SITE', site.id), ...site },

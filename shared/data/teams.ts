@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, nowIso, tableName, teamPk } from './dynamo.ts';
+import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
+import { teamKey, tokenKey } from './keys.ts';
 
 /** Teams and their API tokens. A token is shown once; only its SHA-256 is stored. */
 export interface Team {
@@ -14,14 +15,11 @@ const TOKEN_PREFIX = 'tm_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_SHAPE = /^tm_[0-9A-Za-z]{40,60}$/;
 
-const teamKey = (teamId: number) => ({ pk: teamPk(teamId), sk: 'TEAM' });
-const tokenKey = (token: string) => ({ pk: `TOKEN#${hashToken(token)}`, sk: 'TOKEN' });
-
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export async function createTeam(name: string): Promise<Team> {
   const team: Team = { id: await nextId('team'), name, created_at: nowIso() };
-  await dynamo.send(
+  await dynamo().send(
     new PutCommand({
       TableName: tableName(),
       Item: { ...teamKey(team.id), ...team },
@@ -32,16 +30,16 @@ export async function createTeam(name: string): Promise<Team> {
 }
 
 export async function getTeam(teamId: number): Promise<Team | undefined> {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key: teamKey(teamId) }));
+  const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: teamKey(teamId) }));
   return Item && { id: Item.id, name: Item.name, created_at: Item.created_at };
 }
 
 export async function createToken(teamId: number): Promise<string> {
   const token = TOKEN_PREFIX + toBase62(randomBytes(32));
-  await dynamo.send(
+  await dynamo().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...tokenKey(token), team_id: teamId, created_at: nowIso() },
+      Item: { ...tokenKey(hashToken(token)), team_id: teamId, created_at: nowIso() },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -50,8 +48,8 @@ export async function createToken(teamId: number): Promise<string> {
 
 /** Deletes the token's record; returns whether it existed. */
 export async function revokeToken(token: string): Promise<boolean> {
-  const { Attributes } = await dynamo.send(
-    new DeleteCommand({ TableName: tableName(), Key: tokenKey(token), ReturnValues: 'ALL_OLD' }),
+  const { Attributes } = await dynamo().send(
+    new DeleteCommand({ TableName: tableName(), Key: tokenKey(hashToken(token)), ReturnValues: 'ALL_OLD' }),
   );
   return Attributes !== undefined;
 }
@@ -59,8 +57,12 @@ export async function revokeToken(token: string): Promise<boolean> {
 /** The team a token belongs to, or undefined for a malformed, unknown or revoked token. */
 export async function teamIdForToken(token: string): Promise<number | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName(), Key: tokenKey(token), ProjectionExpression: 'team_id' }),
+  const { Item } = await dynamo().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: tokenKey(hashToken(token)),
+      ProjectionExpression: 'team_id',
+    }),
   );
   return Item?.team_id;
 }

@@ -1,5 +1,6 @@
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../http/errors.ts';
 import { dynamo, type TransactItem } from './dynamo.ts';
 
 /**
@@ -24,7 +25,7 @@ export class LabelledTransaction {
    */
   async commit(): Promise<Cancellation | undefined> {
     try {
-      await dynamo.send(new TransactWriteCommand({ TransactItems: this.items }));
+      await dynamo().send(new TransactWriteCommand({ TransactItems: this.items }));
       return undefined;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
@@ -72,8 +73,24 @@ export class Cancellation {
   }
 }
 
-/** Sleeps a random time below an exponentially growing cap ("full jitter"), so racing writers spread out. */
-export function backOff(attempt: number): Promise<void> {
+/** How many times a write that met a concurrent one is tried in all, by every data module. */
+export const WRITE_ATTEMPTS = 25;
+
+/**
+ * The one retry policy for writes that met a concurrent write (a transaction conflict, or a condition
+ * that failed because the item changed since it was read): call it before attempt `attempt + 1`. It
+ * sleeps a random time below an exponentially growing cap ("full jitter"), so racing writers spread out,
+ * unless the failure itself taught the writer the state to retry with (`learned`); after the last attempt
+ * it is a 409 the client can retry.
+ */
+export async function beforeRetry(attempt: number, subject: string, learned = false): Promise<void> {
+  if (attempt >= WRITE_ATTEMPTS) {
+    throw new ConflictError(
+      `The ${subject} was changed by another request at the same time; please retry.`,
+      'concurrent_modification',
+    );
+  }
+  if (learned) return;
   const cap = Math.min(1_000, 20 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
 }

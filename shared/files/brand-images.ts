@@ -64,7 +64,7 @@ export async function promoteImagePaths<T extends ImageInput>(
 async function checkFile(teamId: number, path: string): Promise<CheckedFile | undefined> {
   const key = privateObjectKey(teamId, path);
   try {
-    const head = await s3.send(new HeadObjectCommand({ Bucket: config.privateBucket(), Key: key }));
+    const head = await s3().send(new HeadObjectCommand({ Bucket: config.privateBucket(), Key: key }));
     return { path, key, contentType: head.ContentType ?? '', etag: head.ETag };
   } catch (error) {
     if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
@@ -76,7 +76,7 @@ async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> 
   const prefix = `brands/${teamId}/${randomUUID()}/`;
   const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
   const key = prefix + publicFileName(file.path, Math.min(MAX_FILE_NAME_LENGTH, room));
-  await s3.send(
+  await s3().send(
     new CopyObjectCommand({
       Bucket: config.publicBucket(),
       Key: key,

@@ -39,7 +39,7 @@ export async function putPrivateFile(
   bytes: Uint8Array,
   contentType: string,
 ): Promise<void> {
-  await s3.send(
+  await s3().send(
     new PutObjectCommand({
       Bucket: config.privateBucket(),
       Key: privateObjectKey(teamId, path),

@@ -1,8 +1,8 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../config.ts';
 import { privateObjectKey } from './library.ts';
-import { s3 } from './s3.ts';
+import { presigner } from './s3.ts';
 
 /**
  * Uploads into a team's private file library: a short-lived presigned PUT URL for one path. The signature
@@ -10,16 +10,6 @@ import { s3 } from './s3.ts';
  * checked against it). The size of the upload is not limited by a presigned PUT.
  */
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
-
-// The shared client's default checksums would sign the CRC32 of an empty body into the URL, and S3
-// would refuse any real upload; presigned URLs need a client that adds checksums only when required.
-const presigner = new S3Client({
-  region: s3.config.region,
-  endpoint: s3.config.endpoint,
-  forcePathStyle: s3.config.forcePathStyle,
-  credentials: s3.config.credentials,
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-});
 
 export interface UploadTarget {
   path: string;
@@ -39,7 +29,7 @@ export async function createUploadUrl(
     Key: privateObjectKey(teamId, path),
     ContentType: contentType,
   });
-  const uploadUrl = await getSignedUrl(presigner, command, {
+  const uploadUrl = await getSignedUrl(presigner(), command, {
     expiresIn: UPLOAD_URL_TTL_SECONDS,
     signableHeaders: new Set(['content-type']),
   });

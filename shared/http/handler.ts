@@ -9,7 +9,6 @@ import {
   ServiceUnavailableError,
   UnauthenticatedError,
 } from './errors.ts';
-import { type IdempotencyScope, idempotency } from './idempotency.ts';
 import { describeError, log } from './log.ts';
 import { MESSAGES } from './messages.ts';
 import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
@@ -33,8 +32,6 @@ export interface ApiRequest {
   query: Dictionary<string[]>;
   /** Milliseconds left before the Lambda times out. */
   remainingTimeMs: () => number;
-  /** Set on idempotent routes when the request carries an Idempotency-Key (see idempotency.ts). */
-  idempotency?: IdempotencyScope;
 }
 
 /** A path parameter that must be a positive integer id; anything else names no resource (404). */
@@ -47,19 +44,23 @@ export function pathId(req: ApiRequest, model: string, name = 'id'): number {
 /** A middleware between request parsing and the handler sees the ApiRequest as its event. */
 export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
 
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /**
  * Wraps a handler: parses the proxy event into an ApiRequest, renders thrown HttpErrors (and anything
- * unexpected, as a logged 500) as JSON, and adds the request id header. The idempotency middleware runs
- * between parsing and the handler and sees the handler's rendered response, errors included.
+ * unexpected, as a logged 500) as JSON, and adds the request id header. Middlewares a route opts into
+ * (idempotency) run between parsing and the handler and see the handler's rendered response, errors
+ * included.
  */
-export function httpHandler(handle: (req: ApiRequest) => Promise<ApiResponse>): ProxyHandler {
+export function httpHandler(
+  handle: (req: ApiRequest) => Promise<ApiResponse>,
+  ...middlewares: ApiMiddleware[]
+): ProxyHandler {
   // biome-ignore lint/suspicious/noExplicitAny: the event changes type from proxy event to ApiRequest in parseRequest.
   return middy<any, ApiResponse>({ timeoutEarlyInMillis: ANSWER_MARGIN_MS, timeoutEarlyResponse: outOfTime })
     .use(respond)
     .use(parseRequest)
-    .use(idempotency)
+    .use(middlewares as MiddlewareObj[])
     .handler((req: ApiRequest) =>
       handle(req).catch((error: unknown) => renderError(error, req.requestId)),
     ) as unknown as ProxyHandler;

@@ -2,34 +2,34 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { findRoute } from '../../lib/routes.ts';
-import { dynamo, type TransactItem, tableName, teamPk } from '../data/dynamo.ts';
+import { dynamo, type TransactItem, tableName } from '../data/dynamo.ts';
+import { idempotencyKey } from '../data/keys.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
-import type { ApiMiddleware, ApiRequest } from './handler.ts';
+import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
 /**
- * Idempotency-Key support (README, "Idempotency-Key"). On a route marked `idempotent` in the
- * route table, a request with the header first takes a lease on a record keyed by team + endpoint + key.
- * The create then writes the record's completion in the SAME transaction as the resource (`commitsWith`),
- * so a resource never exists with its key still free, and a failed write leaves neither.
+ * Idempotency-Key support (README, "Idempotency-Key"), opted into by the handlers of the creates with
+ * `idempotentHandler`. A request with the header first takes a lease on a record keyed by team + endpoint
+ * + key. The create then writes the record's completion in the SAME transaction as the resource
+ * (`commitsWith`), so a resource never exists with its key still free, and a failed write leaves neither.
  */
 export interface IdempotencyScope {
-  /** The transaction item that completes this request's record with the response it will return. */
-  completion(response: ApiResponse): TransactItem;
+  /**
+   * What a create passes to its data module: the extra transaction items for a resource, rendered the way
+   * the handler will answer. No items without a key.
+   */
+  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => TransactItem[];
 }
 
-/**
- * What a create passes to its data module: the extra transaction items for a resource, rendered the way
- * the handler will answer. No items without a key.
- */
-export function commitsWith<T>(
-  req: ApiRequest,
-  render: (resource: T) => ApiResponse,
-): (resource: T) => TransactItem[] {
-  const scope = req.idempotency;
-  return scope ? (resource) => [scope.completion(render(resource))] : () => [];
+/** A handler whose request may carry an Idempotency-Key; it receives the key's scope beside the request. */
+export function idempotentHandler(
+  handle: (req: ApiRequest, idempotency: IdempotencyScope) => Promise<ApiResponse>,
+): ProxyHandler {
+  return httpHandler((req) => handle(req, leases.get(req) ?? NO_KEY), idempotency);
 }
+
+const NO_KEY: IdempotencyScope = { commitsWith: () => () => [] };
 
 const RETENTION_SECONDS = 24 * 60 * 60;
 /** A lease outlives the invocation that holds it by this much, then anyone may take the key over. */
@@ -54,10 +54,8 @@ interface IdempotencyRecord {
   response?: StoredResponse;
 }
 
-const recordKey = (req: ApiRequest, key: string) => ({
-  pk: teamPk(req.teamId),
-  sk: `IDEMPOTENCY#${req.method} ${req.route}#${createHash('sha256').update(key).digest('hex')}`,
-});
+const recordKey = (req: ApiRequest, key: string) =>
+  idempotencyKey(req.teamId, `${req.method} ${req.route}`, createHash('sha256').update(key).digest('hex'));
 
 /** Key order and whitespace do not matter: the fingerprint hashes the body with its keys sorted. */
 export function fingerprint(body: unknown): string {
@@ -81,15 +79,17 @@ class Lease implements IdempotencyScope {
     private readonly token: string,
   ) {}
 
-  completion(response: ApiResponse): TransactItem {
-    this.completionUsed = true;
-    return { Update: this.completeInput(response) };
+  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => TransactItem[] {
+    return (resource) => {
+      this.completionUsed = true;
+      return [{ Update: this.completeInput(render(resource)) }];
+    };
   }
 
   /** After the handler: a 2xx whose create wrote no completion, or a 4xx, is stored; a 5xx frees the key. */
   async settle(response: ApiResponse): Promise<void> {
     if (response.status >= 500) {
-      await dynamo
+      await dynamo()
         .send(
           new DeleteCommand({
             TableName: tableName(),
@@ -100,7 +100,9 @@ class Lease implements IdempotencyScope {
         )
         .catch(ignoreLostLease);
     } else if (response.status >= 400 || !this.completionUsed) {
-      await dynamo.send(new UpdateCommand(this.completeInput(response))).catch(ignoreLostLease);
+      await dynamo()
+        .send(new UpdateCommand(this.completeInput(response)))
+        .catch(ignoreLostLease);
     }
   }
 
@@ -145,7 +147,7 @@ async function acquire(req: ApiRequest, key: string): Promise<Lease | ApiRespons
     expires_at: nowSeconds + RETENTION_SECONDS,
   };
   try {
-    await dynamo.send(
+    await dynamo().send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...recordId, ...record },
@@ -183,12 +185,12 @@ async function acquire(req: ApiRequest, key: string): Promise<Lease | ApiRespons
 
 const leases = new WeakMap<ApiRequest, Lease>();
 
-/** The middleware every handler carries; it acts only on idempotent routes whose request has a key. */
-export const idempotency: ApiMiddleware = {
+/** Takes the lease before the handler and settles it after; acts only when the request has a key. */
+const idempotency: ApiMiddleware = {
   before: async (request) => {
     const req = request.event;
     const key = req.headers['idempotency-key'];
-    if (key === undefined || !findRoute(req.method, req.route)?.idempotent) return;
+    if (key === undefined) return;
     if (!VALID_KEY.test(key) || key.trim() === '') {
       throw new BadRequestError('The Idempotency-Key header must be 1 to 255 visible characters.');
     }
@@ -196,7 +198,6 @@ export const idempotency: ApiMiddleware = {
     // Answering from `before` skips middy's `after` stack, so the response is rendered here.
     if (!(outcome instanceof Lease)) return toProxyResult(outcome, req.requestId);
     leases.set(req, outcome);
-    req.idempotency = outcome;
   },
   after: async (request) => {
     const lease = leases.get(request.event);

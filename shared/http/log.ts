@@ -1,8 +1,10 @@
+import { config } from '../config.ts';
+
 /** Structured JSON logs, one line per event, carrying the request id. Never pass secrets or raw headers. */
 type Fields = Record<string, unknown>;
 
 function write(level: 'info' | 'warn' | 'error', message: string, fields: Fields): void {
-  if (process.env.LOG_LEVEL === 'silent') return;
+  if (config.logLevel() === 'silent') return;
   const line = JSON.stringify({ level, message, time: new Date().toISOString(), ...fields });
   (level === 'error' ? console.error : console.log)(line);
 }

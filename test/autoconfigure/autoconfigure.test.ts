@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,
   file,
@@ -30,7 +31,7 @@ const WINDOWS_1250_LODZ_KRAKOW = [0xa3, 0xf3, 0x64, 0x9f, 0x20, 0x4b, 0x72, 0x61
 let server: FixtureServer;
 
 beforeAll(async () => {
-  vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+  useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
   server = await startFixtureServer({
     '/business/': file(OWN_FIXTURES, 'business.html'),
     '/news/storm': file(OWN_FIXTURES, 'news.html'),
@@ -98,7 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  vi.unstubAllEnvs();
+  restoreSettings();
 });
 
 describe('autoConfigure on fixture sites', () => {

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, newTeam, startApi } from '../support/api.ts';
+import { useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, OWN_FIXTURES, startFixtureServer, status } from './fixture-server.ts';
 import { expectValidBrandInput } from './valid-suggestions.ts';
 
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 describe('auto-configure endpoint', () => {
   it('returns suggestions that create a brand unchanged, and creates nothing itself', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
     expect(response.status).toBe(200);
     const { suggestions } = response.body;
@@ -38,14 +39,14 @@ describe('auto-configure endpoint', () => {
   });
 
   it('answers a site failure with 422 naming it', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/gone') });
     expect(response.status).toBe(422);
     expect(response.body).toEqual({ message: 'site responded with HTTP 403' });
   });
 
   it('refuses loopback unless the test flag allows it', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '');
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '' });
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
     expect(response.status).toBe(422);
     expect(response.body.message).toMatch(/private address|port not allowed/);

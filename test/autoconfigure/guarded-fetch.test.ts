@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { GuardedClient, type GuardedFetchOptions } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { UnprocessableError } from '../../shared/http/errors.ts';
+import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,
   html,
@@ -77,7 +78,7 @@ afterAll(async () => {
 });
 
 afterEach(() => {
-  vi.unstubAllEnvs();
+  restoreSettings();
 });
 
 async function fetchPage(url: string, options: GuardedFetchOptions = {}): Promise<string> {
@@ -233,19 +234,18 @@ describe('guarded fetch: connecting to checked addresses', () => {
 
 describe('guarded fetch: the loopback test hook', () => {
   it('is needed to reach the loopback fixture', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', undefined);
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: undefined });
     await expectRefusal(autoConfigure(server.url('/page/')), 'port not allowed');
     await expectRefusal(autoConfigure('http://127.0.0.1/'), '127.0.0.1 resolves to a private address');
   });
 
-  it('is read from the environment at call time', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+  it('is read from the configuration at call time', async () => {
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     expect((await autoConfigure(server.url('/page/'))).name).toBe('Fixture Co');
   });
 
   it('has no effect inside Lambda', async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
-    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'brands-auto-configure');
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1', AWS_LAMBDA_FUNCTION_NAME: 'brands-auto-configure' });
     await expectRefusal(autoConfigure(server.url('/page/')), 'port not allowed');
     await expectRefusal(autoConfigure(server.url('/page/'), { allowLoopback: true }), 'port not allowed');
   });

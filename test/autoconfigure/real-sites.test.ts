@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeHtml } from '../../shared/autoconfigure/decode.ts';
 import { type BrandSuggestions, extractSuggestions } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
 import { expectValidBrandInput } from './valid-suggestions.ts';
 
@@ -178,7 +179,7 @@ describe('real sites, served by the fixture server', () => {
   let server: FixtureServer;
 
   beforeAll(async () => {
-    vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', '1');
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const routes = Object.fromEntries(
       Object.keys(REAL_SITES).map((site) => [
         `/${site}/`,
@@ -190,7 +191,7 @@ describe('real sites, served by the fixture server', () => {
 
   afterAll(async () => {
     await server.close();
-    vi.unstubAllEnvs();
+    restoreSettings();
   });
 
   it.each(Object.keys(REAL_SITES) as Site[])(

@@ -3,6 +3,7 @@ import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { assertPermittedAddresses, checkTargetUrl } from '../../shared/autoconfigure/target-policy.ts';
 import { UnprocessableError } from '../../shared/http/errors.ts';
+import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
  * Server-side request forgery: every spelling of an internal address, and every DNS answer pointing at one, is
@@ -104,14 +105,14 @@ const DNS_CASES: Array<[string, string[]]> = [
 let resolveHost: ReturnType<typeof vi.fn<HostResolver>>;
 
 beforeAll(() => {
-  vi.stubEnv('AUTOCONFIGURE_ALLOW_LOOPBACK', undefined);
+  useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: undefined });
   resolveHost = vi.fn<HostResolver>(async (hostname) => {
     throw new Error(`unexpected DNS lookup of ${hostname}`);
   });
 });
 
 afterAll(() => {
-  vi.unstubAllEnvs();
+  restoreSettings();
 });
 
 async function refusalOf(url: string, resolver: HostResolver): Promise<UnprocessableError> {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { createTeam, createToken } from '../../shared/data/teams.ts';
 
@@ -21,6 +22,38 @@ export interface TestTeam {
 export async function newTeam(name = 'Test team'): Promise<TestTeam> {
   const team = await createTeam(name);
   return { teamId: team.id, token: await createToken(team.id) };
+}
+
+/**
+ * The local gateway for the calling test file: started before its tests, closed after them. Read `url`
+ * and call `caller()` inside tests and hooks, once the gateway is up.
+ */
+export function useApi(): { readonly url: string; caller: () => Promise<Caller> } {
+  let api: Awaited<ReturnType<typeof startApi>> | undefined;
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterAll(() => api?.close());
+  const url = () => {
+    if (!api) throw new Error('The test API is not started yet: use it inside a test or hook.');
+    return api.url;
+  };
+  return {
+    get url() {
+      return url();
+    },
+    caller: () => newCaller(url()),
+  };
+}
+
+/** A fresh team with an HTTP client acting for it. */
+export interface Caller extends TestTeam {
+  client: ApiClient;
+}
+
+export async function newCaller(baseUrl: string): Promise<Caller> {
+  const team = await newTeam();
+  return { ...team, client: apiClient(baseUrl, team.token) };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely and assert on them.
@@ -58,3 +91,5 @@ export function apiClient(baseUrl: string, token?: string) {
     delete: (path: string, headers?: Record<string, string>) => call('DELETE', path, undefined, headers),
   };
 }
+
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -1,4 +1,6 @@
 import { inject } from 'vitest';
+import { configure } from '../../shared/config.ts';
 
-// Runs before each test file's imports: the handlers and data modules read this environment when loaded.
+// Before each test file: the run's local servers (global setup). Scripts the tests spawn inherit them.
 Object.assign(process.env, inject('localEnv'));
+configure(process.env);

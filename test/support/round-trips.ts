@@ -10,7 +10,7 @@ interface Call {
 }
 
 const calls: Call[] = [];
-dynamo.middlewareStack.add(
+dynamo().middlewareStack.add(
   (next, context) => async (args) => {
     calls.push({ command: context.commandName ?? '?', input: args.input as Record<string, unknown> });
     return next(args);

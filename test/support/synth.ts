@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { createApp, TeamMessagingStack } from '../../lib/stack.ts';
+import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
 
 export interface Synthesized {
   app: App;

@@ -7,7 +7,6 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
-  Validations,
 } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -31,36 +30,18 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods } from 'aws-cdk-lib/aws-s3';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
-import { MESSAGES } from '../shared/http/messages.ts';
-import { TIMEOUTS } from '../shared/limits.ts';
+import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { MESSAGES } from '../../shared/http/messages.ts';
+import { TIMEOUTS } from '../../shared/limits.ts';
+import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
-import { authorizer as authorizerRoute, functionTimeoutSeconds, type Route, routes } from './routes.ts';
+import { grantRouteAccess, grantTableAccess } from './grants.ts';
+import { acknowledgeNagFindings, acknowledgeObjectWildcards, addAwsSolutionsChecks } from './nag.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
-
-/** IAM actions behind the route table's `table` access levels (transactions need the per-item actions). */
-const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:ConditionCheckItem',
-];
-const TABLE_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
-
-/** Objects of the private library live under `teams/<team id>/`, public brand images under `brands/`. */
-const PRIVATE_LIBRARY_KEYS = 'teams/*';
-const PUBLIC_BRAND_KEYS = 'brands/*';
 
 /** Gateway-made errors: the same JSON `{message}` bodies as the local gateway and the handlers. */
 const GATEWAY_RESPONSES: Array<{
@@ -134,7 +115,12 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl,
     });
     this.addOutputs(publicBaseUrl);
-    this.acknowledgeNagFindings(cdn);
+    acknowledgeNagFindings({
+      api: this.api,
+      privateFiles: this.privateFiles,
+      publicFiles: this.publicFiles,
+      cdn,
+    });
   }
 
   /** The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR. */
@@ -227,7 +213,7 @@ export class TeamMessagingStack extends Stack {
         memorySize: route.fetchesWeb ? 1024 : 512,
         logRemovalPolicy: removalPolicy,
       });
-      this.grantRouteAccess(fn, route);
+      acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
       this.api.root
         .resourceForPath(route.path)
         .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
@@ -278,7 +264,7 @@ export class TeamMessagingStack extends Stack {
       timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
       logRemovalPolicy: removalPolicy,
     });
-    this.grantTableAccess(authorizerFunction, authorizerRoute.table);
+    grantTableAccess(authorizerFunction, authorizerRoute.table, this.table);
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
       // Cached per token; the policy covers the whole stage, so one answer serves every route.
@@ -339,143 +325,6 @@ export class TeamMessagingStack extends Stack {
     }
     return api;
   }
-
-  /** Exactly what the route table row declares, as explicit actions on explicit resources. */
-  private grantRouteAccess(fn: ApiFunction, route: Route): void {
-    this.grantTableAccess(fn, route.table);
-    const files = new Set(route.files ?? []);
-    if (files.has('private:read')) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          // GetObject also covers HeadObject and the source side of CopyObject.
-          actions: ['s3:GetObject'],
-          resources: [this.privateFiles.arnForObjects(PRIVATE_LIBRARY_KEYS)],
-        }),
-      );
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          // Without ListBucket S3 answers a missing key with 403 AccessDenied instead of 404 NoSuchKey, and
-          // "no such file in your library" could not be told from a real failure (s3rver always says 404).
-          actions: ['s3:ListBucket'],
-          resources: [this.privateFiles.bucketArn],
-        }),
-      );
-    }
-    if (files.has('private:write')) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          // Also what presigned upload URLs signed by this function's role are allowed to do.
-          actions: ['s3:PutObject'],
-          resources: [this.privateFiles.arnForObjects(PRIVATE_LIBRARY_KEYS)],
-        }),
-      );
-    }
-    if (files.has('public:write')) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          // The destination side of CopyObject (promoting a library image to the public brand images).
-          actions: ['s3:PutObject'],
-          resources: [this.publicFiles.arnForObjects(PUBLIC_BRAND_KEYS)],
-        }),
-      );
-    }
-    this.acknowledgeObjectWildcards(fn, files);
-  }
-
-  private grantTableAccess(fn: ApiFunction, access: Route['table']): void {
-    if (access === 'none') return;
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: access === 'write' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
-        resources: [this.table.tableArn],
-      }),
-    );
-    // Every route may need to tell 403 from 404 through the id index.
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: [`${this.table.tableArn}/index/${idIndex.name}`],
-      }),
-    );
-  }
-
-  /** Object keys are per team and per file, so object grants end in a prefix wildcard. */
-  private acknowledgeObjectWildcards(fn: ApiFunction, files: Set<string>): void {
-    const objects = (bucket: Bucket, keys: string) =>
-      `Resource::<${this.getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>/${keys}`;
-    const wildcards = new Set<string>();
-    if (files.has('private:read') || files.has('private:write')) {
-      wildcards.add(objects(this.privateFiles, PRIVATE_LIBRARY_KEYS));
-    }
-    if (files.has('public:write')) wildcards.add(objects(this.publicFiles, PUBLIC_BRAND_KEYS));
-    for (const wildcard of wildcards) {
-      Validations.of(fn.role ?? fn).acknowledge({
-        id: `AwsSolutions-IAM5[${wildcard}]`,
-        reason:
-          'Object keys are created per team and per file at run time; the grant is limited to one key prefix ' +
-          'of one bucket and to the single action the route table row declares.',
-      });
-    }
-  }
-
-  /** Every finding AwsSolutions reports that is a deliberate choice, with the reason. */
-  private acknowledgeNagFindings(cdn: Distribution): void {
-    const acknowledge = (scope: Construct, id: string, reason: string) =>
-      Validations.of(scope).acknowledge({ id, reason });
-
-    acknowledge(
-      this.api,
-      'AwsSolutions-APIG2',
-      'Each handler validates its input (zod) and answers Laravel-style 422 bodies the clients rely on; a ' +
-        'gateway request validator would answer 400 with a different body.',
-    );
-    acknowledge(
-      this.api,
-      'AwsSolutions-APIG3',
-      'No WAF web ACL by default: every route needs a bearer token checked by the authorizer and the stage ' +
-        'is throttled. Associate a web ACL with the stage where an account requires one.',
-    );
-    acknowledge(
-      this.api,
-      'AwsSolutions-COG4',
-      'Clients authenticate with team API tokens (bearer), verified by the Lambda TOKEN authorizer on every ' +
-        'method; there are no Cognito users.',
-    );
-    acknowledge(
-      this.api,
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      "The account-wide API Gateway logging role uses AWS's managed policy made for exactly that purpose.",
-    );
-    for (const bucket of [this.privateFiles, this.publicFiles]) {
-      acknowledge(
-        bucket,
-        'AwsSolutions-S1',
-        'All access goes through the API (access logs, one log group per function) or CloudFront; S3 server ' +
-          'access logs would need another bucket. Enable CloudTrail data events where an audit needs them.',
-      );
-    }
-    acknowledge(
-      cdn,
-      'AwsSolutions-CFR1',
-      'Brand images are shown to recipients anywhere in the world; no geo restriction.',
-    );
-    acknowledge(
-      cdn,
-      'AwsSolutions-CFR2',
-      'Read-only public images behind CloudFront caching; no WAF by default.',
-    );
-    acknowledge(
-      cdn,
-      'AwsSolutions-CFR3',
-      'Public, cacheable brand images only; CloudFront access logs would need a log bucket with ACLs.',
-    );
-    acknowledge(
-      cdn,
-      'AwsSolutions-CFR4',
-      'The default *.cloudfront.net certificate does not let the minimum TLS version be chosen; set a custom ' +
-        'domain and certificate (TLSv1.2_2021) to change it.',
-    );
-  }
 }
 
 /** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
@@ -497,6 +346,6 @@ export function createApp(props: AppProps = {}): App {
     uploadOrigins: uploadOrigins?.split(',').map((origin) => origin.trim()),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addAwsSolutionsChecks(app);
   return app;
 }

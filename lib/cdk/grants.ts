@@ -1,0 +1,87 @@
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import type { Route } from '../routes.ts';
+import type { ApiFunction } from './api-function.ts';
+
+/** IAM actions behind the route table's `table` access levels (transactions need the per-item actions). */
+const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/** Objects of the private library live under `teams/<team id>/`, public brand images under `brands/`. */
+const PRIVATE_LIBRARY_KEYS = 'teams/*';
+const PUBLIC_BRAND_KEYS = 'brands/*';
+
+/** What the route table's access levels refer to. */
+export interface RouteResources {
+  table: TableV2;
+  privateFiles: Bucket;
+  publicFiles: Bucket;
+}
+
+/** Objects a grant covers: one key prefix (ending in `*`) of one bucket. */
+export interface ObjectGrant {
+  bucket: Bucket;
+  keys: string;
+}
+
+/**
+ * Exactly what the route table row declares, as explicit actions on explicit resources. Returns the object
+ * prefixes granted (the wildcards cdk-nag asks about), in grant order.
+ */
+export function grantRouteAccess(fn: ApiFunction, route: Route, resources: RouteResources): ObjectGrant[] {
+  const { privateFiles, publicFiles } = resources;
+  grantTableAccess(fn, route.table, resources.table);
+  const objects: ObjectGrant[] = [];
+  const grantObjects = (action: string, bucket: Bucket, keys: string) => {
+    fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [bucket.arnForObjects(keys)] }));
+    objects.push({ bucket, keys });
+  };
+  const files = new Set(route.files ?? []);
+  if (files.has('private:read')) {
+    // GetObject also covers HeadObject and the source side of CopyObject.
+    grantObjects('s3:GetObject', privateFiles, PRIVATE_LIBRARY_KEYS);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        // Without ListBucket S3 answers a missing key with 403 AccessDenied instead of 404 NoSuchKey, and
+        // "no such file in your library" could not be told from a real failure (s3rver always says 404).
+        actions: ['s3:ListBucket'],
+        resources: [privateFiles.bucketArn],
+      }),
+    );
+  }
+  // Also what presigned upload URLs signed by this function's role are allowed to do.
+  if (files.has('private:write')) grantObjects('s3:PutObject', privateFiles, PRIVATE_LIBRARY_KEYS);
+  // The destination side of CopyObject (promoting a library image to the public brand images).
+  if (files.has('public:write')) grantObjects('s3:PutObject', publicFiles, PUBLIC_BRAND_KEYS);
+  return objects;
+}
+
+/** The table actions of an access level, and the `byId` index every route may need to tell 403 from 404. */
+export function grantTableAccess(fn: ApiFunction, access: Route['table'], table: TableV2): void {
+  if (access === 'none') return;
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: access === 'write' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
+      resources: [table.tableArn],
+    }),
+  );
+  // Every route may need to tell 403 from 404 through the id index.
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${table.tableArn}/index/${TABLE_SCHEMA.idIndex.name}`],
+    }),
+  );
+}

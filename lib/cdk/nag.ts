@@ -1,0 +1,96 @@
+import { type App, Stack, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import type { ApiFunction } from './api-function.ts';
+import type { ObjectGrant } from './grants.ts';
+
+/** The AwsSolutions checks on the whole app: any finding not acknowledged fails the synth. */
+export function addAwsSolutionsChecks(app: App): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
+
+/** Object keys are per team and per file, so object grants end in a prefix wildcard. */
+export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant[]): void {
+  const wildcards = new Set(
+    objects.map(
+      ({ bucket, keys }) =>
+        `Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>/${keys}`,
+    ),
+  );
+  for (const wildcard of wildcards) {
+    Validations.of(fn.role ?? fn).acknowledge({
+      id: `AwsSolutions-IAM5[${wildcard}]`,
+      reason:
+        'Object keys are created per team and per file at run time; the grant is limited to one key prefix ' +
+        'of one bucket and to the single action the route table row declares.',
+    });
+  }
+}
+
+/** Every finding AwsSolutions reports on the stack's resources that is a deliberate choice, with the reason. */
+export function acknowledgeNagFindings(resources: {
+  api: RestApi;
+  privateFiles: Bucket;
+  publicFiles: Bucket;
+  cdn: Distribution;
+}): void {
+  const { api, privateFiles, publicFiles, cdn } = resources;
+  const acknowledge = (scope: Construct, id: string, reason: string) =>
+    Validations.of(scope).acknowledge({ id, reason });
+
+  acknowledge(
+    api,
+    'AwsSolutions-APIG2',
+    'Each handler validates its input (zod) and answers Laravel-style 422 bodies the clients rely on; a ' +
+      'gateway request validator would answer 400 with a different body.',
+  );
+  acknowledge(
+    api,
+    'AwsSolutions-APIG3',
+    'No WAF web ACL by default: every route needs a bearer token checked by the authorizer and the stage ' +
+      'is throttled. Associate a web ACL with the stage where an account requires one.',
+  );
+  acknowledge(
+    api,
+    'AwsSolutions-COG4',
+    'Clients authenticate with team API tokens (bearer), verified by the Lambda TOKEN authorizer on every ' +
+      'method; there are no Cognito users.',
+  );
+  acknowledge(
+    api,
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    "The account-wide API Gateway logging role uses AWS's managed policy made for exactly that purpose.",
+  );
+  for (const bucket of [privateFiles, publicFiles]) {
+    acknowledge(
+      bucket,
+      'AwsSolutions-S1',
+      'All access goes through the API (access logs, one log group per function) or CloudFront; S3 server ' +
+        'access logs would need another bucket. Enable CloudTrail data events where an audit needs them.',
+    );
+  }
+  acknowledge(
+    cdn,
+    'AwsSolutions-CFR1',
+    'Brand images are shown to recipients anywhere in the world; no geo restriction.',
+  );
+  acknowledge(
+    cdn,
+    'AwsSolutions-CFR2',
+    'Read-only public images behind CloudFront caching; no WAF by default.',
+  );
+  acknowledge(
+    cdn,
+    'AwsSolutions-CFR3',
+    'Public, cacheable brand images only; CloudFront access logs would need a log bucket with ACLs.',
+  );
+  acknowledge(
+    cdn,
+    'AwsSolutions-CFR4',
+    'The default *.cloudfront.net certificate does not let the minimum TLS version be chosen; set a custom ' +
+      'domain and certificate (TLSv1.2_2021) to change it.',
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * The single-table layout on one page: every key the data modules read or write.
+ *
+ *   pk                   sk                                        what
+ *   TEAM#<team>          TEAM                                      the team
+ *   TEAM#<team>          BRAND#<brand, 12 digits>                  a brand
+ *   TEAM#<team>          LIST#<list, 12 digits>                    an email, SMS or push list
+ *   TEAM#<team>          LIST#DEFAULT_BRAND                        the default-brand pointer (brands.ts)
+ *   TEAM#<team>          FIELD#<field, 12 digits>                  a contact field
+ *   TEAM#<team>          FIELDTAG#<tag>                            a tag's claim, unique per team
+ *   TEAM#<team>          SITE#<site, 12 digits>                    a CMS site
+ *   TEAM#<team>          PAGE#<page, 12 digits>                    a CMS page
+ *   TEAM#<team>          IDENTITY#<identity, 12 digits>            a sender identity
+ *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
+ *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed
+ *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
+ *
+ * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites and pages are also in the `byId`
+ * index (`gsi1pk = <KIND>#<id>`), which tells another team's id (403) from none (404).
+ */
+
+/** Fixed-width ids in sort keys so that they sort numerically. */
+export const padId = (id: number): string => String(id).padStart(12, '0');
+
+export const teamPk = (teamId: number): string => `TEAM#${teamId}`;
+
+const teamItem = (teamId: number, sk: string) => ({ pk: teamPk(teamId), sk });
+
+export const BRAND_PREFIX = 'BRAND#';
+export const LIST_PREFIX = 'LIST#';
+export const FIELD_PREFIX = 'FIELD#';
+export const PAGE_PREFIX = 'PAGE#';
+export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
+
+export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
+export const brandKey = (teamId: number, brandId: number) =>
+  teamItem(teamId, `${BRAND_PREFIX}${padId(brandId)}`);
+export const listKey = (teamId: number, listId: number) => teamItem(teamId, `${LIST_PREFIX}${padId(listId)}`);
+/**
+ * The default-brand pointer sits in the lists' key range: the one Query a brand delete makes for the lists
+ * linked to the brand also tells whether the brand is the default.
+ */
+export const defaultBrandKey = (teamId: number) => teamItem(teamId, `${LIST_PREFIX}DEFAULT_BRAND`);
+export const fieldKey = (teamId: number, fieldId: number) =>
+  teamItem(teamId, `${FIELD_PREFIX}${padId(fieldId)}`);
+export const tagKey = (teamId: number, tag: string) => teamItem(teamId, `FIELDTAG#${tag}`);
+export const siteKey = (teamId: number, siteId: number) => teamItem(teamId, `SITE#${padId(siteId)}`);
+export const pageKey = (teamId: number, pageId: number) => teamItem(teamId, `${PAGE_PREFIX}${padId(pageId)}`);
+export const identityKey = (teamId: number, identityId: number) =>
+  teamItem(teamId, `IDENTITY#${padId(identityId)}`);
+/** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
+export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
+  teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
+
+export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
+export const sequenceKey = (sequence: string) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });
+
+/** The id index entry of an entity: lets an id be found without knowing its team (403 vs 404). */
+export const idIndexKeys = (kind: string, id: number) => ({ gsi1pk: `${kind}#${id}`, gsi1sk: kind });
