@@ -60,7 +60,7 @@ describe('the files endpoint', () => {
     expect(brand.status).toBe(201);
     const url: string = brand.body.logo_image;
     expect(url).toMatch(
-      new RegExp(`^${config.publicBaseUrl()}/brands/${teamId}/[0-9a-f-]{36}/main-logo\\.png$`),
+      new RegExp(`^${config.publicBaseUrl()}/brands/${teamId}/[0-9a-f]{32}/main-logo\\.png$`),
     );
     expect(url.length).toBeLessThanOrEqual(255);
     expect(await fetchBytes(url)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
@@ -120,7 +120,7 @@ describe('the files endpoint', () => {
 });
 
 describe('brand images in the path form', () => {
-  it('copies every slot, prefers the path over the URL, and gives a new URL to every new copy', async () => {
+  it('copies every slot, prefers the path over the URL, and gives each file version one public URL', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'img/logo.png', PNG, 'image/png');
     await putPrivateFile(teamId, 'img/banner.gif', PNG, 'image/gif');
@@ -146,7 +146,10 @@ describe('brand images in the path form', () => {
     );
     expect(await fetchBytes(brand.header_image)).toMatchObject({ status: 200, type: 'image/gif' });
 
-    // Updating with the same file again makes a new public copy; the old URL keeps working.
+    // The same file version again is the same public object; a new version is a new URL.
+    const again = await client.put(`${BRANDS}/${brand.id}`, { logo_image_path: 'img/logo.png' });
+    expect(again.body.logo_image).toBe(brand.logo_image);
+    await putPrivateFile(teamId, 'img/logo.png', Buffer.concat([PNG, Buffer.from([0])]), 'image/png');
     const updated = await client.put(`${BRANDS}/${brand.id}`, {
       logo_image_path: 'img/logo.png',
       header_image: null,
@@ -155,7 +158,10 @@ describe('brand images in the path form', () => {
     expect(updated.body.logo_image).not.toBe(brand.logo_image);
     expect(updated.body.header_image).toBeNull();
     expect(updated.body.footer_image).toBe(brand.footer_image);
-    expect(await fetchBytes(updated.body.logo_image)).toMatchObject({ status: 200, bytes: PNG });
+    expect(await fetchBytes(updated.body.logo_image)).toMatchObject({
+      status: 200,
+      bytes: Buffer.concat([PNG, Buffer.from([0])]),
+    });
     expect(await fetchBytes(brand.logo_image)).toMatchObject({ status: 200, bytes: PNG });
   });
 

@@ -504,24 +504,25 @@ describe('brand writes and the rest of the system', () => {
     expect([second.status, second.body.name]).toEqual([200, 'Second']);
     const { teamId } = await newTeam();
     const marker = { pk: teamPk(teamId), sk: 'TEST_MARKER' };
+    const refused = (old: unknown) => Object.assign(new Error('guard refused'), { old });
     const brand = await createBrand(teamId, { name: 'With extra' }, (created) => [
-      { Put: { TableName: tableName(), Item: { ...marker, brand_id: created.id } } },
+      { item: { Put: { TableName: tableName(), Item: { ...marker, brand_id: created.id } } }, refused },
     ]);
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: marker }));
     expect(Item?.brand_id).toBe(brand.id);
-    // A failing extra item leaves no brand behind.
+    // A refused guard item decides the outcome (even with the pointer failing too) and leaves no brand.
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: defaultBrandKey(teamId) }));
+    const guard = {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: marker,
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
     await expect(
-      createBrand(teamId, { name: 'Refused' }, () => [
-        {
-          ConditionCheck: {
-            TableName: tableName(),
-            Key: marker,
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-      ]),
-    ).rejects.toThrow();
+      createBrand(teamId, { name: 'Refused', is_default: true }, () => [{ item: guard, refused }]),
+    ).rejects.toMatchObject({ message: 'guard refused', old: { brand_id: { N: String(brand.id) } } });
     const team = apiClient(api.url, (await newTeam()).token);
     expect((await team.get(BRANDS)).body).toEqual([]);
   });

@@ -13,7 +13,7 @@ const FIELDS = '/api/v1/contact-fields';
 const field = (tag: string) => ({ name: 'Plan', tag, type: 'text', contact_type: 'person' });
 const key = () => `key-${crypto.randomUUID()}`;
 
-/** Holds every resource transaction until released: a request "in flight" for as long as a test needs. */
+/** Holds the first resource transaction until released: a request "in flight" for as long as a test needs. */
 function holdTransactions() {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => {
@@ -24,8 +24,10 @@ function holdTransactions() {
     entered = resolve;
   });
   const send = dynamo().send.bind(dynamo());
+  let holding = false;
   vi.spyOn(dynamo(), 'send').mockImplementation((async (command: unknown) => {
-    if (command instanceof TransactWriteCommand) {
+    if (command instanceof TransactWriteCommand && !holding) {
+      holding = true;
       entered();
       await gate;
     }
@@ -59,7 +61,7 @@ describe('Idempotency-Key', () => {
     for (let i = 0; i < 2; i++) {
       const replay = await client.post(BRANDS, raw, { 'Idempotency-Key': k });
       expect(replay.status).toBe(201);
-      expect(replay.body).toEqual(first.body);
+      expect(replay.text).toBe(first.text); // byte for byte
       expect(replay.headers.get('idempotent-replay')).toBe('true');
     }
     expect((await client.get(BRANDS)).body).toHaveLength(1);
@@ -78,18 +80,14 @@ describe('Idempotency-Key', () => {
     const responses = await Promise.all(
       Array.from({ length: 30 }, () => client.post(BRANDS, { name: 'Racy' }, { 'Idempotency-Key': k })),
     );
-    const statuses = responses.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    const created = responses.filter((r) => r.status === 201);
-    expect(created.length).toBeGreaterThanOrEqual(1);
-    for (const r of created) expect(r.body).toEqual(created[0]?.body);
-    for (const r of responses.filter((r) => r.status === 409)) {
-      expect(r.body.error_code).toBe('idempotency_request_in_progress');
-      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    }
+    // One request executes; every other one replays it (no "in progress" answers: there is no lease).
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 201));
+    const executed = responses.filter((r) => r.headers.get('idempotent-replay') === null);
+    expect(executed).toHaveLength(1);
+    for (const r of responses) expect(r.body).toEqual(executed[0]?.body);
     const brands = (await client.get(BRANDS)).body;
     expect(brands).toHaveLength(1);
-    expect(brands[0].id).toBe(created[0]?.body.id);
+    expect(brands[0].id).toBe(executed[0]?.body.id);
   });
 
   it('answers 409 idempotency_key_conflict for another body, and still replays the original', async () => {
@@ -106,27 +104,38 @@ describe('Idempotency-Key', () => {
     expect(replay.headers.get('idempotent-replay')).toBe('true');
   });
 
-  it('keeps the first request’s lease while it is in flight: conflict and in-progress answers change nothing', async () => {
+  it('lets two requests with one key race: the first to commit wins, the other replays it', async () => {
     const { client } = await api.caller();
     const k = key();
     const { held, release } = holdTransactions();
     const first = client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
     await held;
-    const conflict = await client.post(FIELDS, field('fast'), { 'Idempotency-Key': k });
-    expect(conflict.status).toBe(409);
-    expect(conflict.body.error_code).toBe('idempotency_key_conflict');
-    const again = await client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
-    expect(again.status).toBe(409);
-    expect(again.body.error_code).toBe('idempotency_request_in_progress');
-    expect(Number(again.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const second = await client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replay')).toBeNull();
     release();
-    const done = await first;
-    expect(done.status).toBe(201);
-    vi.restoreAllMocks();
-    const replay = await client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
-    expect(replay.body).toEqual(done.body);
-    expect(replay.headers.get('idempotent-replay')).toBe('true');
+    const late = await first;
+    expect(late.status).toBe(201);
+    expect(late.headers.get('idempotent-replay')).toBe('true');
+    expect(late.body).toEqual(second.body);
     expect((await client.get(FIELDS)).body).toHaveLength(1);
+  });
+
+  it('answers the loser of a race with another body 409, and keeps the winner', async () => {
+    const { client } = await api.caller();
+    const k = key();
+    const { held, release } = holdTransactions();
+    const first = client.post(FIELDS, field('slow'), { 'Idempotency-Key': k });
+    await held;
+    const fast = await client.post(FIELDS, field('fast'), { 'Idempotency-Key': k });
+    expect(fast.status).toBe(201);
+    release();
+    const slow = await first;
+    expect(slow.status).toBe(409);
+    expect(slow.body.error_code).toBe('idempotency_key_conflict');
+    const replay = await client.post(FIELDS, field('fast'), { 'Idempotency-Key': k });
+    expect(replay.headers.get('idempotent-replay')).toBe('true');
+    expect((await client.get(FIELDS)).body.map((f: { tag: string }) => f.tag)).toEqual(['fast']);
   });
 
   it('scopes keys to the team and to the endpoint', async () => {
@@ -207,24 +216,15 @@ describe('Idempotency-Key', () => {
     ]);
   });
 
-  it('lets a retry take over the key once a dead request’s lease expires, not before', async () => {
+  it('leaves nothing behind when the request dies before its write: the retry executes at once', async () => {
     const { client } = await api.caller();
     const k = key();
-    // The request dies after taking its lease: its write fails and so does releasing the lease.
-    failWhen(
-      (command) => command instanceof TransactWriteCommand || command?.constructor?.name === 'DeleteCommand',
-    );
+    failWhen((command) => command instanceof TransactWriteCommand);
     expect((await client.post(FIELDS, field('orphan'), { 'Idempotency-Key': k })).status).toBe(500);
     vi.restoreAllMocks();
-    const blocked = await client.post(FIELDS, field('orphan'), { 'Idempotency-Key': k });
-    expect(blocked.status).toBe(409);
-    expect(blocked.body.error_code).toBe('idempotency_request_in_progress');
-    const retryAfter = Number(blocked.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    vi.spyOn(idempotencyClock, 'now').mockReturnValue(Date.now() + (retryAfter + 1) * 1000);
-    const taken = await client.post(FIELDS, field('orphan'), { 'Idempotency-Key': k });
-    expect(taken.status).toBe(201);
+    const retried = await client.post(FIELDS, field('orphan'), { 'Idempotency-Key': k });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replay')).toBeNull();
     expect((await client.get(FIELDS)).body).toHaveLength(1);
   });
 });

@@ -40,6 +40,11 @@ beforeAll(async () => {
   [dynamoPort, s3Port] = [await freePort(), await freePort()];
   db = await startDynamoDb();
   await startS3();
+  await startServer();
+}, 120_000);
+
+/** `npm start`'s program on the servers above; the demo team's token is kept in its data directory. */
+async function startServer(): Promise<void> {
   server = runScript('bin/local.ts', [], {
     PORT: '0',
     DATA_DIR: join(dir, 'api'),
@@ -50,7 +55,7 @@ beforeAll(async () => {
   const [, url = ''] = await waitForOutput(server, /listening on (http:\S+)/);
   const [, token = ''] = server.output().stdout.match(/API token: (tm_\w+)/) ?? [];
   client = apiClient(url, token);
-}, 120_000);
+}
 
 afterAll(async () => {
   db.child.kill('SIGCONT');
@@ -136,6 +141,29 @@ describe('outages of the real local stack', () => {
     const replayed = await client.post(BRANDS, { name: 'Keyed' }, key);
     expect(replayed.headers.get('idempotent-replay')).toBe('true');
     expect(replayed.body.id).toBe(retried.body.id);
+  });
+
+  it('the API process killed mid-request leaves the key free: the retry executes at once', async () => {
+    const key = { 'Idempotency-Key': `crash-${Date.now()}` };
+    db.child.kill('SIGSTOP');
+    let inFlight: Promise<unknown> | undefined;
+    try {
+      inFlight = client.post(BRANDS, { name: 'Crashed' }, key).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      server.child.kill('SIGKILL');
+      await server.exited;
+    } finally {
+      db.child.kill('SIGCONT');
+    }
+    expect(await inFlight).toBeInstanceOf(Error); // the connection died with the process
+    await startServer();
+    const retried = await client.post(BRANDS, { name: 'Crashed' }, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replay')).toBeNull();
+    const replayed = await client.post(BRANDS, { name: 'Crashed' }, key);
+    expect(replayed.headers.get('idempotent-replay')).toBe('true');
+    const names = (await client.get(BRANDS)).body.map((b: { name: string }) => b.name);
+    expect(names.filter((name: string) => name === 'Crashed')).toHaveLength(1);
   });
 
   it('s3rver stopped: brand writes with an image path answer 503 and write nothing; once back they succeed', async () => {

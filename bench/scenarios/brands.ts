@@ -147,7 +147,7 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
       teamId: await writerTeam(),
       body: brandBody(unique('Brand')),
     })),
-    create({ name: 'brands create, Idempotency-Key', budget: 2 }, async () => ({
+    create({ name: 'brands create, Idempotency-Key', budget: 1 }, async () => ({
       teamId: await writerTeam(),
       body: brandBody(unique('Keyed')),
       headers: { 'Idempotency-Key': unique('key') },

@@ -118,7 +118,7 @@ export function contactFieldScenarios({ writerTeam }: Shared): Scenario[] {
       teamId: await writerTeam(),
       body: fieldInput(unique('f')),
     })),
-    create({ name: 'contact fields create, Idempotency-Key', budget: 2 }, async () => ({
+    create({ name: 'contact fields create, Idempotency-Key', budget: 1 }, async () => ({
       teamId: await writerTeam(),
       body: fieldInput(unique('k')),
       headers: { 'Idempotency-Key': unique('key') },

@@ -7,7 +7,7 @@ import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
 import { queryAll, throwMissing } from './items.ts';
 import { BRAND_PREFIX, brandKey, defaultBrandKey, idIndexKeys, LIST_PREFIX, teamPk } from './keys.ts';
-import { beforeRetry, type Cancellation, LabelledTransaction } from './transactions.ts';
+import { beforeRetry, type Cancellation, type GuardedItem, LabelledTransaction } from './transactions.ts';
 
 /**
  * Brands. The team's default brand is named by one pointer item per team (`DEFAULT_BRAND`); the brand it
@@ -128,7 +128,7 @@ export async function getBrand(teamId: number, brandId: number): Promise<Brand> 
 export async function createBrand(
   teamId: number,
   input: NewBrand,
-  extraItems: (brand: Brand) => TransactItem[] = () => [],
+  extraItems: (brand: Brand) => GuardedItem[] = () => [],
 ): Promise<Brand> {
   const now = nowIso();
   const brand = fromItem({
@@ -149,7 +149,7 @@ export async function createBrand(
     });
     addIdentityChecks(transaction, teamId, brand);
     if (brand.is_default) addDefaultSwitch(transaction, teamId, brand.id, true, currentDefaultId, now);
-    transaction.add('extra', ...extraItems(brand));
+    transaction.guard(extraItems(brand));
     const cancellation = await transaction.commit();
     if (!cancellation) return brand;
     throwIfIdentityRefused(cancellation);

@@ -11,7 +11,7 @@ import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
-import { beforeRetry, LabelledTransaction } from './transactions.ts';
+import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
 
 /**
  * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item
@@ -148,7 +148,7 @@ export async function getContactField(teamId: number, id: number): Promise<Conta
 export async function createContactField(
   teamId: number,
   input: NewContactField,
-  extraItems: (field: ContactField) => TransactItem[] = () => [],
+  extraItems: (field: ContactField) => GuardedItem[] = () => [],
 ): Promise<ContactField> {
   const now = nowIso();
   const field: ContactField = {
@@ -174,7 +174,7 @@ export async function createContactField(
       },
     })
     .add('tag', claimTag(teamId, field.tag, field.id))
-    .add('extra', ...extraItems(field));
+    .guard(extraItems(field));
   for (let attempt = 1; ; attempt++) {
     const cancellation = await transaction.commit();
     if (!cancellation) return field;

@@ -10,11 +10,21 @@ import { dynamo, type TransactItem } from './dynamo.ts';
 export class LabelledTransaction {
   readonly items: TransactItem[] = [];
   private readonly labels: string[] = [];
+  private readonly guards = new Map<number, GuardedItem['refused']>();
 
   add(label: string, ...items: TransactItem[]): this {
     for (const item of items) {
       this.items.push(item);
       this.labels.push(label);
+    }
+    return this;
+  }
+
+  /** Items whose failed condition decides the outcome, whatever else failed (an Idempotency-Key record). */
+  guard(items: GuardedItem[]): this {
+    for (const { item, refused } of items) {
+      this.guards.set(this.items.length, refused);
+      this.add('guard', item);
     }
     return this;
   }
@@ -29,8 +39,12 @@ export class LabelledTransaction {
       return undefined;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      for (const [i, refused] of this.guards) {
+        if (reasons[i]?.Code === 'ConditionalCheckFailed') throw refused(reasons[i]?.Item);
+      }
       const cancellation = new Cancellation(error);
-      (error.CancellationReasons ?? []).forEach((reason, i) => {
+      reasons.forEach((reason, i) => {
         if (reason.Code && reason.Code !== 'None') cancellation.add(this.labels[i] ?? '', reason);
       });
       if (!cancellation.retryable()) throw error;
@@ -71,6 +85,15 @@ export class Cancellation {
       (reason) => reason.Code === 'ConditionalCheckFailed' || CONFLICTS.has(reason.Code ?? ''),
     );
   }
+}
+
+/**
+ * A transaction item that may be refused by its condition, and the error that then ends the write (it
+ * receives the item as it was, with `ReturnValuesOnConditionCheckFailure: ALL_OLD`).
+ */
+export interface GuardedItem {
+  item: TransactItem;
+  refused: (old: CancellationReason['Item']) => Error;
 }
 
 /** How many times a write that met a concurrent one is tried in all, by every data module. */

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { CopyObjectCommand, HeadObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
@@ -8,8 +8,10 @@ import { s3 } from './s3.ts';
 
 /**
  * Brand images given in the path form: files of the team's private library, copied to the public library
- * under `brands/`. Each copy gets a new key (public URLs never change content: mails already sent show
- * them) and is never deleted. A copy whose brand write then fails stays behind, unreferenced.
+ * under `brands/`. The public key is derived from the source file and its version (ETag), so a public URL
+ * never changes content (mails already sent show it), and a repeat (a retry, two racing requests with one
+ * Idempotency-Key, a brand write that failed and is tried again) writes the same object instead of a new
+ * one. Copies are never deleted: brands that use the same file version share one.
  */
 type ImageInput = Partial<Record<ImageUrlField | ImagePathField, string | null>>;
 
@@ -73,7 +75,8 @@ async function checkFile(teamId: number, path: string): Promise<CheckedFile | un
 }
 
 async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> {
-  const prefix = `brands/${teamId}/${randomUUID()}/`;
+  const version = createHash('sha256').update(`${file.key}\n${file.etag}`).digest('hex').slice(0, 32);
+  const prefix = `brands/${teamId}/${version}/`;
   const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
   const key = prefix + publicFileName(file.path, Math.min(MAX_FILE_NAME_LENGTH, room));
   await s3().send(

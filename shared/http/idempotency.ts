@@ -1,57 +1,74 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { dynamo, type TransactItem, tableName } from '../data/dynamo.ts';
+import { dynamo, tableName } from '../data/dynamo.ts';
 import { idempotencyKey } from '../data/keys.ts';
+import type { GuardedItem } from '../data/transactions.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
 import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
-import { type ApiResponse, toProxyResult } from './response.ts';
+import type { ApiResponse } from './response.ts';
 
 /**
  * Idempotency-Key support (README, "Idempotency-Key"), opted into by the handlers of the creates with
- * `idempotentHandler`. A request with the header first takes a lease on a record keyed by team + endpoint
- * + key. The create then writes the record's completion in the SAME transaction as the resource
- * (`commitsWith`), so a resource never exists with its key still free, and a failed write leaves neither.
+ * `idempotentHandler`. There is no lease and no read first: a 2xx writes the key's record only inside the
+ * transaction that writes the resource (`commitsWith`), conditioned on the record being absent or expired;
+ * a 4xx is stored with one conditional Put. When the condition fails, DynamoDB hands back the existing
+ * record (ALL_OLD) in the same round trip: the same body replays it, another body is a 409. A 5xx, a
+ * throw or a crash leaves nothing behind, so a retry executes afresh. Two racing requests may both run
+ * the handler's side effects; those must be safe to repeat (brand images: one object per source version).
  */
 export interface IdempotencyScope {
   /**
-   * What a create passes to its data module: the extra transaction items for a resource, rendered the way
-   * the handler will answer. No items without a key.
+   * What a create passes to its data module: the record to write in the resource's own transaction,
+   * holding the response the handler will answer. No items without a key.
    */
-  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => TransactItem[];
+  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[];
 }
 
 /** A handler whose request may carry an Idempotency-Key; it receives the key's scope beside the request. */
 export function idempotentHandler(
   handle: (req: ApiRequest, idempotency: IdempotencyScope) => Promise<ApiResponse>,
 ): ProxyHandler {
-  return httpHandler((req) => handle(req, leases.get(req) ?? NO_KEY), idempotency);
+  return httpHandler(async (req) => {
+    const keyed = requests.get(req);
+    if (!keyed) return handle(req, NO_KEY);
+    try {
+      return await handle(req, keyed);
+    } catch (error) {
+      if (error instanceof KeyTaken) return keyed.answerFrom(error.record);
+      throw error;
+    }
+  }, idempotency);
 }
 
 const NO_KEY: IdempotencyScope = { commitsWith: () => () => [] };
 
 const RETENTION_SECONDS = 24 * 60 * 60;
-/** A lease outlives the invocation that holds it by this much, then anyone may take the key over. */
-const LEASE_MARGIN_MS = 2_000;
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** The clock the records are judged by; tests move it. */
 export const idempotencyClock = { now: (): number => Date.now() };
 
+/** The answer as sent: the body is kept as its JSON text, so a replay is byte for byte the same. */
 interface StoredResponse {
   status: number;
-  body: unknown;
+  body: string;
   headers?: Record<string, string>;
 }
 
 interface IdempotencyRecord {
-  status: 'IN_PROGRESS' | 'COMPLETED';
   fingerprint: string;
-  lease_token?: string;
-  lease_expires_at?: number;
+  /** Epoch seconds; DynamoDB's TTL removes the record some time after. */
   expires_at: number;
-  response?: StoredResponse;
+  response: StoredResponse;
+}
+
+/** The key's record exists (another request with this key got there first): answer from it. */
+class KeyTaken extends Error {
+  constructor(readonly record: IdempotencyRecord) {
+    super('Idempotency-Key already used');
+  }
 }
 
 const recordKey = (req: ApiRequest, key: string) =>
@@ -71,143 +88,95 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-class Lease implements IdempotencyScope {
-  private completionUsed = false;
+/** One keyed request: the record it would write, and how to answer when another request wrote it first. */
+class KeyedRequest implements IdempotencyScope {
+  /** The answer came from the record (a replay or a conflict): nothing to store. */
+  private answered = false;
+  /** The record went into the resource's transaction: a 2xx means it is stored. */
+  private inTransaction = false;
+  private readonly now = idempotencyClock.now();
 
   constructor(
     private readonly key: { pk: string; sk: string },
-    private readonly token: string,
+    private readonly print: string,
   ) {}
 
-  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => TransactItem[] {
+  commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[] {
     return (resource) => {
-      this.completionUsed = true;
-      return [{ Update: this.completeInput(render(resource)) }];
+      this.inTransaction = true;
+      return [
+        {
+          item: { Put: this.recordPut(render(resource)) },
+          refused: (old) => new KeyTaken(unmarshall(old ?? {}) as IdempotencyRecord),
+        },
+      ];
     };
   }
 
-  /** After the handler: a 2xx whose create wrote no completion, or a 4xx, is stored; a 5xx frees the key. */
-  async settle(response: ApiResponse): Promise<void> {
-    if (response.status >= 500) {
-      await dynamo()
-        .send(
-          new DeleteCommand({
-            TableName: tableName(),
-            Key: this.key,
-            ConditionExpression: 'lease_token = :token',
-            ExpressionAttributeValues: { ':token': this.token },
-          }),
-        )
-        .catch(ignoreLostLease);
-    } else if (response.status >= 400 || !this.completionUsed) {
-      await dynamo()
-        .send(new UpdateCommand(this.completeInput(response)))
-        .catch(ignoreLostLease);
+  /** After the handler: a response not yet in the record (a 4xx) is stored, unless the key was taken. */
+  async settle(response: ApiResponse): Promise<ApiResponse> {
+    if (this.answered || response.status >= 500) return response;
+    if (response.status < 300 && this.inTransaction) return response;
+    try {
+      await dynamo().send(new PutCommand(this.recordPut(response)));
+      return response;
+    } catch (error) {
+      const old = (error as ConditionalCheckFailedException).Item;
+      if (!(error instanceof ConditionalCheckFailedException) || !old) throw error;
+      return this.answerFrom(unmarshall(old) as IdempotencyRecord);
     }
   }
 
-  private completeInput(response: ApiResponse) {
-    const stored: StoredResponse = {
-      status: response.status,
-      body: response.body ?? {},
-      headers: response.headers,
-    };
-    return {
-      TableName: tableName(),
-      Key: this.key,
-      UpdateExpression:
-        'SET #status = :completed, #response = :response REMOVE lease_token, lease_expires_at',
-      ConditionExpression: 'lease_token = :token',
-      ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
-      ExpressionAttributeValues: { ':completed': 'COMPLETED', ':response': stored, ':token': this.token },
-    };
-  }
-}
-
-/** Someone reclaimed a lease we held past its expiry: the record is theirs now, leave it alone. */
-function ignoreLostLease(error: unknown): void {
-  if (!(error instanceof ConditionalCheckFailedException)) throw error;
-}
-
-/**
- * Takes the lease, or answers from the existing record: a replay of the stored response, a conflict for
- * another body, or "in progress" while another request holds a live lease.
- */
-async function acquire(req: ApiRequest, key: string): Promise<Lease | ApiResponse> {
-  const now = idempotencyClock.now();
-  const nowSeconds = Math.floor(now / 1000);
-  const recordId = recordKey(req, key);
-  const token = randomUUID();
-  const print = fingerprint(req.body);
-  const record: IdempotencyRecord = {
-    status: 'IN_PROGRESS',
-    fingerprint: print,
-    lease_token: token,
-    lease_expires_at: now + req.remainingTimeMs() + LEASE_MARGIN_MS,
-    expires_at: nowSeconds + RETENTION_SECONDS,
-  };
-  try {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...recordId, ...record },
-        // Absent, past its 24 h (TTL deletion lags), or a lease whose holder died.
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at < :nowSeconds OR (#status = :inProgress AND lease_expires_at < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':nowSeconds': nowSeconds, ':now': now, ':inProgress': 'IN_PROGRESS' },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return new Lease(recordId, token);
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-    // The document client does not unmarshall the item that comes with a failed condition.
-    const existing = unmarshall(error.Item) as IdempotencyRecord;
-    if (existing.fingerprint !== print) {
+  /** The same body replays the stored response; another body is a conflict. */
+  answerFrom(record: IdempotencyRecord): ApiResponse {
+    this.answered = true;
+    if (record.fingerprint !== this.print) {
       throw new ConflictError(
         'This Idempotency-Key was already used with a different request body.',
         'idempotency_key_conflict',
       );
     }
-    if (existing.status === 'COMPLETED' && existing.response) {
-      const { status, body, headers } = existing.response;
-      return { status, body, headers: { ...headers, 'Idempotent-Replay': 'true' } };
-    }
-    const retryAfter = Math.max(1, Math.ceil(((existing.lease_expires_at ?? now) - now) / 1000));
-    throw new ConflictError(
-      'A request with this Idempotency-Key is still being processed; retry later.',
-      'idempotency_request_in_progress',
-      { 'Retry-After': String(retryAfter) },
-    );
+    const { status, body, headers } = record.response;
+    return { status, body: JSON.parse(body), headers: { ...headers, 'Idempotent-Replay': 'true' } };
+  }
+
+  private recordPut(response: ApiResponse) {
+    const nowSeconds = Math.floor(this.now / 1000);
+    const record: IdempotencyRecord = {
+      fingerprint: this.print,
+      expires_at: nowSeconds + RETENTION_SECONDS,
+      response: {
+        status: response.status,
+        body: JSON.stringify(response.body ?? {}),
+        headers: response.headers,
+      },
+    };
+    return {
+      TableName: tableName(),
+      Item: { ...this.key, ...record },
+      // Absent, or past its 24 hours (TTL deletion lags behind).
+      ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+      ExpressionAttributeValues: { ':now': nowSeconds },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
   }
 }
 
-const leases = new WeakMap<ApiRequest, Lease>();
+const requests = new WeakMap<ApiRequest, KeyedRequest>();
 
-/** Takes the lease before the handler and settles it after; acts only when the request has a key. */
+/** Checks the key before the handler (no round trip) and stores a 4xx after it; only with a key. */
 const idempotency: ApiMiddleware = {
-  before: async (request) => {
+  before: (request) => {
     const req = request.event;
     const key = req.headers['idempotency-key'];
     if (key === undefined) return;
     if (!VALID_KEY.test(key) || key.trim() === '') {
       throw new BadRequestError('The Idempotency-Key header must be 1 to 255 visible characters.');
     }
-    const outcome = await acquire(req, key);
-    // Answering from `before` skips middy's `after` stack, so the response is rendered here.
-    if (!(outcome instanceof Lease)) return toProxyResult(outcome, req.requestId);
-    leases.set(req, outcome);
+    requests.set(req, new KeyedRequest(recordKey(req, key), fingerprint(req.body)));
   },
   after: async (request) => {
-    const lease = leases.get(request.event);
-    if (lease && request.response) await lease.settle(request.response);
-  },
-  // The handler threw or ran out of time: free the key, so a retry executes afresh (best effort).
-  onError: async (request) => {
-    await leases
-      .get(request.event)
-      ?.settle({ status: 500 })
-      .catch(() => {});
+    const keyed = requests.get(request.event);
+    if (keyed && request.response) request.response = await keyed.settle(request.response);
   },
 };

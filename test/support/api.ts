@@ -60,6 +60,8 @@ export async function newCaller(baseUrl: string): Promise<Caller> {
 export interface ApiResult<T = any> {
   status: number;
   body: T;
+  /** The body as it came over the wire. */
+  text: string;
   headers: Headers;
 }
 
@@ -80,6 +82,7 @@ export function apiClient(baseUrl: string, token?: string) {
     return {
       status: response.status,
       body: text ? JSON.parse(text) : undefined,
+      text,
       headers: response.headers,
     } as ApiResult;
   };

@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
-const TSX = resolve(ROOT, 'node_modules', '.bin', 'tsx');
 
 /** Runs a repository script with tsx and collects its output; the child is the exact process to stop. */
 export function runScript(script: string, args: string[], env: Record<string, string | undefined>) {
-  const child = spawn(TSX, [resolve(ROOT, script), ...args], {
+  // Node itself with tsx's loader, not the tsx wrapper: the recorded child is the process that runs the
+  // script, so a signal (SIGKILL included) reaches exactly it and leaves no orphan behind.
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
