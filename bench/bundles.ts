@@ -24,11 +24,11 @@ export interface Bundle {
   dir: string;
   /** The function's environment from the template (resource references as placeholders). */
   environment: Record<string, string>;
-  /** Heavy packages this function needs (route table: file access needs S3, fetching the web undici and the parser). */
+  /** Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser). */
   needs: string[];
 }
 
-export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'undici', 'node-html-parser'];
+export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'node-html-parser'];
 
 export interface BundleReport {
   name: string;
@@ -84,7 +84,7 @@ export function buildBundles(): { functions: Bundle[]; floor: Bundle; remove(): 
 function heavyPackagesNeeded(route: Route): string[] {
   return [
     ...((route.files ?? []).length > 0 ? ['@aws-sdk/client-s3'] : []),
-    ...(route.fetchesWeb ? ['undici', 'node-html-parser'] : []),
+    ...(route.fetchesWeb ? ['node-html-parser'] : []),
   ];
 }
 

@@ -158,7 +158,7 @@ describe('CDK bundles', () => {
 
   // Run from the assembly in the temp directory, so any package left out of a bundle fails to resolve, and
   // a bundle without the createRequire banner fails on its first CommonJS require of a Node built-in
-  // ('Dynamic require of "node:assert" is not supported', seen with undici in auto-configure).
+  // ('Dynamic require of "node:assert" is not supported', once seen in auto-configure).
   it('loads every bundle in a fresh Node process, each exporting handler', async () => {
     const loaded = await Promise.all(
       bundles().map(async (bundle) => [bundle.functionId, await runInNode(IMPORT_BUNDLE, bundle)] as const),

@@ -1,6 +1,9 @@
 import { lookup } from 'node:dns/promises';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch, type Response } from 'undici';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { HttpError, UnprocessableError } from '../http/errors.ts';
 import {
   assertPermittedAddresses,
@@ -13,8 +16,10 @@ import {
 /**
  * The one HTTP client auto-configure uses for everything it fetches (page, each redirect hop, web manifest). A
  * visitor-supplied URL must never reach an internal address: the URL is checked before each request, and every
- * address a name resolves to is checked again at connect time, right before the socket opens, so a DNS answer
- * that changes between check and use (rebinding) cannot slip through. Every failure is a 422 naming the cause.
+ * address a name resolves to is checked again for each connection, right before the socket opens, which may
+ * then connect only to those checked addresses, so a DNS answer that changes between check and use
+ * (rebinding) cannot slip through. Node's own http/https do the rest (one connection per request, no pool).
+ * Every failure is a 422 naming the cause.
  */
 
 export interface ResolvedAddress {
@@ -57,19 +62,25 @@ const ACCEPT: Record<ExpectedContent, string> = {
 
 const defaultResolver: HostResolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
+/** A response as the client reads it: the status, a header, and the body decoded (gzip, deflate, br). */
+interface Reply {
+  status: number;
+  header(name: string): string | null;
+  body: Readable;
+}
+
 export class GuardedClient {
   readonly #policy: TargetPolicy;
   readonly #signal: AbortSignal;
   readonly #maxBytes: number;
-  readonly #agent: Agent;
+  readonly #resolveHost: HostResolver;
+  readonly #requests = new Set<ClientRequest>();
 
   constructor(options: GuardedFetchOptions = {}) {
     this.#policy = targetPolicy(options.allowLoopback);
     this.#signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.#agent = new Agent({
-      connect: guardedConnector(this.#policy, options.resolveHost ?? defaultResolver),
-    });
+    this.#resolveHost = options.resolveHost ?? defaultResolver;
   }
 
   /** GETs a URL, following up to 5 redirects, each one re-checked. Throws UnprocessableError on any failure. */
@@ -77,7 +88,7 @@ export class GuardedClient {
     let target = checkTargetUrl(url, this.#policy);
     for (let redirects = 0; ; redirects++) {
       const response = await this.#send(target, expected);
-      const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+      const location = REDIRECT_STATUSES.has(response.status) ? response.header('location') : null;
       if (location === null) return this.#read(target, response, expected);
       discard(response);
       if (redirects === MAX_REDIRECTS) throw new UnprocessableError('too many redirects');
@@ -86,23 +97,51 @@ export class GuardedClient {
   }
 
   /** Closes every connection this client opened. */
-  close(): Promise<void> {
-    return this.#agent.destroy();
+  async close(): Promise<void> {
+    for (const request of this.#requests) request.destroy();
+    this.#requests.clear();
   }
 
-  #send(url: URL, expected: ExpectedContent): Promise<Response> {
-    return fetch(url, {
-      dispatcher: this.#agent,
-      redirect: 'manual',
-      signal: this.#signal,
-      headers: { 'user-agent': USER_AGENT, accept: ACCEPT[expected], 'accept-language': 'en;q=0.9,*;q=0.5' },
-    }).catch((error: unknown) => {
+  async #send(url: URL, expected: ExpectedContent): Promise<Reply> {
+    try {
+      const hostname = hostOf(url);
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+      const addresses = await untilAborted(
+        checkedAddresses(hostname, url.port, this.#policy, this.#resolveHost),
+        this.#signal,
+      );
+      return await new Promise<Reply>((resolve, reject) => {
+        const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+          {
+            hostname,
+            port,
+            path: `${url.pathname}${url.search}`,
+            method: 'GET',
+            agent: false,
+            lookup: answeringWith(addresses),
+            signal: this.#signal,
+            headers: {
+              host: url.host,
+              'user-agent': USER_AGENT,
+              accept: ACCEPT[expected],
+              'accept-language': 'en;q=0.9,*;q=0.5',
+              'accept-encoding': 'gzip, deflate, br',
+            },
+          },
+          (response) => resolve(reply(response)),
+        );
+        this.#requests.add(request);
+        request.once('close', () => this.#requests.delete(request));
+        request.once('error', reject);
+        request.end();
+      });
+    } catch (error) {
       throw describeFailure(error, this.#signal, url);
-    });
+    }
   }
 
-  async #read(url: URL, response: Response, expected: ExpectedContent): Promise<FetchedDocument> {
-    const contentType = response.headers.get('content-type');
+  async #read(url: URL, response: Reply, expected: ExpectedContent): Promise<FetchedDocument> {
+    const contentType = response.header('content-type');
     const refusal = refusalOf(response, contentType, expected, this.#maxBytes);
     if (refusal !== null) {
       discard(response);
@@ -119,18 +158,53 @@ export class GuardedClient {
   }
 }
 
+/** The promise's outcome, or the signal's reason once it aborts (a DNS lookup cannot be cancelled). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** The response with its body decoded as its Content-Encoding says (identity when unknown). */
+function reply(response: IncomingMessage): Reply {
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  const body = decoder ? response.pipe(decoder) : response;
+  if (decoder) response.once('error', (error) => decoder.destroy(error));
+  return {
+    status: response.statusCode ?? 0,
+    header: (name) => {
+      const value = response.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    body,
+  };
+}
+
 /** Why a response is refused before its body is read, or null when it may be read. */
 function refusalOf(
-  response: Response,
+  response: Reply,
   contentType: string | null,
   expected: ExpectedContent,
   maxBytes: number,
 ): string | null {
-  if (!response.ok) return `site responded with HTTP ${response.status}`;
+  if (response.status < 200 || response.status > 299) return `site responded with HTTP ${response.status}`;
   if (contentType !== null && !isAcceptedType(mediaTypeOf(contentType), expected)) {
     return expected === 'html' ? 'not an HTML page' : 'not a JSON document';
   }
-  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) return 'page is too large';
+  if (Number(response.header('content-length') ?? 0) > maxBytes) return 'page is too large';
   return null;
 }
 
@@ -152,20 +226,23 @@ function looksLikeHtml(body: Uint8Array): boolean {
 }
 
 /** Reads the decoded body, giving up (and cancelling the stream) as soon as it exceeds maxBytes. */
-async function readAtMost(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
+async function readAtMost(response: Reply, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body ?? []) {
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
-    if (size > maxBytes) throw new UnprocessableError('page is too large');
+    if (size > maxBytes) {
+      response.body.destroy();
+      throw new UnprocessableError('page is too large');
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }
 
-/** Drops a body we will not read; best effort, the agent is destroyed at the end anyway. */
-function discard(response: Response): void {
-  response.body?.cancel().catch(() => undefined);
+/** Drops a body we will not read: its connection is closed (each request has its own). */
+function discard(response: Reply): void {
+  response.body.destroy();
 }
 
 /** Maps whatever fetch threw to the 422 a user sees. Our own refusals (from the connector too) pass through. */
@@ -173,31 +250,13 @@ function describeFailure(error: unknown, signal: AbortSignal, url: URL): HttpErr
   const cause = error instanceof Error ? error.cause : undefined;
   if (error instanceof HttpError) return error;
   if (cause instanceof HttpError) return cause;
-  if (signal.aborted || isTimeoutCode(cause)) return new UnprocessableError('timed out');
+  if (signal.aborted || isTimeoutCode(error) || isTimeoutCode(cause))
+    return new UnprocessableError('timed out');
   return new UnprocessableError(`could not connect to ${hostOf(url)}`);
 }
 
 function isTimeoutCode(cause: unknown): boolean {
-  const code = (cause as { code?: unknown } | undefined)?.code;
-  return (
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  );
-}
-
-/**
- * undici connector that resolves the host itself and refuses when ANY resolved address is not permitted. The
- * socket then gets a lookup that can only answer with those checked addresses (Node still tries them all, happy
- * eyeballs), and the TLS server name still comes from the URL's host.
- */
-function guardedConnector(policy: TargetPolicy, resolveHost: HostResolver): buildConnector.connector {
-  return (options, callback) => {
-    checkedAddresses(options.hostname, options.port, policy, resolveHost).then(
-      (addresses) => buildConnector({ lookup: answeringWith(addresses) })(options, callback),
-      (error: Error) => callback(error, null),
-    );
-  };
+  return (cause as { code?: unknown } | undefined)?.code === 'ETIMEDOUT';
 }
 
 async function checkedAddresses(
@@ -219,7 +278,10 @@ async function checkedAddresses(
   return addresses;
 }
 
-/** A dns.lookup stand-in for one connection that answers with addresses already checked. */
+/**
+ * A dns.lookup stand-in for one connection that can only answer with the addresses just checked (Node still
+ * tries them all, happy eyeballs); the TLS server name still comes from the URL's host.
+ */
 function answeringWith(addresses: readonly ResolvedAddress[]): LookupFunction {
   const [first] = addresses;
   return (_hostname, options, callback) => {
