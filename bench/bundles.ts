@@ -26,7 +26,19 @@ export interface Bundle {
   environment: Record<string, string>;
   /** Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser). */
   needs: string[];
+  /** The floor it is measured against: the least a function of its kind can be. */
+  floor: string;
 }
+
+/** One floor per kind of function: the DynamoDB floor, plus what the design fixes for the kind. */
+const FLOORS = [
+  { name: 'floor', entry: 'bench/floor-entry.ts', needs: [] as string[] },
+  { name: 'floor + S3', entry: 'bench/floor-s3-entry.ts', needs: ['@aws-sdk/client-s3'] },
+  { name: 'floor + HTML parser', entry: 'bench/floor-web-entry.ts', needs: ['node-html-parser'] },
+];
+
+const floorFor = (needs: string[]): string =>
+  FLOORS.findLast((floor) => floor.needs.every((name) => needs.includes(name)))?.name ?? 'floor';
 
 export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'node-html-parser'];
 
@@ -38,11 +50,12 @@ export interface BundleReport {
   /** Heavy packages it contains that it does not need. */
   unneeded: string[];
   heavy: string[];
+  floor: string;
   load?: { importMs: number; processMs: number };
 }
 
-/** Synthesizes the app and the floor; `remove()` deletes both assemblies. */
-export function buildBundles(): { functions: Bundle[]; floor: Bundle; remove(): void } {
+/** Synthesizes the app and the floors; `remove()` deletes both assemblies. */
+export function buildBundles(): { functions: Bundle[]; floors: Bundle[]; remove(): void } {
   const app = synthesize({ full: true });
   const floorOutdir = mkdtempSync(join(tmpdir(), 'tm-bench-floor-'));
   try {
@@ -51,24 +64,35 @@ export function buildBundles(): { functions: Bundle[]; floor: Bundle; remove(): 
       { route: undefined, id: 'Authorizer' },
     ].map(({ route, id }) => {
       const fn = app.stack.node.findChild(id) as LambdaFunction;
+      const needs = route ? heavyPackagesNeeded(route) : [];
       return {
         name: route ? `${route.method} ${route.path}` : 'authorizer',
         ...asset(app.assembly, app.stack, fn),
-        needs: route ? heavyPackagesNeeded(route) : [],
+        needs,
+        floor: floorFor(needs),
       };
     });
 
     const floorApp = new App({ outdir: floorOutdir });
     const floorStack = new Stack(floorApp, 'BenchFloor');
-    const floorFunction = new ApiFunction(floorStack, 'Floor', {
-      entry: 'bench/floor-entry.ts',
-      environment: { TABLE_NAME: 'bench-floor' },
-      logRemovalPolicy: RemovalPolicy.DESTROY,
-    });
-    const floor = { name: 'floor', ...asset(floorApp.synth(), floorStack, floorFunction), needs: [] };
+    const floorFunctions = FLOORS.map(
+      (floor, i) =>
+        new ApiFunction(floorStack, `Floor${i}`, {
+          entry: floor.entry,
+          environment: { TABLE_NAME: 'bench-floor', BUCKET: 'bench-floor' },
+          logRemovalPolicy: RemovalPolicy.DESTROY,
+        }),
+    );
+    const assembly = floorApp.synth();
+    const floors = FLOORS.map((floor, i) => ({
+      name: floor.name,
+      ...asset(assembly, floorStack, floorFunctions[i] as LambdaFunction),
+      needs: floor.needs,
+      floor: floor.name,
+    }));
     return {
       functions,
-      floor,
+      floors,
       remove: () => {
         rmSync(app.outdir, { recursive: true, force: true });
         rmSync(floorOutdir, { recursive: true, force: true });
@@ -126,6 +150,7 @@ export function inspect(bundle: Bundle): BundleReport {
     packages,
     heavy,
     unneeded: heavy.filter((name) => !bundle.needs.includes(name)),
+    floor: bundle.floor,
   };
 }
 
