@@ -127,7 +127,7 @@ export function contactFieldScenarios({ writerTeam }: Shared): Scenario[] {
       {
         name: 'contact fields update, same tag',
         endpoint: 'PUT /api/v1/contact-fields/{id}',
-        budget: 2,
+        budget: 1,
         expectedStatus: 200,
         warmup: 10,
         iterations: WRITES,

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ContactFieldDefinition } from '../domain/contact-field-input.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { BlindRevision, ContactFieldDefinition } from '../domain/contact-field-input.ts';
 import {
   type ContactFieldType,
   type ContactType,
@@ -187,16 +188,23 @@ export async function createContactField(
 
 /**
  * Updates a field with the definition `revise` makes of the stored one (it validates and may throw).
- * Integration fields are refused. A tag change releases the old tag and claims the new one in the same
- * transaction as the field. Two round trips; a concurrent change of the field re-reads and re-applies.
+ * Integration fields are refused. When the body can be applied without reading (`blind`, no tag change),
+ * it is one conditional UpdateItem whose condition carries the team, the integration check and what the
+ * body requires of the stored field; a refused condition returns the field as it was, which then serves as
+ * the read. Otherwise (a tag change, a 422, a race): read, revise, write conditioned on the version read;
+ * a tag change releases the old tag and claims the new one in the same transaction as the field.
  */
 export async function updateContactField(
   teamId: number,
   id: number,
   revise: (current: ContactFieldDefinition) => ContactFieldDefinition,
+  blind?: BlindRevision,
 ): Promise<ContactField> {
+  let read = blind && (await updateInPlace(teamId, id, blind));
+  if (read?.written) return read.field;
   for (let attempt = 1; ; attempt++) {
-    const { field: current, version } = await readContactField(teamId, id);
+    const { field: current, version } = read ?? (await readContactField(teamId, id));
+    read = undefined;
     if (current.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_UPDATE);
     const revised = revise(current);
     const field: ContactField = { ...current, ...revised, updated_at: nowIso() };
@@ -205,6 +213,69 @@ export async function updateContactField(
     if (outcome === 'written') return field;
     if (outcome === 'tag taken') throw ValidationError.single('tag', TAG_TAKEN);
     await beforeRetry(attempt, 'field');
+  }
+}
+
+type InPlaceOutcome = { field: ContactField; version: number; written: boolean };
+
+/**
+ * The blind revision as one conditional UpdateItem: the new field, the stored one when refused, or nothing
+ * when it met a concurrent transaction.
+ */
+async function updateInPlace(
+  teamId: number,
+  id: number,
+  blind: BlindRevision,
+): Promise<InPlaceOutcome | undefined> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':now': nowIso(), ':zero': 0, ':one': 1, ':null': 'NULL' };
+  const sets = ['updated_at = :now', 'version = if_not_exists(version, :zero) + :one'];
+  for (const [name, value] of Object.entries(blind.set)) {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  const conditions = [
+    'attribute_exists(pk)',
+    '(attribute_not_exists(integration_id) OR attribute_type(integration_id, :null))',
+  ];
+  if (blind.tag !== undefined) {
+    conditions.push('tag = :tag');
+    values[':tag'] = blind.tag;
+  }
+  if (blind.pickList !== undefined) {
+    names['#storedType'] = 'type';
+    values[':pickList'] = 'pick_list';
+    conditions.push(blind.pickList ? '#storedType = :pickList' : '#storedType <> :pickList');
+  }
+  if (blind.hasOptions) {
+    names['#storedOptions'] = 'options';
+    values[':list'] = 'L';
+    conditions.push('attribute_type(#storedOptions, :list)');
+  }
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: fieldKey(teamId, id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    const item = Attributes as Record<string, unknown>;
+    return { field: fromItem(item), version: item.version as number, written: true };
+  } catch (error) {
+    // Met a concurrent transaction on the field: read it and go the long way.
+    if (error instanceof TransactionConflictException) return undefined;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!error.Item) return throwMissing('FIELD', 'ContactField', id);
+    // The document client does not unmarshall the item that comes with a failed condition.
+    const item = unmarshall(error.Item);
+    return { field: fromItem(item), version: (item.version as number | undefined) ?? 0, written: false };
   }
 }
 

@@ -104,6 +104,53 @@ const typeRulesSchema = z
   .superRefine(checkTypeRules);
 
 /**
+ * What a PUT body writes when it can be applied without reading the stored field first, and what it then
+ * requires of that field (the write's condition): the same result `reviseContactField` would compute,
+ * valid whatever else the field holds. Undefined when the body is not a valid patch (the field is read
+ * first, so that 403 and 404 come before 422) or when its result depends on more than these conditions.
+ */
+export interface BlindRevision {
+  set: Partial<ContactFieldDefinition>;
+  /** The stored tag must be this one (a tag change needs a transaction). */
+  tag?: string;
+  /** The stored type must be pick_list, or must not be. */
+  pickList?: boolean;
+  /** The stored field must have options (it stays a pick list without new ones). */
+  hasOptions?: boolean;
+}
+
+export function blindRevision(body: unknown): BlindRevision | undefined {
+  const parsed = contactFieldPatchSchema.safeParse(body ?? {});
+  if (!parsed.success) return undefined;
+  const patch = parsed.data;
+  const options = patch.options === undefined ? undefined : noneIfEmpty(patch.options);
+  const set: Partial<ContactFieldDefinition> = {};
+  const revision: BlindRevision = { set };
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.max_length !== undefined) set.max_length = patch.max_length ?? DEFAULT_MAX_LENGTH;
+  if (patch.tag !== undefined) revision.tag = patch.tag;
+  if (patch.type !== undefined && patch.type !== 'pick_list') {
+    // Leaving (or staying off) a pick list drops options and multiple choice; sending them is a 422.
+    if (options || patch.allow_multiple) return undefined;
+    Object.assign(set, { type: patch.type, options: null, allow_multiple: false });
+    return revision;
+  }
+  if (patch.type === 'pick_list') set.type = 'pick_list';
+  else if (options !== undefined) revision.pickList = options !== null;
+  if (options === null && patch.type === 'pick_list') return undefined; // a pick list without options
+  if (options !== undefined) set.options = options;
+  else if (patch.type === 'pick_list') revision.hasOptions = true;
+  if (patch.allow_multiple !== undefined) {
+    set.allow_multiple = patch.allow_multiple;
+    if (patch.allow_multiple && patch.type === undefined) {
+      if (revision.pickList === false) return undefined;
+      revision.pickList = true;
+    }
+  }
+  return revision;
+}
+
+/**
  * Applies a PUT body to the stored definition and checks the result. A type change away from pick_list
  * drops the options and the multiple choice that belonged to the old type, unless the body sends options
  * (then it is a 422). `max_length: null` restores the default.

@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type BlindRevision,
+  blindRevision,
   type ContactFieldDefinition,
   newContactFieldSchema,
   reviseContactField,
@@ -152,5 +155,65 @@ describe('a contact field update', () => {
     [{ allow_multiple: 'no' }, 'allow_multiple'],
   ])('refuses %j, naming only that field', (body, field) => {
     expect(Object.keys(refusal(() => reviseContactField(stored, body)).errors)).toEqual([field]);
+  });
+});
+
+describe('the blind revision of a PUT body (one conditional update, no read)', () => {
+  const TYPES = ['text', 'number', 'pick_list', 'email'] as const;
+  const optionList = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 3 });
+  /** Stored definitions that keep the type rules: options and multiple choice only on a pick list. */
+  const stored = fc.oneof(
+    fc.record({
+      name: fc.constant('Stored'),
+      tag: fc.constant('stored'),
+      type: fc.constantFrom('text', 'number', 'email'),
+      max_length: fc.constantFrom(10, 255),
+      options: fc.constant(null),
+      allow_multiple: fc.constant(false),
+    }),
+    fc.record({
+      name: fc.constant('Stored'),
+      tag: fc.constant('stored'),
+      type: fc.constant('pick_list'),
+      max_length: fc.constantFrom(10, 255),
+      options: optionList,
+      allow_multiple: fc.boolean(),
+    }),
+  ) as fc.Arbitrary<ContactFieldDefinition>;
+  const maybe = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+  const bodies = fc.record(
+    {
+      name: maybe(fc.constantFrom('New', '', 5)),
+      tag: maybe(fc.constantFrom('stored', 'other')),
+      type: maybe(fc.constantFrom(...TYPES, 'fax')),
+      max_length: maybe(fc.constantFrom(null, 20, 0)),
+      options: maybe(fc.oneof(fc.constant(null), fc.constant([]), optionList)),
+      allow_multiple: maybe(fc.boolean()),
+    },
+    { requiredKeys: [] },
+  );
+
+  /** Whether the stored field meets what the blind revision requires (the write's condition). */
+  const meets = (current: ContactFieldDefinition, blind: BlindRevision) =>
+    (blind.tag === undefined || blind.tag === current.tag) &&
+    (blind.pickList === undefined || blind.pickList === (current.type === 'pick_list')) &&
+    (!blind.hasOptions || current.options !== null);
+
+  it('writes exactly what the read-then-revise path would, and only when that path accepts the body', () => {
+    fc.assert(
+      fc.property(stored, bodies, (current, rawBody) => {
+        const body = JSON.parse(JSON.stringify(rawBody));
+        const blind = blindRevision(body);
+        let revised: ContactFieldDefinition | undefined;
+        try {
+          revised = reviseContactField(current, body);
+        } catch {
+          revised = undefined;
+        }
+        if (!blind || !meets(current, blind)) return; // the long way: read, then revise
+        expect(revised, JSON.stringify({ current, body })).toEqual({ ...current, ...blind.set });
+      }),
+      { seed: 20261125, numRuns: 3000 },
+    );
   });
 });
