@@ -39,8 +39,7 @@ export const config = {
   logLevel: () => setting('LOG_LEVEL') ?? 'info',
   /** Ids each process reserves at once per sequence (shared/data/ids.ts). */
   idBlockSize: () => Number(setting('ID_BLOCK_SIZE') ?? 50),
-  /** Auto-configure may fetch from loopback addresses (a local test hook), never inside Lambda. */
-  autoconfigureAllowLoopback: () =>
-    setting('AUTOCONFIGURE_ALLOW_LOOPBACK') === '1' && !setting('AWS_LAMBDA_FUNCTION_NAME'),
+  /** Auto-configure may fetch from loopback addresses: a local test hook (target-policy.ts ignores it in Lambda). */
+  autoconfigureAllowLoopback: () => setting('AUTOCONFIGURE_ALLOW_LOOPBACK') === '1',
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
 };

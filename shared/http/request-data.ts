@@ -42,7 +42,7 @@ const OPENERS = new Set([0x5b, 0x7b]);
 const CLOSERS = new Set([0x5d, 0x7d]);
 
 /** The deepest nesting of arrays and objects in JSON text, by one scan that skips strings (no recursion). */
-export function nestingDepth(text: string): number {
+function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

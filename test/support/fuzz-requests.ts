@@ -2,6 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { COMMON_STATUSES, type Route } from '../../lib/routes.ts';
+import { createBrandSchema } from '../../shared/domain/brand-input.ts';
+import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
 
 /**
  * Generators of malformed and adversarial requests for the routes of the route table, a sender that puts
@@ -186,19 +189,6 @@ export const adversarialValue: fc.Arbitrary<unknown> = fc.oneof(
 // ----------------------------------------------------------------------------------------------------------
 // Route fields: plausible values, so that some requests get past validation into the handlers
 
-const FIELD_TYPES = [
-  'text',
-  'email',
-  'phone',
-  'number',
-  'date',
-  'datetime',
-  'boolean',
-  'url',
-  'pick_list',
-  'related',
-];
-
 const imageUrl = fc.constantFrom(
   'https://cdn.example/logo.png',
   'http://cdn.example/a.png',
@@ -306,7 +296,7 @@ const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   tags: fc.oneof(fc.array(shortText, { maxLength: 5 }), fc.constantFrom([''], ['a', 'a'], null)),
   // contact fields
   tag,
-  type: fc.constantFrom(...FIELD_TYPES, 'Text', 'unknown', 'pick_list '),
+  type: fc.constantFrom(...CONTACT_FIELD_TYPE_VALUES, 'Text', 'unknown', 'pick_list '),
   contact_type: fc.constantFrom('person', 'organization', 'Person', 'company'),
   max_length: fc.constantFrom(0, 1, 255, 256, -1, 1.5, 2 ** 31, 2 ** 53, null, '255'),
   options,
@@ -331,44 +321,11 @@ const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   created_at: fc.constantFrom('2020-01-01T00:00:00.000000Z', 'yesterday', 0),
 };
 
-const BRAND_FIELDS = [
-  'name',
-  'short_description',
-  'website_url',
-  'primary_color',
-  'secondary_color',
-  'is_default',
-  'logo_image',
-  'logo_square_image',
-  'header_image',
-  'footer_image',
-  'social_share_image',
-  'logo_image_path',
-  'logo_square_image_path',
-  'header_image_path',
-  'footer_image_path',
-  'social_share_image_path',
-  'email_address_id',
-  'phone_id',
-  'social_links',
-  'tags',
-  'id',
-  'team_id',
-  'created_at',
-];
-const FIELD_FIELDS = [
-  'name',
-  'tag',
-  'type',
-  'contact_type',
-  'max_length',
-  'options',
-  'allow_multiple',
-  'id',
-  'integration_id',
-];
+/** The fields each create reads, then read-only fields a client may echo back from a GET body. */
+const BRAND_FIELDS = [...Object.keys(createBrandSchema.shape), 'id', 'team_id', 'created_at'];
+const FIELD_FIELDS = [...Object.keys(newContactFieldSchema.shape), 'id', 'integration_id'];
 
-/** The body fields each route reads (hard-coded: the schemas live in code another change is editing). */
+/** The body fields each route reads. */
 export function bodyFields(route: Route): string[] {
   if (route.method === 'GET' || route.method === 'DELETE') return [];
   if (route.path.startsWith('/api/v1/brands/auto-configure')) return ['url'];
