@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createBrand, getDefaultBrandId } from '../shared/data/brands.ts';
+import { createBrand, getDefaultBrandId, listBrands } from '../shared/data/brands.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createIdentity } from '../shared/data/identities.ts';
-import { defaultBrandKey, teamPk } from '../shared/data/keys.ts';
+import { defaultBrandKey, LEGACY_DEFAULT_BRAND_SK, teamPk } from '../shared/data/keys.ts';
 import { createList, getList } from '../shared/data/lists.ts';
 import { type ApiClient, apiClient, newTeam, useApi } from './support/api.ts';
 import { admin } from './support/processes.ts';
@@ -399,6 +399,80 @@ describe('the default brand', () => {
   }, 60_000);
 });
 
+describe('the default-brand pointer of a table made by an earlier version', () => {
+  /** What an earlier version stored: the pointer in the lists' range and a flag on the brand. */
+  async function legacyDefault(teamId: number, brandId: number) {
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: defaultBrandKey(teamId) }));
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { pk: teamPk(teamId), sk: LEGACY_DEFAULT_BRAND_SK, brand_id: brandId },
+      }),
+    );
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: teamPk(teamId), sk: `BRAND#${String(brandId).padStart(12, '0')}` },
+        UpdateExpression: 'SET is_default = :true REMOVE may_be_default',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    );
+  }
+  const legacyPointer = async (teamId: number) =>
+    (
+      await dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: { pk: teamPk(teamId), sk: LEGACY_DEFAULT_BRAND_SK } }),
+      )
+    ).Item;
+
+  it('is moved by `admin migrate`, which is safe to run again and never overrides a newer default', async () => {
+    const moved = await api.caller();
+    const kept = (await moved.client.post(BRANDS, { name: 'Kept', is_default: true })).body;
+    await legacyDefault(moved.teamId, kept.id);
+    expect((await moved.client.get(`${BRANDS}/${kept.id}`)).body.is_default).toBe(false); // not yet moved
+
+    const overtaken = await api.caller();
+    const old = (await overtaken.client.post(BRANDS, { name: 'Old' })).body;
+    await legacyDefault(overtaken.teamId, old.id);
+    const newer = (await overtaken.client.post(BRANDS, { name: 'Newer', is_default: true })).body;
+
+    const deleted = await api.caller();
+    const gone = (await deleted.client.post(BRANDS, { name: 'Gone' })).body;
+    await legacyDefault(deleted.teamId, gone.id);
+    expect((await deleted.client.delete(`${BRANDS}/${gone.id}`)).status).toBe(200);
+
+    const run = await admin(['migrate'], {});
+    expect(run.code).toBe(0);
+    expect(run.json.default_brand_pointers.moved).toBeGreaterThanOrEqual(1);
+    expect(run.json.default_brand_pointers.dropped).toBeGreaterThanOrEqual(2);
+    for (const team of [moved, overtaken, deleted]) expect(await legacyPointer(team.teamId)).toBeUndefined();
+
+    expect((await moved.client.get(BRANDS)).body).toEqual([{ ...kept, is_default: true }]);
+    // Its brand is marked: an update without is_default still answers that it is the default.
+    expect((await moved.client.put(`${BRANDS}/${kept.id}`, { name: 'Still kept' })).body.is_default).toBe(
+      true,
+    );
+    expect(await getDefaultBrandId(overtaken.teamId)).toBe(newer.id);
+    expect(await getDefaultBrandId(deleted.teamId)).toBeUndefined();
+    expect((await admin(['migrate'], {})).json).toEqual({ default_brand_pointers: { moved: 0, dropped: 0 } });
+  }, 60_000);
+});
+
+describe('a pointer left naming a deleted brand', () => {
+  it('reads as no default everywhere, and the next default replaces it', async () => {
+    const { teamId, client } = await api.caller();
+    const doomed = (await client.post(BRANDS, { name: 'Doomed', is_default: true })).body;
+    const other = (await client.post(BRANDS, { name: 'Other' })).body;
+    expect((await client.delete(`${BRANDS}/${doomed.id}`)).status).toBe(200);
+    expect((await client.get(BRANDS)).body).toEqual([other]);
+    expect((await client.put(`${BRANDS}/${other.id}`, { is_default: false })).body.is_default).toBe(false);
+    expect((await createList(teamId, 'push', 'After the delete')).brand_id).toBeNull();
+    const taken = await client.put(`${BRANDS}/${other.id}`, { is_default: true });
+    expect(taken.body.is_default).toBe(true);
+    expect((await createList(teamId, 'push', 'After the take-over')).brand_id).toBe(other.id);
+  });
+});
+
 describe('brand delete', () => {
   it('deletes for good and unlinks every list, even more than 100, and new lists then get no brand', async () => {
     const { teamId, client } = await api.caller();
@@ -510,8 +584,7 @@ describe('brand writes and the rest of the system', () => {
     ]);
     const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: marker }));
     expect(Item?.brand_id).toBe(brand.id);
-    // A refused guard item decides the outcome (even with the pointer failing too) and leaves no brand.
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: defaultBrandKey(teamId) }));
+    // A refused guard item decides the outcome and leaves no brand, nor a default.
     const guard = {
       ConditionCheck: {
         TableName: tableName(),
@@ -523,8 +596,8 @@ describe('brand writes and the rest of the system', () => {
     await expect(
       createBrand(teamId, { name: 'Refused', is_default: true }, () => [{ item: guard, refused }]),
     ).rejects.toMatchObject({ message: 'guard refused', old: { brand_id: { N: String(brand.id) } } });
-    const team = apiClient(api.url, (await newTeam()).token);
-    expect((await team.get(BRANDS)).body).toEqual([]);
+    expect(await getDefaultBrandId(teamId)).toBeUndefined();
+    expect((await listBrands(teamId)).map((listed) => listed.name)).toEqual(['With extra']);
   });
 });
 
@@ -542,22 +615,32 @@ describe('DynamoDB round trips per request', () => {
       'TransactWriteItemsCommand',
     ]);
     const first = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'First');
+    // Taking over the default writes the pointer whatever it named: no read first.
     const second = await callsOf(() =>
       client.post(BRANDS, { name: 'Second', is_default: true, email_address_id: email.id }),
     );
-    expect(second).toEqual(['TransactWriteItemsCommand', 'TransactWriteItemsCommand']); // the first guessed "no default"
+    expect(second).toEqual(['TransactWriteItemsCommand']);
     expect(await callsOf(() => client.post(BRANDS, { name: 'Plain', email_address_id: email.id }))).toEqual([
       'TransactWriteItemsCommand',
     ]);
+    const plain = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'Plain');
     expect(await callsOf(() => client.get(BRANDS))).toEqual(['QueryCommand']);
-    expect(await callsOf(() => client.get(`${BRANDS}/${first.id}`))).toEqual(['GetItemCommand']);
+    expect(await callsOf(() => client.get(`${BRANDS}/${first.id}`))).toEqual(['BatchGetItemCommand']);
     expect(await callsOf(() => client.get(`${BRANDS}/${foreign.id}`))).toEqual([
-      'GetItemCommand',
+      'BatchGetItemCommand',
       'QueryCommand',
     ]);
+    // A brand the pointer never named is not the default: the update's own answer says so.
     expect(
-      await callsOf(() => client.put(`${BRANDS}/${first.id}`, { name: 'Renamed', tags: ['x'] })),
+      await callsOf(() => client.put(`${BRANDS}/${plain.id}`, { name: 'Renamed', tags: ['x'] })),
     ).toEqual(['UpdateItemCommand']);
+    // One it named (First was, before Second took over) reads the pointer after its update.
+    const renamed = await client.put(`${BRANDS}/${first.id}`, { name: 'First renamed' });
+    expect(renamed.body).toMatchObject({ name: 'First renamed', is_default: false });
+    expect(await callsOf(() => client.put(`${BRANDS}/${first.id}`, { name: 'First' }))).toEqual([
+      'UpdateItemCommand',
+      'GetItemCommand',
+    ]);
     expect(await callsOf(() => client.put(`${BRANDS}/${foreign.id}`, { name: 'x' }))).toEqual([
       'UpdateItemCommand',
       'QueryCommand',
@@ -576,7 +659,6 @@ describe('DynamoDB round trips per request', () => {
       'TransactWriteItemsCommand',
       'QueryCommand',
     ]);
-    const plain = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'Plain');
     expect(await callsOf(() => client.delete(`${BRANDS}/${plain.id}`))).toEqual([
       'QueryCommand',
       'TransactWriteItemsCommand',

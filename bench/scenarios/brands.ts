@@ -84,8 +84,8 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
     }
     const otherTeam = await newTeamId('Bench other brands');
     const otherBrand = await createBrand(otherTeam, { name: 'Not yours' });
-    // Beta: not the default, so updating it is the plain one-call path.
-    return { teamId, brandId: ids[1] as number, otherBrandId: otherBrand.id };
+    // Beta: never the default, so updating it is the plain one-call path; Acme is the default.
+    return { teamId, brandId: ids[1] as number, defaultId: ids[0] as number, otherBrandId: otherBrand.id };
   });
   const brandsTeamId = async () => (await brandsTeam()).teamId;
   const ownBrand = async () => {
@@ -156,8 +156,8 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
       teamId: await newTeamId('Bench first default'),
       body: { ...brandBody('Default'), is_default: true },
     })),
-    // Like an update that changes the default (the previous default loses its flag).
-    create({ name: 'brands create, is_default (replaces the default)', budget: 2 }, async () => ({
+    // The pointer is written whatever it named: no read of the previous default.
+    create({ name: 'brands create, is_default (replaces the default)', budget: 1 }, async () => ({
       teamId: await defaultsTeam(),
       body: { ...brandBody(unique('Default')), is_default: true },
     })),
@@ -177,6 +177,22 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
     ),
     onItem(
       {
+        // The update returns the brand, and a brand the pointer ever named needs the pointer's answer.
+        name: 'brands update, the default brand',
+        endpoint: 'PUT /api/v1/brands/{id}',
+        budget: 2,
+        expectedStatus: 200,
+        warmup: 10,
+        iterations: WRITES,
+      },
+      async () => {
+        const { teamId, defaultId } = await brandsTeam();
+        return { teamId, id: defaultId, body: { short_description: unique('Updated') } };
+      },
+    ),
+    onItem(
+      {
+        // A transaction returns no item: the brand is read (with the pointer) for the response.
         name: 'brands update, makes it the default',
         endpoint: 'PUT /api/v1/brands/{id}',
         budget: 2,

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { migrateDefaultPointers } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
 import { createList, getList } from '../../shared/data/lists.ts';
@@ -24,6 +25,7 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   list create --team T --kind email|sms|push --name N      list get --team T --id L
   field create --team T --integration I --name N --tag t --type text --contact-type person
   file put --team T --path logos/a.png --file ./a.png
+  migrate                        (once, after deploying over a table made by an earlier version)
 target flags: --data-dir D (local, default $DATA_DIR or .data) | --table --private-bucket --public-bucket`;
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -110,6 +112,8 @@ export async function runCommand(args: Args): Promise<unknown> {
       await putPrivateFile(teamId, path, bytes, contentType);
       return { path };
     }
+    case 'migrate':
+      return { default_brand_pointers: await migrateDefaultPointers() };
     default:
       throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
   }

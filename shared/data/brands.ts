@@ -1,20 +1,38 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DeleteCommandInput,
+  GetCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { byNameThenId } from '../domain/ordering.ts';
 import { ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
 import { queryAll, throwMissing } from './items.ts';
-import { BRAND_PREFIX, brandKey, defaultBrandKey, idIndexKeys, LIST_PREFIX, teamPk } from './keys.ts';
+import {
+  BRAND_PREFIX,
+  brandKey,
+  defaultBrandKey,
+  idIndexKeys,
+  LEGACY_DEFAULT_BRAND_SK,
+  LIST_PREFIX,
+  teamPk,
+} from './keys.ts';
 import { beforeRetry, type Cancellation, type GuardedItem, LabelledTransaction } from './transactions.ts';
 
 /**
- * Brands. The team's default brand is named by one pointer item per team (`DEFAULT_BRAND`); the brand it
- * names carries `is_default = true`, and every change of either happens in one transaction conditioned on
- * the pointer, so at most one brand is ever the default. `linked_lists` counts the lists that reference a
+ * Brands. The team's default brand is whatever one pointer item per team names (`BRAND#DEFAULT`, in the
+ * brands' key range so that listing reads it with the brands): `is_default` is derived on read, so "at
+ * most one default" holds by construction and making a brand the default writes two items, the brand and
+ * the pointer. A brand the pointer has ever named carries `may_be_default`, so a write that returns a
+ * brand without it knows the answer without reading the pointer. Brand ids never return, so a pointer
+ * left naming a deleted brand reads as "no default". `linked_lists` counts the lists that reference a
  * brand, so a delete can prove that it nulled every one of them. `version` grows with every write of the
- * brand's own fields, so a write computed from a read can be conditioned on nothing having changed since.
+ * brand, so a write computed from a read can be conditioned on nothing having changed since.
  */
 
 /** What a client writes (spec 2.1). */
@@ -46,13 +64,13 @@ export interface Brand extends BrandFields {
 export type NewBrand = Pick<BrandFields, 'name'> & Partial<BrandFields> & { is_default?: boolean };
 export type BrandChanges = Partial<BrandFields> & { is_default?: boolean };
 
-const WRITABLE_FIELDS = [
+/** The fields a brand item stores; `is_default` is the pointer's, never the brand's. */
+const STORED_FIELDS = [
   'name',
   'short_description',
   'website_url',
   'primary_color',
   'secondary_color',
-  'is_default',
   'logo_image',
   'logo_square_image',
   'header_image',
@@ -62,21 +80,35 @@ const WRITABLE_FIELDS = [
   'phone_id',
   'social_links',
   'tags',
-] as const satisfies ReadonlyArray<keyof BrandChanges>;
+] as const satisfies ReadonlyArray<keyof BrandFields>;
 
 const UNLINK_BATCH = 99; // + the brand's link counter = 100 items, DynamoDB's cap
-const LAST_UNLINK_BATCH = 98; // + the brand's delete + the default pointer's delete
+const LAST_UNLINK_BATCH = 99; // + the brand's delete
 
-/** The id of the team's default brand, if it has one (strongly consistent). */
+/** The brand id the pointer names, if any: possibly a deleted brand's. */
+const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
+  typeof pointer?.brand_id === 'number' ? pointer.brand_id : undefined;
+
+/** The id of the team's default brand, if it has one (strongly consistent; a pointer to a deleted brand is none). */
 export async function getDefaultBrandId(teamId: number): Promise<number | undefined> {
+  const candidate = await readPointer(teamId);
+  if (candidate === undefined) return undefined;
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: brandKey(teamId, candidate), ConsistentRead: true }),
+  );
+  return Item ? candidate : undefined;
+}
+
+/** What the pointer names, possibly a deleted brand (strongly consistent). */
+export async function readPointer(teamId: number): Promise<number | undefined> {
   const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: defaultBrandKey(teamId), ConsistentRead: true }),
   );
-  return Item?.brand_id ?? undefined;
+  return pointedId(Item);
 }
 
 /** The response shape, in the order of spec 2.1; keys and internal counters stay behind. */
-function fromItem(item: Record<string, unknown>): Brand {
+function fromItem(item: Record<string, unknown>, defaultId: number | undefined): Brand {
   const stored = item as Partial<Brand>;
   return {
     id: stored.id as number,
@@ -86,7 +118,7 @@ function fromItem(item: Record<string, unknown>): Brand {
     website_url: stored.website_url ?? null,
     primary_color: stored.primary_color ?? null,
     secondary_color: stored.secondary_color ?? null,
-    is_default: stored.is_default === true,
+    is_default: stored.id === defaultId,
     logo_image: stored.logo_image ?? null,
     logo_square_image: stored.logo_square_image ?? null,
     header_image: stored.header_image ?? null,
@@ -101,7 +133,7 @@ function fromItem(item: Record<string, unknown>): Brand {
   };
 }
 
-/** The team's brands ordered by name, ties by id. One Query. */
+/** The team's brands ordered by name, ties by id, the pointer read with them. One Query. */
 export async function listBrands(teamId: number): Promise<Brand[]> {
   const items = await queryAll({
     TableName: tableName(),
@@ -109,21 +141,23 @@ export async function listBrands(teamId: number): Promise<Brand[]> {
     ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': BRAND_PREFIX },
     ConsistentRead: true,
   });
-  return items.map(fromItem).sort(byNameThenId);
+  const pointerSk = defaultBrandKey(teamId).sk;
+  const defaultId = pointedId(items.find((item) => item.sk === pointerSk));
+  return items
+    .filter((item) => item.sk !== pointerSk)
+    .map((item) => fromItem(item, defaultId))
+    .sort(byNameThenId);
 }
 
-/** One of the team's brands; 403 if it is another team's, 404 if nobody's. One GetItem. */
+/** One of the team's brands; 403 if it is another team's, 404 if nobody's. One BatchGetItem. */
 export async function getBrand(teamId: number, brandId: number): Promise<Brand> {
-  const { Item } = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: brandKey(teamId, brandId), ConsistentRead: true }),
-  );
-  return Item ? fromItem(Item) : throwMissing('BRAND', 'Brand', brandId);
+  const read = await readBrandAndPointer(teamId, brandId);
+  return read.item ? fromItem(read.item, read.defaultId) : throwMissing('BRAND', 'Brand', brandId);
 }
 
 /**
  * Creates a brand in one transaction with its identity checks and `extraItems` (an idempotency record's
- * completion). As the default it also takes over the pointer: the first attempt assumes the team has no
- * default, and a failed pointer condition returns the real one (ALL_OLD) for the second attempt.
+ * completion). As the default it also sets the pointer, whatever it named before.
  */
 export async function createBrand(
   teamId: number,
@@ -131,111 +165,120 @@ export async function createBrand(
   extraItems: (brand: Brand) => GuardedItem[] = () => [],
 ): Promise<Brand> {
   const now = nowIso();
-  const brand = fromItem({
-    ...input,
-    id: await nextId('brand'),
-    team_id: teamId,
-    created_at: now,
-    updated_at: now,
-  });
-  let currentDefaultId: number | undefined;
+  const id = await nextId('brand');
+  const brand = fromItem(
+    { ...input, id, team_id: teamId, created_at: now, updated_at: now },
+    input.is_default ? id : undefined,
+  );
+  const { is_default, ...stored } = brand;
   for (let attempt = 1; ; attempt++) {
     const transaction = new LabelledTransaction().add('brand', {
       Put: {
         TableName: tableName(),
-        Item: { ...brandKey(teamId, brand.id), ...idIndexKeys('BRAND', brand.id), ...brand, version: 1 },
+        Item: {
+          ...brandKey(teamId, id),
+          ...idIndexKeys('BRAND', id),
+          ...stored,
+          version: 1,
+          ...(is_default && { may_be_default: true }),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
+    if (is_default) transaction.add('pointer', pointerPut(teamId, id));
     addIdentityChecks(transaction, teamId, brand);
-    if (brand.is_default) addDefaultSwitch(transaction, teamId, brand.id, true, currentDefaultId, now);
     transaction.guard(extraItems(brand));
     const cancellation = await transaction.commit();
     if (!cancellation) return brand;
     throwIfIdentityRefused(cancellation);
-    if (!cancellation.conditionFailed('pointer') && !cancellation.conflicted()) throw cancellation.error;
-    const learned = cancellation.conditionFailed('pointer');
-    if (learned) currentDefaultId = pointedBrandId(cancellation.oldItem('pointer'));
-    await beforeRetry(attempt, 'brand', learned);
+    if (!cancellation.conflicted()) throw cancellation.error;
+    await beforeRetry(attempt, 'brand');
   }
 }
 
 /**
- * Applies the supplied fields. Without a default or identity change: one UpdateItem. Otherwise the brand
- * and the pointer are read (one BatchGetItem) and the change is one transaction conditioned on both being
- * as read: the pointer moves, the previous default loses its flag, the identities are checked.
+ * Applies the supplied fields. Without a default or identity change: one UpdateItem (and a read of the
+ * pointer when the brand may be the default). Otherwise the brand and the pointer are read (one
+ * BatchGetItem) and the change is one transaction conditioned on the brand being as read: the brand, the
+ * pointer when the default changes, the identity checks.
  */
 export async function updateBrand(teamId: number, brandId: number, changes: BrandChanges): Promise<Brand> {
-  const fields = definedFields(changes);
-  if (Object.keys(fields).length === 0) return getBrand(teamId, brandId);
+  const fields = storedFields(changes);
+  if (Object.keys(fields).length === 0 && changes.is_default === undefined) return getBrand(teamId, brandId);
   const namesIdentity = typeof fields.email_address_id === 'number' || typeof fields.phone_id === 'number';
-  if (fields.is_default === undefined && !namesIdentity) return updateInPlace(teamId, brandId, fields);
-  return updateInTransaction(teamId, brandId, fields);
+  if (changes.is_default === undefined && !namesIdentity) return updateInPlace(teamId, brandId, fields);
+  return updateInTransaction(teamId, brandId, fields, changes.is_default);
 }
 
-async function updateInPlace(teamId: number, brandId: number, fields: BrandChanges): Promise<Brand> {
-  const update = brandUpdate(fields, nowIso());
+async function updateInPlace(teamId: number, brandId: number, fields: Partial<BrandFields>): Promise<Brand> {
   try {
-    const { Attributes } = await dynamo().send(
+    const { Attributes = {} } = await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: brandKey(teamId, brandId),
-        ...update,
+        ...brandUpdate(fields, nowIso()),
         ConditionExpression: 'attribute_exists(pk)',
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return fromItem(Attributes ?? {});
+    return fromItem(Attributes, Attributes.may_be_default ? await readPointer(teamId) : undefined);
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return throwMissing('BRAND', 'Brand', brandId);
     throw error;
   }
 }
 
-async function updateInTransaction(teamId: number, brandId: number, fields: BrandChanges): Promise<Brand> {
+async function updateInTransaction(
+  teamId: number,
+  brandId: number,
+  fields: Partial<BrandFields>,
+  makeDefault: boolean | undefined,
+): Promise<Brand> {
   for (let attempt = 1; ; attempt++) {
     // Read again on every attempt: what a failed condition returned is stale after the back-off.
-    const read = await readBrandAndDefault(teamId, brandId);
-    if (read && !read.item) return throwMissing('BRAND', 'Brand', brandId);
-    if (read?.item) {
-      const current = fromItem(read.item);
-      const now = nowIso();
-      const isDefault = fields.is_default ?? current.is_default;
-      const update = brandUpdate({ ...fields, is_default: isDefault }, now);
-      const transaction = new LabelledTransaction().add('brand', {
-        Update: {
-          TableName: tableName(),
-          Key: brandKey(teamId, brandId),
-          ...update,
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': read.item.version },
-        },
-      });
-      addIdentityChecks(transaction, teamId, fields);
-      addDefaultSwitch(transaction, teamId, brandId, isDefault, read.defaultId, now);
-      const cancellation = await transaction.commit();
-      if (!cancellation) return { ...current, ...fields, is_default: isDefault, updated_at: now };
-      throwIfIdentityRefused(cancellation);
-    }
+    const read = await readBrandAndPointer(teamId, brandId);
+    if (!read.item) return throwMissing('BRAND', 'Brand', brandId);
+    const current = fromItem(read.item, read.defaultId);
+    const now = nowIso();
+    const isDefault = makeDefault ?? current.is_default;
+    const update = brandUpdate({ ...fields, ...(isDefault && { may_be_default: true }) }, now);
+    const transaction = new LabelledTransaction().add('brand', {
+      Update: {
+        TableName: tableName(),
+        Key: brandKey(teamId, brandId),
+        ...update,
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': read.item.version },
+      },
+    });
+    if (isDefault && !current.is_default) transaction.add('pointer', pointerPut(teamId, brandId));
+    if (!isDefault && current.is_default) transaction.add('pointer', pointerDelete(teamId, brandId));
+    addIdentityChecks(transaction, teamId, fields);
+    const cancellation = await transaction.commit();
+    if (!cancellation) return { ...current, ...fields, is_default: isDefault, updated_at: now };
+    throwIfIdentityRefused(cancellation);
     await beforeRetry(attempt, 'brand');
   }
 }
 
-/** The brand item and the default pointer, strongly consistent; undefined when DynamoDB left keys unread. */
-async function readBrandAndDefault(teamId: number, brandId: number) {
-  const { Responses, UnprocessedKeys } = await dynamo().send(
-    new BatchGetCommand({
-      RequestItems: {
-        [tableName()]: { Keys: [brandKey(teamId, brandId), defaultBrandKey(teamId)], ConsistentRead: true },
-      },
-    }),
-  );
-  if (Object.keys(UnprocessedKeys ?? {}).length > 0) return undefined;
-  const items = Responses?.[tableName()] ?? [];
-  const pointer = items.find((item) => item.sk === defaultBrandKey(teamId).sk);
+/** The brand item and what the pointer names, strongly consistent, in one BatchGetItem. */
+async function readBrandAndPointer(teamId: number, brandId: number) {
+  const brand = brandKey(teamId, brandId);
+  const pointer = defaultBrandKey(teamId);
+  let keys: Array<Record<string, unknown>> = [brand, pointer];
+  const items: Array<Record<string, unknown>> = [];
+  for (let attempt = 1; ; attempt++) {
+    const { Responses, UnprocessedKeys } = await dynamo().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    items.push(...(Responses?.[tableName()] ?? []));
+    keys = UnprocessedKeys?.[tableName()]?.Keys ?? [];
+    if (keys.length === 0) break;
+    await beforeRetry(attempt, 'brand'); // DynamoDB left keys unread (throttling): ask again for those
+  }
   return {
-    item: items.find((item) => item.sk === brandKey(teamId, brandId).sk),
-    defaultId: pointer?.brand_id as number | undefined,
+    item: items.find((item) => item.sk === brand.sk),
+    defaultId: pointedId(items.find((item) => item.sk === pointer.sk)),
   };
 }
 
@@ -243,32 +286,22 @@ async function readBrandAndDefault(teamId: number, brandId: number) {
  * Deletes a brand for good. Every list that names it keeps existing with `brand_id` null: the lists are
  * found with one Query and unlinked 99 per transaction (each also lowers the brand's link counter); the
  * last transaction unlinks the rest and deletes the brand only if its counter says no other list links it,
- * so a list linked meanwhile sends us back to the Query. The default brand also clears the pointer, which
- * the same Query finds; if the default changes meanwhile, the transaction fails with the brand as it is
- * (ALL_OLD) and is retried. Two round trips plus one per 99 lists.
+ * so a list linked meanwhile sends us back to the Query. A pointer naming the brand is left to read as "no
+ * default" (brand ids never return). Two round trips plus one per 99 lists.
  */
 export async function deleteBrand(teamId: number, brandId: number): Promise<void> {
-  let isDefault = false;
   let lists: Array<Record<string, unknown>> | undefined;
   for (let attempt = 1; ; ) {
-    if (!lists) {
-      const linked = await itemsLinkedTo(teamId, brandId);
-      const pointer = defaultBrandKey(teamId).sk;
-      isDefault = linked.some((item) => item.sk === pointer);
-      lists = linked.filter((item) => item.sk !== pointer);
-    }
+    lists ??= await listsLinkedTo(teamId, brandId);
     const now = nowIso();
     const last = lists.length <= LAST_UNLINK_BATCH;
     const batch = last ? lists : lists.slice(0, UNLINK_BATCH);
     const transaction = new LabelledTransaction()
       .add(
         'brand',
-        last
-          ? brandDelete(teamId, brandId, batch.length, isDefault)
-          : counterDown(teamId, brandId, batch.length),
+        last ? brandDelete(teamId, brandId, batch.length) : counterDown(teamId, brandId, batch.length),
       )
       .add('list', ...batch.map((key) => unlinkList(key, brandId, now)));
-    if (last && isDefault) transaction.add('pointer', pointerDelete(teamId, brandId));
     const cancellation = await transaction.commit();
     if (!cancellation) {
       if (last) return;
@@ -277,18 +310,79 @@ export async function deleteBrand(teamId: number, brandId: number): Promise<void
     }
     const old = cancellation.oldItem('brand');
     if (cancellation.conditionFailed('brand') && !old) return throwMissing('BRAND', 'Brand', brandId);
-    const learned = old !== undefined && (old.is_default?.BOOL === true) !== isDefault;
-    if (old) isDefault = old.is_default?.BOOL === true;
     // Lists changed since the Query (one was linked, or one of ours changed): find them again.
     if (cancellation.conditionFailed('list') || (old && Number(old.linked_lists?.N ?? 0) !== batch.length)) {
       lists = undefined;
     }
-    await beforeRetry(attempt++, 'brand', learned);
+    await beforeRetry(attempt++, 'brand');
   }
 }
 
-/** The keys of the lists linked to a brand, and of the default pointer if it names the brand. One Query. */
-async function itemsLinkedTo(teamId: number, brandId: number) {
+/**
+ * Moves each team's default-brand pointer from where tables made before it moved keep it (with an
+ * `is_default` flag on the brand) to `BRAND#DEFAULT`, marking the brand. Safe to run again and while the
+ * API serves: a pointer the API already wrote at the new place is newer and wins. Returns how many teams
+ * it moved. Reads the whole table once (a Scan), so it is an operator's command, never a request's.
+ */
+export async function migrateDefaultPointers(): Promise<{ moved: number; dropped: number }> {
+  const counts = { moved: 0, dropped: 0 };
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'sk = :legacy',
+        ExpressionAttributeValues: { ':legacy': LEGACY_DEFAULT_BRAND_SK },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const legacy of page.Items ?? []) {
+      counts[(await movePointer(legacy)) ? 'moved' : 'dropped']++;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return counts;
+}
+
+/** One team's legacy pointer: moved with its brand marked, or only dropped when it is no longer needed. */
+async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
+  const teamId = Number(String(legacy.pk).slice('TEAM#'.length));
+  const brandId = pointedId(legacy);
+  const dropLegacy: TransactItem = {
+    Delete: { TableName: tableName(), Key: { pk: legacy.pk, sk: LEGACY_DEFAULT_BRAND_SK } },
+  };
+  for (let attempt = 1; brandId !== undefined; attempt++) {
+    const transaction = new LabelledTransaction()
+      .add('legacy', dropLegacy)
+      .add('pointer', {
+        Put: {
+          TableName: tableName(),
+          Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      })
+      .add('brand', {
+        Update: {
+          TableName: tableName(),
+          Key: brandKey(teamId, brandId),
+          UpdateExpression: 'SET may_be_default = :true REMOVE is_default',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': true },
+        },
+      });
+    const cancellation = await transaction.commit();
+    if (!cancellation) return true;
+    // The API has set a newer pointer, or the brand was deleted: nothing to move.
+    if (cancellation.conditionFailed('pointer') || cancellation.conditionFailed('brand')) break;
+    await beforeRetry(attempt, 'default brand');
+  }
+  await dynamo().send(new DeleteCommand(dropLegacy.Delete as DeleteCommandInput));
+  return false;
+}
+
+/** The keys of the lists linked to a brand. One Query. */
+async function listsLinkedTo(teamId: number, brandId: number) {
   return queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -324,20 +418,25 @@ function counterDown(teamId: number, brandId: number, unlinked: number): Transac
   };
 }
 
-function brandDelete(teamId: number, brandId: number, unlinked: number, isDefault: boolean): TransactItem {
+function brandDelete(teamId: number, brandId: number, unlinked: number): TransactItem {
   return {
     Delete: {
       TableName: tableName(),
       Key: brandKey(teamId, brandId),
       ConditionExpression:
-        'attribute_exists(pk) AND is_default = :isDefault AND ' +
-        '(attribute_not_exists(linked_lists) OR linked_lists = :unlinked)',
-      ExpressionAttributeValues: { ':isDefault': isDefault, ':unlinked': unlinked },
+        'attribute_exists(pk) AND (attribute_not_exists(linked_lists) OR linked_lists = :unlinked)',
+      ExpressionAttributeValues: { ':unlinked': unlinked },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
+/** Names the brand as the default, whatever the pointer named before: the last writer wins. */
+function pointerPut(teamId: number, brandId: number): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...defaultBrandKey(teamId), brand_id: brandId } } };
+}
+
+/** Leaves no default, if the pointer still names the brand (otherwise the transaction is retried). */
 function pointerDelete(teamId: number, brandId: number): TransactItem {
   return {
     Delete: {
@@ -345,57 +444,15 @@ function pointerDelete(teamId: number, brandId: number): TransactItem {
       Key: defaultBrandKey(teamId),
       ConditionExpression: 'brand_id = :brand',
       ExpressionAttributeValues: { ':brand': brandId },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-/**
- * The pointer items of making `brandId` the default or not, given the default as last seen: the pointer
- * write is conditioned on that value, so a concurrent change of the default cancels the transaction.
- */
-function addDefaultSwitch(
+function addIdentityChecks(
   transaction: LabelledTransaction,
   teamId: number,
-  brandId: number,
-  isDefault: boolean,
-  currentDefaultId: number | undefined,
-  now: string,
+  fields: Partial<BrandFields>,
 ): void {
-  if (isDefault && currentDefaultId !== brandId) {
-    transaction.add('pointer', {
-      Put: {
-        TableName: tableName(),
-        Item: { ...defaultBrandKey(teamId), brand_id: brandId },
-        ConditionExpression:
-          currentDefaultId === undefined ? 'attribute_not_exists(brand_id)' : 'brand_id = :previous',
-        ...(currentDefaultId !== undefined && {
-          ExpressionAttributeValues: { ':previous': currentDefaultId },
-        }),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    });
-    if (currentDefaultId !== undefined) {
-      transaction.add('previous', {
-        Update: {
-          TableName: tableName(),
-          Key: brandKey(teamId, currentDefaultId),
-          ...brandUpdate({ is_default: false }, now),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      });
-    }
-  } else if (!isDefault && currentDefaultId === brandId) {
-    transaction.add('pointer', pointerDelete(teamId, brandId));
-  }
-}
-
-function pointedBrandId(pointer: Record<string, AttributeValue> | undefined): number | undefined {
-  const id = pointer?.brand_id?.N;
-  return id === undefined ? undefined : Number(id);
-}
-
-function addIdentityChecks(transaction: LabelledTransaction, teamId: number, fields: BrandChanges): void {
   if (typeof fields.email_address_id === 'number') {
     transaction.add('email_address_id', verifiedIdentityCheck(teamId, 'email', fields.email_address_id));
   }
@@ -413,16 +470,15 @@ function throwIfIdentityRefused(cancellation: Cancellation): void {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
-/** SET of the given fields and `updated_at`, and a version bump. */
-function brandUpdate(fields: BrandChanges, now: string) {
+/** SET of the given attributes and `updated_at`, and a version bump. */
+function brandUpdate(attributes: Record<string, unknown>, now: string) {
   const names: Record<string, string> = { '#updated_at': 'updated_at', '#version': 'version' };
   const values: Record<string, unknown> = { ':updated_at': now, ':one': 1 };
   const sets = ['#updated_at = :updated_at'];
-  for (const field of WRITABLE_FIELDS) {
-    if (fields[field] === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = fields[field];
-    sets.push(`#${field} = :${field}`);
+  for (const [name, value] of Object.entries(attributes)) {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
   }
   return {
     UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
@@ -431,8 +487,9 @@ function brandUpdate(fields: BrandChanges, now: string) {
   };
 }
 
-function definedFields(changes: BrandChanges): BrandChanges {
+/** The supplied stored fields, nothing else (the body is validated, but a data module trusts no caller). */
+function storedFields(changes: BrandChanges): Partial<BrandFields> {
   return Object.fromEntries(
-    WRITABLE_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]),
+    STORED_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]),
   );
 }

@@ -4,8 +4,8 @@
  *   pk                   sk                                        what
  *   TEAM#<team>          TEAM                                      the team
  *   TEAM#<team>          BRAND#<brand, 12 digits>                  a brand
+ *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brands.ts)
  *   TEAM#<team>          LIST#<list, 12 digits>                    an email, SMS or push list
- *   TEAM#<team>          LIST#DEFAULT_BRAND                        the default-brand pointer (brands.ts)
  *   TEAM#<team>          FIELD#<field, 12 digits>                  a contact field
  *   TEAM#<team>          FIELDTAG#<tag>                            a tag's claim, unique per team
  *   TEAM#<team>          SITE#<site, 12 digits>                    a CMS site
@@ -36,11 +36,10 @@ export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
 export const brandKey = (teamId: number, brandId: number) =>
   teamItem(teamId, `${BRAND_PREFIX}${padId(brandId)}`);
 export const listKey = (teamId: number, listId: number) => teamItem(teamId, `${LIST_PREFIX}${padId(listId)}`);
-/**
- * The default-brand pointer sits in the lists' key range: the one Query a brand delete makes for the lists
- * linked to the brand also tells whether the brand is the default.
- */
-export const defaultBrandKey = (teamId: number) => teamItem(teamId, `${LIST_PREFIX}DEFAULT_BRAND`);
+/** The default-brand pointer sorts after every brand id: listing the brands reads it with them. */
+export const defaultBrandKey = (teamId: number) => teamItem(teamId, `${BRAND_PREFIX}DEFAULT`);
+/** Where tables made before the pointer moved keep it (`npm run admin -- migrate` moves it). */
+export const LEGACY_DEFAULT_BRAND_SK = `${LIST_PREFIX}DEFAULT_BRAND`;
 export const fieldKey = (teamId: number, fieldId: number) =>
   teamItem(teamId, `${FIELD_PREFIX}${padId(fieldId)}`);
 export const tagKey = (teamId: number, tag: string) => teamItem(teamId, `FIELDTAG#${tag}`);

@@ -1,10 +1,10 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getDefaultBrandId } from './brands.ts';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { readPointer } from './brands.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { brandKey, defaultBrandKey, listKey } from './keys.ts';
-import { beforeRetry } from './transactions.ts';
+import { beforeRetry, LabelledTransaction } from './transactions.ts';
 
 /** Email, SMS and push lists. A list may name a brand; a new list takes the team's default brand. */
 export type ListKind = 'email' | 'sms' | 'push';
@@ -20,13 +20,16 @@ export interface List {
 }
 
 /**
- * Creates a list linked to the default brand. The transaction re-checks that the brand is still the default
- * (and counts the link on it), so a list can never point at a brand that a concurrent delete removed.
+ * Creates a list linked to the default brand. The transaction re-checks that the pointer still names the
+ * brand and counts the link on the brand, so a list can never point at a brand that a concurrent delete
+ * removed; a pointer naming a deleted brand is "no default".
  */
 export async function createList(teamId: number, kind: ListKind, name: string): Promise<List> {
   const id = await nextId('list');
+  let pointed = await readPointer(teamId);
+  let stale: number | undefined; // a pointed brand found deleted
   for (let attempt = 1; ; attempt++) {
-    const brandId = (await getDefaultBrandId(teamId)) ?? null;
+    const brandId = pointed === stale ? null : (pointed ?? null);
     const now = nowIso();
     const list: List = {
       id,
@@ -37,45 +40,42 @@ export async function createList(teamId: number, kind: ListKind, name: string): 
       created_at: now,
       updated_at: now,
     };
-    const linkCheck =
-      brandId === null
-        ? {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: defaultBrandKey(teamId),
-              ConditionExpression: 'attribute_not_exists(brand_id)',
-            },
-          }
-        : {
-            Update: {
-              TableName: tableName(),
-              Key: brandKey(teamId, brandId),
-              UpdateExpression: 'ADD linked_lists :one',
-              ConditionExpression: 'attribute_exists(pk) AND is_default = :true',
-              ExpressionAttributeValues: { ':one': 1, ':true': true },
-            },
-          };
-    try {
-      await dynamo().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...listKey(teamId, id), ...list },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            linkCheck,
-          ],
-        }),
-      );
-      return list;
-    } catch (error) {
-      // The default changed between the read and the write: read it again.
-      if (!(error instanceof TransactionCanceledException)) throw error;
+    const transaction = new LabelledTransaction()
+      .add('list', {
+        Put: {
+          TableName: tableName(),
+          Item: { ...listKey(teamId, id), ...list },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      })
+      .add('pointer', {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: defaultBrandKey(teamId),
+          ConditionExpression:
+            pointed === undefined ? 'attribute_not_exists(brand_id)' : 'brand_id = :pointed',
+          ...(pointed !== undefined && { ExpressionAttributeValues: { ':pointed': pointed } }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      });
+    if (brandId !== null) {
+      transaction.add('brand', {
+        Update: {
+          TableName: tableName(),
+          Key: brandKey(teamId, brandId),
+          UpdateExpression: 'ADD linked_lists :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      });
     }
-    await beforeRetry(attempt, 'default brand');
+    const cancellation = await transaction.commit();
+    if (!cancellation) return list;
+    // The default moved since it was read (the refusal returns the pointer), or its brand is gone.
+    const moved = cancellation.conditionFailed('pointer');
+    if (moved) pointed = pointedBrandId(cancellation.oldItem('pointer'));
+    if (cancellation.conditionFailed('brand')) stale = brandId ?? undefined;
+    await beforeRetry(attempt, 'default brand', moved || cancellation.conditionFailed('brand'));
   }
 }
 
@@ -94,4 +94,9 @@ export async function getList(teamId: number, listId: number): Promise<List | un
       updated_at: Item.updated_at,
     }
   );
+}
+
+function pointedBrandId(pointer: Record<string, AttributeValue> | undefined): number | undefined {
+  const id = pointer?.brand_id?.N;
+  return id === undefined ? undefined : Number(id);
 }
