@@ -246,6 +246,7 @@ export async function loadTimes(bundles: Bundle[], rounds: number) {
             AWS_REGION: 'us-east-1',
             AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
             LOG_LEVEL: 'silent',
+            METRICS: 'off',
             ...bundle.environment,
           },
         },

@@ -65,6 +65,7 @@ try {
     ...process.env,
     ...handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
     LOG_LEVEL: 'silent',
+    METRICS: 'off',
     AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
   });
 

@@ -13,6 +13,7 @@ const { config, stop } = await startLocalStack({
   dataDir,
   dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
   s3Endpoint: process.env.S3_ENDPOINT || undefined,
+  interactive: process.stdout.isTTY === true,
 });
 
 let stopping = false;

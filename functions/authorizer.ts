@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { isDependencyFailure } from '../shared/aws.ts';
 import { teamIdForToken } from '../shared/data/teams.ts';
-import { describeError, log } from '../shared/http/log.ts';
+import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
 
 /**
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
@@ -11,6 +11,9 @@ import { describeError, log } from '../shared/http/log.ts';
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const token = /^Bearer ([^\s]+)$/i.exec(event.authorizationToken ?? '')?.[1];
   const teamId = token ? await teamIdForToken(token).catch(logFailure) : undefined;
+  const metrics = new MetricsBatch();
+  metrics.count(teamId === undefined ? 'AuthorizerDenied' : 'AuthorizerAllowed');
+  metrics.publish();
   if (teamId === undefined) throw new Error('Unauthorized');
   return {
     principalId: `team:${teamId}`,
@@ -24,8 +27,8 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
 };
 
 function logFailure(error: unknown): never {
-  if (isDependencyFailure(error)) log.warn('dependency unavailable', describeError(error));
-  else log.error('authorizer failure', describeError(error));
+  if (isDependencyFailure(error)) logger().warn('dependency unavailable', describeError(error));
+  else logger().error('authorizer failure', describeError(error));
   throw error;
 }
 

@@ -35,8 +35,13 @@ export const config = {
   dynamodbEndpoint: () => setting('DYNAMODB_ENDPOINT'),
   s3Endpoint: () => setting('S3_ENDPOINT'),
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
-  /** `silent` turns the JSON logs off (tests). */
-  logLevel: () => setting('LOG_LEVEL') ?? 'info',
+  /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
+  logLevel: () => setting('LOG_LEVEL') ?? 'INFO',
+  /** The `service` of every log line and metric. */
+  serviceName: () => setting('SERVICE_NAME') ?? 'team-messaging-api',
+  metricsNamespace: () => setting('METRICS_NAMESPACE') ?? 'TeamMessagingApi',
+  /** `off` keeps metrics from being written (tests; an interactive `npm start`). */
+  metricsEnabled: () => setting('METRICS') !== 'off',
   /** Ids each process reserves at once per sequence (shared/data/ids.ts). */
   idBlockSize: () => Number(setting('ID_BLOCK_SIZE') ?? 50),
   /** Auto-configure may fetch from loopback addresses: a local test hook (target-policy.ts ignores it in Lambda). */

@@ -108,8 +108,9 @@ describe('outages of the real local stack', () => {
     // A bound, not a speed target: API Gateway would have cut every request at 29 s.
     expect(Date.now() - started).toBeLessThan(TIMEOUTS.gatewayMs);
     for (const { what, response } of answers) expectUnavailable(response, what);
-    expect(server.output().stdout).toMatch(
-      /"level":"warn","message":"dependency unavailable".*"error":"\w+"/,
+    // Powertools writes WARN and above to stderr.
+    expect(server.output().stderr).toMatch(
+      /"level":"WARN","message":"dependency unavailable".*"error":"\w+"/,
     );
 
     const after = await client.get(`${BRANDS}/${brand.body.id}`);

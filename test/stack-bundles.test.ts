@@ -69,6 +69,7 @@ function lambdaEnvironment(bundle: Bundle, deployed = DEPLOYED_VALUES): Record<s
     AWS_REGION: 'eu-west-1',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     LOG_LEVEL: 'silent',
+    METRICS: 'off',
     ...Object.fromEntries(own),
   };
 }

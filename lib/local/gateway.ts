@@ -56,8 +56,29 @@ function load<T>(file: string): Promise<T> {
   return module.then((loaded) => loaded.handler as T);
 }
 
-export function createGateway(): Server {
+/** What the gateway tells about each answered request (`npm start` prints it on a terminal). */
+export interface AnsweredRequest {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  requestId: string;
+}
+
+export function createGateway(onAnswered?: (answered: AnsweredRequest) => void): Server {
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
+    if (onAnswered) {
+      const started = performance.now();
+      response.once('finish', () =>
+        onAnswered({
+          method: request.method ?? '',
+          path: request.url ?? '',
+          status: response.statusCode,
+          ms: Math.round(performance.now() - started),
+          requestId: String(response.getHeader('x-request-id') ?? '-'),
+        }),
+      );
+    }
     serve(request, response).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
       send(response, 502, { message: 'Bad Gateway' });
@@ -134,7 +155,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   );
   // A function that runs out of time is an integration failure; API Gateway answers 504 either way.
   if (result === TIMED_OUT) return send(response, 504, { message: MESSAGES.timedOut }, requestId);
-  response.writeHead(result.statusCode, {
+  writeHead(response, result.statusCode, {
     ...(result.headers as Record<string, string>),
     'Content-Length': Buffer.byteLength(result.body),
   });
@@ -227,10 +248,16 @@ function send(response: ServerResponse, status: number, body: unknown, requestId
     return;
   }
   const text = JSON.stringify(body);
-  response.writeHead(status, {
+  writeHead(response, status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'X-Request-Id': requestId,
   });
   response.end(text);
+}
+
+/** Sets the headers one by one, so that what was answered can be read back (the terminal line's request id). */
+function writeHead(response: ServerResponse, status: number, headers: Record<string, string | number>): void {
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  response.writeHead(status);
 }

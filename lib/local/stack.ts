@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { configure } from '../../shared/config.ts';
-import { createGateway } from './gateway.ts';
+import { type AnsweredRequest, createGateway } from './gateway.ts';
 import { provision, type Resources, startServices } from './services.ts';
 
 /**
@@ -16,6 +16,11 @@ export interface LocalStackOptions {
   inMemory?: boolean;
   dynamodbEndpoint?: string;
   s3Endpoint?: string;
+  /**
+   * On a terminal: one readable line per request, the handlers' JSON log lines from WARN up (unless
+   * LOG_LEVEL says otherwise) and no metric lines. Otherwise the handlers write what they write in Lambda.
+   */
+  interactive?: boolean;
 }
 
 export interface LocalConfig {
@@ -83,8 +88,12 @@ export async function startLocalStack(options: LocalStackOptions) {
   try {
     await provision(services, LOCAL_RESOURCES);
     const base = servicesConfig(services);
-    configure({ ...process.env, ...handlerEnvironment(base) });
-    const gateway = createGateway();
+    configure({
+      ...process.env,
+      ...handlerEnvironment(base),
+      ...(options.interactive && { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN', METRICS: 'off' }),
+    });
+    const gateway = createGateway(options.interactive ? printAnswered : undefined);
     server = gateway;
     await new Promise<void>((listening, failed) => {
       gateway.once('error', failed);
@@ -98,6 +107,10 @@ export async function startLocalStack(options: LocalStackOptions) {
     await stop();
     throw error;
   }
+}
+
+function printAnswered({ method, path, status, ms, requestId }: AnsweredRequest): void {
+  console.log(`${method} ${path} ${status} ${ms} ms ${requestId}`);
 }
 
 export async function readLocalConfig(dataDir: string): Promise<LocalConfig | undefined> {

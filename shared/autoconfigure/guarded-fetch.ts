@@ -4,7 +4,8 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { HttpError, UnprocessableError } from '../http/errors.ts';
+import { HttpError } from '../http/errors.ts';
+import { FetchRefusal } from './refusal.ts';
 import {
   assertPermittedAddresses,
   checkTargetUrl,
@@ -83,7 +84,7 @@ export class GuardedClient {
     this.#resolveHost = options.resolveHost ?? defaultResolver;
   }
 
-  /** GETs a URL, following up to 5 redirects, each one re-checked. Throws UnprocessableError on any failure. */
+  /** GETs a URL, following up to 5 redirects, each one re-checked. Throws a FetchRefusal (422) on any failure. */
   async get(url: string, expected: ExpectedContent): Promise<FetchedDocument> {
     let target = checkTargetUrl(url, this.#policy);
     for (let redirects = 0; ; redirects++) {
@@ -91,7 +92,7 @@ export class GuardedClient {
       const location = REDIRECT_STATUSES.has(response.status) ? response.header('location') : null;
       if (location === null) return this.#read(target, response, expected);
       discard(response);
-      if (redirects === MAX_REDIRECTS) throw new UnprocessableError('too many redirects');
+      if (redirects === MAX_REDIRECTS) throw new FetchRefusal('too_many_redirects', 'too many redirects');
       target = checkTargetUrl(location, this.#policy, target);
     }
   }
@@ -145,14 +146,14 @@ export class GuardedClient {
     const refusal = refusalOf(response, contentType, expected, this.#maxBytes);
     if (refusal !== null) {
       discard(response);
-      throw new UnprocessableError(refusal);
+      throw refusal;
     }
     const body = await readAtMost(response, this.#maxBytes).catch((error: unknown) => {
       throw describeFailure(error, this.#signal, url);
     });
     // No Content-Type at all: sniff, as browsers do, rather than refuse pages from sloppy servers.
     if (contentType === null && expected === 'html' && !looksLikeHtml(body)) {
-      throw new UnprocessableError('not an HTML page');
+      throw new FetchRefusal('not_html', 'not an HTML page');
     }
     return { url: url.href, contentType, body };
   }
@@ -199,12 +200,18 @@ function refusalOf(
   contentType: string | null,
   expected: ExpectedContent,
   maxBytes: number,
-): string | null {
-  if (response.status < 200 || response.status > 299) return `site responded with HTTP ${response.status}`;
-  if (contentType !== null && !isAcceptedType(mediaTypeOf(contentType), expected)) {
-    return expected === 'html' ? 'not an HTML page' : 'not a JSON document';
+): FetchRefusal | null {
+  if (response.status < 200 || response.status > 299) {
+    return new FetchRefusal('http_error', `site responded with HTTP ${response.status}`);
   }
-  if (Number(response.header('content-length') ?? 0) > maxBytes) return 'page is too large';
+  if (contentType !== null && !isAcceptedType(mediaTypeOf(contentType), expected)) {
+    return expected === 'html'
+      ? new FetchRefusal('not_html', 'not an HTML page')
+      : new FetchRefusal('not_json', 'not a JSON document');
+  }
+  if (Number(response.header('content-length') ?? 0) > maxBytes) {
+    return new FetchRefusal('too_large', 'page is too large');
+  }
   return null;
 }
 
@@ -233,7 +240,7 @@ async function readAtMost(response: Reply, maxBytes: number): Promise<Uint8Array
     size += chunk.byteLength;
     if (size > maxBytes) {
       response.body.destroy();
-      throw new UnprocessableError('page is too large');
+      throw new FetchRefusal('too_large', 'page is too large');
     }
     chunks.push(chunk);
   }
@@ -251,8 +258,8 @@ function describeFailure(error: unknown, signal: AbortSignal, url: URL): HttpErr
   if (error instanceof HttpError) return error;
   if (cause instanceof HttpError) return cause;
   if (signal.aborted || isTimeoutCode(error) || isTimeoutCode(cause))
-    return new UnprocessableError('timed out');
-  return new UnprocessableError(`could not connect to ${hostOf(url)}`);
+    return new FetchRefusal('timeout', 'timed out');
+  return new FetchRefusal('unreachable', `could not connect to ${hostOf(url)}`);
 }
 
 function isTimeoutCode(cause: unknown): boolean {
@@ -268,7 +275,7 @@ async function checkedAddresses(
   const addresses = isIP(hostname)
     ? [{ address: hostname, family: isIP(hostname) }]
     : await resolveHost(hostname).catch(() => []);
-  if (addresses.length === 0) throw new UnprocessableError(`could not resolve host ${hostname}`);
+  if (addresses.length === 0) throw new FetchRefusal('unresolvable', `could not resolve host ${hostname}`);
   assertPermittedAddresses(
     hostname,
     port,

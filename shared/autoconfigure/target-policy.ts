@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { config } from '../config.ts';
-import { UnprocessableError } from '../http/errors.ts';
+import { FetchRefusal } from './refusal.ts';
 
 /**
  * Which hosts the auto-configure fetcher may talk to. Everything that is not a public unicast address is refused,
@@ -30,15 +30,17 @@ export function targetPolicy(allowLoopback?: boolean): TargetPolicy {
 export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): URL {
   const url = URL.canParse(raw, base?.href) ? new URL(raw, base) : null;
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new UnprocessableError('invalid URL (only http and https URLs are allowed)');
+    throw new FetchRefusal('invalid_url', 'invalid URL (only http and https URLs are allowed)');
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UnprocessableError('URL must not contain credentials');
+    throw new FetchRefusal('invalid_url', 'URL must not contain credentials');
   }
   // Non-default ports exist only for the loopback test hook; for names, the connector checks what they resolve to.
-  if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback) throw new UnprocessableError('port not allowed');
+  if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback)
+    throw new FetchRefusal('port_not_allowed', 'port not allowed');
   const host = hostOf(url);
-  if (isLocalhostName(host)) throw new UnprocessableError(`${host} resolves to a private address`);
+  if (isLocalhostName(host))
+    throw new FetchRefusal('private_address', `${host} resolves to a private address`);
   if (isIP(host)) assertPermittedAddresses(host, url.port, [host], policy);
   return url;
 }
@@ -60,10 +62,10 @@ export function assertPermittedAddresses(
 ): void {
   const kinds = addresses.map(addressKind);
   if (kinds.some((kind) => kind === 'other' || (kind === 'loopback' && !policy.allowLoopback))) {
-    throw new UnprocessableError(`${host} resolves to a private address`);
+    throw new FetchRefusal('private_address', `${host} resolves to a private address`);
   }
   if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) {
-    throw new UnprocessableError('port not allowed');
+    throw new FetchRefusal('port_not_allowed', 'port not allowed');
   }
 }
 

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isDependencyFailure } from '../aws.ts';
 import { TIMEOUTS } from '../limits.ts';
+import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
   GatewayTimeoutError,
   HttpError,
@@ -9,7 +10,6 @@ import {
   ServiceUnavailableError,
   UnauthenticatedError,
 } from './errors.ts';
-import { describeError, log } from './log.ts';
 import { MESSAGES } from './messages.ts';
 import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
@@ -32,6 +32,8 @@ export interface ApiRequest {
   query: Dictionary<string[]>;
   /** Milliseconds left before the Lambda times out. */
   remainingTimeMs: () => number;
+  /** This request's metrics (per route), published with the request's own when it ends. */
+  metrics: MetricsBatch;
 }
 
 /** A path parameter that must be a positive integer id; anything else names no resource (404). */
@@ -48,9 +50,9 @@ export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Pr
 
 /**
  * Wraps a handler: parses the proxy event into an ApiRequest, renders thrown HttpErrors (and anything
- * unexpected, as a logged 500) as JSON, and adds the request id header. Middlewares a route opts into
- * (idempotency) run between parsing and the handler and see the handler's rendered response, errors
- * included.
+ * unexpected, as a logged 500) as JSON, adds the request id header, and writes the request's log line and
+ * metrics. Middlewares a route opts into (idempotency) run between parsing and the handler and see the
+ * handler's rendered response, errors included.
  */
 export function httpHandler(
   handle: (req: ApiRequest) => Promise<ApiResponse>,
@@ -70,8 +72,64 @@ export function httpHandler(
 const ANSWER_MARGIN_MS = 250;
 
 function outOfTime(): never {
-  log.warn('handler ran out of time');
   throw new GatewayTimeoutError();
+}
+
+/** What is known of an invocation from its start: for its log line and metrics. */
+interface Invocation {
+  startedAt: number;
+  coldStart: boolean;
+  fields: Record<string, unknown>;
+  metrics: MetricsBatch;
+}
+
+// Keyed by the invocation's context object: invocations of one process may overlap (the local server).
+const invocations = new WeakMap<Context, Invocation>();
+
+function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
+  invocations.set(context, {
+    startedAt: performance.now(),
+    coldStart: takeColdStart(),
+    fields: {
+      request_id: event.requestContext?.requestId ?? context.awsRequestId,
+      function_request_id: context.awsRequestId,
+      team_id: Number(event.requestContext?.authorizer?.teamId) || null,
+      method: event.httpMethod,
+      route: event.resource,
+      path: event.path,
+    },
+    metrics: new MetricsBatch({ route: `${event.httpMethod} ${event.resource}` }),
+  });
+}
+
+/**
+ * One info line per request (ids, team, route, status, latency, cold start, replay) and its metrics. Only
+ * the fields named here are written: never a header, a body or a URL's query.
+ */
+function finishInvocation(context: Context, response: ApiResponse): void {
+  const invocation = invocations.get(context);
+  if (!invocation) return;
+  const { status } = response;
+  const latency = Math.round(performance.now() - invocation.startedAt);
+  const replay = response.headers?.['Idempotent-Replay'] === 'true';
+  if (status === 504) logger().warn('handler ran out of time', { request_id: invocation.fields.request_id });
+  logger().info('request', {
+    ...invocation.fields,
+    status,
+    latency_ms: latency,
+    cold_start: invocation.coldStart,
+    idempotent_replay: replay,
+  });
+  const { metrics } = invocation;
+  metrics.count('Requests');
+  metrics.milliseconds('Latency', latency);
+  metrics.count('ClientErrors', status >= 400 && status < 500 ? 1 : 0);
+  metrics.count('ServerErrors', status >= 500 ? 1 : 0);
+  metrics.count('DependencyUnavailable', status === 503 ? 1 : 0);
+  if (replay) metrics.count('IdempotentReplays');
+  const errorCode = (response.body as { error_code?: unknown } | undefined)?.error_code;
+  if (errorCode === 'idempotency_key_conflict') metrics.count('IdempotencyKeyConflicts');
+  metrics.publish();
 }
 
 const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
@@ -92,18 +150,24 @@ const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
       pathParams: dictionary(Object.entries(event.pathParameters ?? {}) as Array<[string, string]>),
       query: parseQuery(event),
       remainingTimeMs: () => context.getRemainingTimeInMillis?.() ?? 30_000,
+      metrics: invocations.get(context)?.metrics ?? new MetricsBatch(),
     } satisfies ApiRequest;
   },
 };
 
 const respond: MiddlewareObj<APIGatewayProxyEvent | ApiRequest, ApiResponse | APIGatewayProxyResult> = {
-  after: (request) => {
-    request.response = toProxyResult(request.response as ApiResponse, requestIdOf(request));
-  },
-  onError: (request) => {
-    request.response = toProxyResult(renderError(request.error, requestIdOf(request)), requestIdOf(request));
-  },
+  before: (request) => startInvocation(request.event as APIGatewayProxyEvent, request.context),
+  after: (request) => answer(request, request.response as ApiResponse),
+  onError: (request) => answer(request, renderError(request.error, requestIdOf(request))),
 };
+
+function answer(
+  request: { event: APIGatewayProxyEvent | ApiRequest; context: Context; response: unknown },
+  response: ApiResponse,
+): void {
+  finishInvocation(request.context, response);
+  request.response = toProxyResult(response, requestIdOf(request));
+}
 
 function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; context: Context }): string {
   const event = request.event;
@@ -113,11 +177,11 @@ function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; contex
 
 export function renderError(error: unknown, requestId: string): ApiResponse {
   if (isDependencyFailure(error)) {
-    log.warn('dependency unavailable', { request_id: requestId, ...describeError(error) });
+    logger().warn('dependency unavailable', { request_id: requestId, ...describeError(error) });
     error = new ServiceUnavailableError(TIMEOUTS.retryAfterSeconds);
   }
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
-  log.error('unhandled error', { request_id: requestId, ...describeError(error) });
+  logger().error('unhandled error', { request_id: requestId, ...describeError(error) });
   return { status: 500, body: { message: MESSAGES.serverError } };
 }
 

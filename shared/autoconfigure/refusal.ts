@@ -1,0 +1,25 @@
+import { UnprocessableError } from '../http/errors.ts';
+
+/** Why a site could not be read: a metric dimension, so a dashboard can tell the classes apart. */
+export type RefusalReason =
+  | 'invalid_url'
+  | 'private_address'
+  | 'port_not_allowed'
+  | 'unresolvable'
+  | 'unreachable'
+  | 'timeout'
+  | 'http_error'
+  | 'not_html'
+  | 'not_json'
+  | 'too_large'
+  | 'too_many_redirects';
+
+/** A 422 whose message names the failure for the caller, and whose reason classifies it for operators. */
+export class FetchRefusal extends UnprocessableError {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
