@@ -46,6 +46,8 @@ const actionsOf = (fn: ApiFunction) => new Set(statementsOf(fn).flatMap((s) => [
 const stringify = (value: unknown) => JSON.stringify(value);
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+/** What active tracing adds to every function's role; X-Ray grants them only on `*`. */
+const TRACES = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
@@ -54,6 +56,7 @@ function expectedActions(route: Route): Set<string> {
   const files = route.files ?? [];
   return new Set([
     ...LOGS,
+    ...TRACES,
     ...(route.table === 'none' ? [] : READ),
     ...(route.table === 'write' ? WRITE : []),
     ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
@@ -160,14 +163,16 @@ describe('CDK stack: functions', () => {
     }
   });
 
-  it('has no wildcard actions, no `*` resources and no managed policies on function roles', () => {
+  it('has no wildcard actions, no `*` resources but X-Ray writes, and no managed policies on function roles', () => {
     for (const fn of [...routes.map(routeFunction), authorizerFunction()]) {
       for (const statement of statementsOf(fn)) {
+        const actions = [statement.Action].flat();
         expect(
-          [statement.Action].flat().filter((a) => a.includes('*')),
+          actions.filter((a) => a.includes('*')),
           fn.node.path,
         ).toEqual([]);
-        expect([statement.Resource].flat(), fn.node.path).not.toContain('*');
+        if ([statement.Resource].flat().includes('*'))
+          expect(actions.sort(), fn.node.path).toEqual(TRACES.sort());
       }
       const role = resources('AWS::IAM::Role')[logicalId(synth.stack, fn.role?.node.defaultChild)];
       expect(role?.Properties.ManagedPolicyArns, fn.node.path).toBeUndefined();
@@ -200,10 +205,10 @@ describe('CDK stack: functions', () => {
       }
     }
     const authorizer = [...actionsOf(authorizerFunction())].sort();
-    expect(authorizer).toEqual([...LOGS, ...READ].sort());
+    expect(authorizer).toEqual([...LOGS, ...TRACES, ...READ].sort());
     expect(
       Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
-    ).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    ).toEqual(['LOG_LEVEL', 'METRICS_NAMESPACE', 'NODE_OPTIONS', 'SERVICE_NAME', 'TABLE_NAME']);
   });
 });
 

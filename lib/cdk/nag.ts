@@ -30,6 +30,16 @@ export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant
   }
 }
 
+/** Active tracing adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` on `*` to the function's role. */
+export function acknowledgeTracingWildcard(fn: ApiFunction): void {
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'X-Ray has no resource-level permissions: the two write-only actions CDK adds for active tracing ' +
+      '(PutTraceSegments, PutTelemetryRecords) can only be granted on `*`; they read nothing.',
+  });
+}
+
 /** Every finding AwsSolutions reports on the stack's resources that is a deliberate choice, with the reason. */
 export function acknowledgeNagFindings(resources: {
   api: RestApi;

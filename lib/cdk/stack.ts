@@ -39,7 +39,13 @@ import { TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
-import { acknowledgeNagFindings, acknowledgeObjectWildcards, addAwsSolutionsChecks } from './nag.ts';
+import {
+  acknowledgeNagFindings,
+  acknowledgeObjectWildcards,
+  acknowledgeTracingWildcard,
+  addAwsSolutionsChecks,
+} from './nag.ts';
+import { DEFAULT_SETTINGS, readSettings, type Settings } from './settings.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
 
@@ -85,8 +91,8 @@ export interface TeamMessagingStackProps extends StackProps {
   dev?: boolean;
   /** Browser origins allowed to PUT presigned uploads into the private library. @default ['*'] */
   uploadOrigins?: string[];
-  /** Stage-wide request rate limit (steady requests per second, burst). @default 100 / 200 */
-  throttling?: { rateLimit: number; burstLimit: number };
+  /** What cdk.json's context configures (lib/cdk/settings.ts). @default DEFAULT_SETTINGS */
+  settings?: Settings;
 }
 
 /** The whole API, built from the route table: one Lambda per row behind a REST API with a TOKEN authorizer. */
@@ -99,6 +105,13 @@ export class TeamMessagingStack extends Stack {
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     super(scope, id, props);
     const dev = props.dev ?? false;
+    const settings = props.settings ?? DEFAULT_SETTINGS;
+    // What the functions' logger and metrics read (shared/config.ts), the same in every function.
+    const observability = {
+      SERVICE_NAME: settings.serviceName,
+      METRICS_NAMESPACE: settings.metricsNamespace,
+      LOG_LEVEL: settings.logLevel,
+    };
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
@@ -107,8 +120,9 @@ export class TeamMessagingStack extends Stack {
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
-    this.api = this.restApi(id, dev, removalPolicy, props.throttling ?? { rateLimit: 100, burstLimit: 200 });
+    this.api = this.restApi(id, dev, removalPolicy, settings, observability);
     this.addRoutes(removalPolicy, {
+      ...observability,
       TABLE_NAME: this.table.tableName,
       PRIVATE_BUCKET: this.privateFiles.bucketName,
       PUBLIC_BUCKET: this.publicFiles.bucketName,
@@ -214,6 +228,7 @@ export class TeamMessagingStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
+      acknowledgeTracingWildcard(fn);
       this.api.root
         .resourceForPath(route.path)
         .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
@@ -251,20 +266,25 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, JSON access logs. */
+  /**
+   * The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, X-Ray tracing,
+   * JSON access logs.
+   */
   private restApi(
     id: string,
     dev: boolean,
     removalPolicy: RemovalPolicy,
-    throttling: { rateLimit: number; burstLimit: number },
+    settings: Settings,
+    observability: Record<string, string>,
   ): RestApi {
     const authorizerFunction = new ApiFunction(this, 'Authorizer', {
       entry: authorizerRoute.handler,
-      environment: { TABLE_NAME: this.table.tableName },
+      environment: { ...observability, TABLE_NAME: this.table.tableName },
       timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
       logRemovalPolicy: removalPolicy,
     });
     grantTableAccess(authorizerFunction, authorizerRoute.table, this.table);
+    acknowledgeTracingWildcard(authorizerFunction);
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
       // Cached per token; the policy covers the whole stage, so one answer serves every route.
@@ -284,8 +304,9 @@ export class TeamMessagingStack extends Stack {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: dev ? 'dev' : 'prod',
-        throttlingRateLimit: throttling.rateLimit,
-        throttlingBurstLimit: throttling.burstLimit,
+        throttlingRateLimit: settings.throttleRate,
+        throttlingBurstLimit: settings.throttleBurst,
+        tracingEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         // Request and response bodies carry customer data: never written to execution logs.
         dataTraceEnabled: false,
@@ -335,7 +356,8 @@ export function functionId(method: string, path: string): string {
 
 /**
  * The CDK app of `cdk synth`/`cdk deploy`, with the AwsSolutions checks: `-c dev=true` makes the disposable
- * `TeamMessagingApiDev` stack, otherwise the production `TeamMessagingApi` stack.
+ * `TeamMessagingApiDev` stack, otherwise the production `TeamMessagingApi` stack; the rest of the context
+ * (cdk.json) is read by readSettings.
  */
 export function createApp(props: AppProps = {}): App {
   const app = new App(props);
@@ -344,6 +366,7 @@ export function createApp(props: AppProps = {}): App {
   new TeamMessagingStack(app, dev ? 'TeamMessagingApiDev' : 'TeamMessagingApi', {
     dev,
     uploadOrigins: uploadOrigins?.split(',').map((origin) => origin.trim()),
+    settings: readSettings(app.node),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   addAwsSolutionsChecks(app);
