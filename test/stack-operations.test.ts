@@ -89,3 +89,22 @@ describe('CDK stack: tracing', () => {
     }
   });
 });
+
+describe('CDK stack: access logs', () => {
+  it('writes one JSON line per request with the ids, route, status, latencies and errors', () => {
+    const format = JSON.parse(stage(synth)?.AccessLogSetting.Format);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      xrayTraceId: '$context.xrayTraceId',
+      ip: '$context.identity.sourceIp',
+      method: '$context.httpMethod',
+      resource: '$context.resourcePath',
+      status: '$context.status',
+      latencyMs: '$context.responseLatency',
+      authorizerLatencyMs: '$context.authorizer.latency',
+      integrationLatencyMs: '$context.integrationLatency',
+      integrationStatus: '$context.integrationStatus',
+      authorizerError: '$context.authorizer.error',
+    });
+  });
+});

@@ -330,7 +330,12 @@ describe('CDK stack: gateway', () => {
       ['INTEGRATION_FAILURE', '504', 'Endpoint request timed out'],
       ['DEFAULT_5XX', undefined, 'Server Error'],
     ];
-    const retryAfter = ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'];
+    const retryAfter = [
+      'THROTTLED',
+      'QUOTA_EXCEEDED',
+      'AUTHORIZER_FAILURE',
+      'AUTHORIZER_CONFIGURATION_ERROR',
+    ];
     for (const [type, status, message] of expected) {
       const response = byType(type);
       expect(response?.StatusCode, type).toBe(status);

@@ -66,8 +66,13 @@ const GATEWAY_RESPONSES: Array<{
   },
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.notFound) },
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
-  { type: ResponseType.THROTTLED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
-  { type: ResponseType.QUOTA_EXCEEDED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
+  // Over the stage's rate: the bucket refills within a second.
+  ...[ResponseType.THROTTLED, ResponseType.QUOTA_EXCEEDED].map((type) => ({
+    type,
+    statusCode: '429',
+    body: message(MESSAGES.tooManyRequests),
+    headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
+  })),
   // The authorizer failed (its dependency is down) or did not answer in time: an outage, not a bug.
   ...[ResponseType.AUTHORIZER_FAILURE, ResponseType.AUTHORIZER_CONFIGURATION_ERROR].map((type) => ({
     type,
@@ -312,9 +317,11 @@ export class TeamMessagingStack extends Stack {
         dataTraceEnabled: false,
         metricsEnabled: true,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
+        // One line per request; `requestId` is the X-Request-Id clients see, `xrayTraceId` leads to the trace.
         accessLogFormat: AccessLogFormat.custom(
           JSON.stringify({
             requestId: AccessLogField.contextRequestId(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
             time: AccessLogField.contextRequestTime(),
             ip: AccessLogField.contextIdentitySourceIp(),
             userAgent: AccessLogField.contextIdentityUserAgent(),
@@ -324,7 +331,9 @@ export class TeamMessagingStack extends Stack {
             status: AccessLogField.contextStatus(),
             responseLength: AccessLogField.contextResponseLength(),
             latencyMs: AccessLogField.contextResponseLatency(),
+            authorizerLatencyMs: AccessLogField.contextAuthorizerLatency(),
             integrationLatencyMs: AccessLogField.contextIntegrationLatency(),
+            integrationStatus: AccessLogField.contextIntegrationStatus(),
             teamId: AccessLogField.contextAuthorizer('teamId'),
             error: AccessLogField.contextErrorMessage(),
             errorType: AccessLogField.contextErrorResponseType(),
