@@ -40,11 +40,13 @@ import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '.
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
 import {
+  acknowledgeLogRetentionProvider,
   acknowledgeNagFindings,
   acknowledgeObjectWildcards,
   acknowledgeTracingWildcard,
   addAwsSolutionsChecks,
 } from './nag.ts';
+import { retainServiceLogs } from './service-logs.ts';
 import { DEFAULT_SETTINGS, readSettings, type Settings } from './settings.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
@@ -133,6 +135,8 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BUCKET: this.publicFiles.bucketName,
       PUBLIC_BASE_URL: publicBaseUrl,
     });
+    retainServiceLogs(this, this.api);
+    acknowledgeLogRetentionProvider(this);
     this.addOutputs(publicBaseUrl);
     acknowledgeNagFindings({
       api: this.api,
