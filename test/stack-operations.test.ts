@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
-import { routes } from '../lib/routes.ts';
+import { functionId } from '../lib/cdk/stack.ts';
+import { type Route, routes } from '../lib/routes.ts';
+import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { ROOT } from './support/processes.ts';
 import { logicalId, type Synthesized, synthesize } from './support/synth.ts';
 
@@ -155,3 +157,180 @@ describe('CDK stack: logs', () => {
 });
 
 const stringify = (value: unknown) => JSON.stringify(value);
+
+interface AlarmMetric {
+  namespace: string;
+  name: string;
+  dimensions: Record<string, unknown>;
+  stat: string;
+}
+const dimensionsOf = (list: Array<{ Name: string; Value: unknown }> = []) =>
+  Object.fromEntries(list.map((d) => [d.Name, d.Value]));
+/** The metrics an alarm watches, inside a math expression or not. */
+function metricsOf(alarm: Resource): AlarmMetric[] {
+  const p = alarm.Properties;
+  if (p.MetricName) {
+    const stat = p.Statistic ?? p.ExtendedStatistic;
+    return [{ namespace: p.Namespace, name: p.MetricName, dimensions: dimensionsOf(p.Dimensions), stat }];
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
+  return (p.Metrics as any[])
+    .filter((m) => m.MetricStat)
+    .map(({ MetricStat: { Metric, Stat } }) => ({
+      namespace: Metric.Namespace,
+      name: Metric.MetricName,
+      dimensions: dimensionsOf(Metric.Dimensions),
+      stat: Stat,
+    }));
+}
+/** The alarms watching `namespace` `name` with (at least) these dimensions. */
+const alarmsOn = (s: Synthesized, namespace: string, name: string, dimensions: Record<string, unknown>) =>
+  resources(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
+    metricsOf(alarm).some(
+      (m) =>
+        m.namespace === namespace &&
+        m.name === name &&
+        Object.entries(dimensions).every(([k, v]) => stringify(m.dimensions[k]) === stringify(v)),
+    ),
+  );
+const ref = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) => ({
+  Ref: logicalId(s.stack, construct.node.defaultChild),
+});
+const routeFunction = (s: Synthesized, route: Route) =>
+  s.stack.node.findChild(functionId(route.method, route.path)) as never;
+const authorizer = (s: Synthesized) => s.stack.node.findChild('Authorizer') as never;
+
+describe('CDK stack: alarms', () => {
+  it('alarms on the share of requests answered 5xx by the stage', () => {
+    const [fault5xx, ...others] = alarmsOn(synth, 'AWS/ApiGateway', '5XXError', {
+      ApiName: 'TeamMessagingApi',
+    });
+    expect(others).toEqual([]);
+    expect(metricsOf(fault5xx as Resource)[0]?.stat).toBe('Average');
+    expect(metricsOf(fault5xx as Resource)[0]?.dimensions.Method).toBeUndefined();
+    expect(fault5xx?.Properties.Threshold).toBe(0.01);
+  });
+
+  it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {
+    for (const route of routes) {
+      const on = { Method: route.method, Resource: route.path };
+      const [latency, ...others] = alarmsOn(synth, 'AWS/ApiGateway', 'Latency', on);
+      expect(others, `${route.method} ${route.path}`).toEqual([]);
+      expect(metricsOf(latency as Resource)[0]?.stat).toBe('p99');
+      expect(latency?.Properties.Threshold).toBe(route.fetchesWeb ? 10000 : 3000);
+      expect(alarmsOn(overridden, 'AWS/ApiGateway', 'Latency', on)[0]?.Properties.Threshold).toBe(
+        route.fetchesWeb ? 10000 : 2000,
+      );
+    }
+  });
+
+  it('alarms on the errors and throttles of every function, the authorizer failures apart from its 401s', () => {
+    for (const route of routes) {
+      const fn = { FunctionName: ref(synth, routeFunction(synth, route)) };
+      expect(alarmsOn(synth, 'AWS/Lambda', 'Errors', fn)).toHaveLength(1);
+      expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+      const devFn = { FunctionName: ref(overridden, routeFunction(overridden, route)) };
+      expect(alarmsOn(overridden, 'AWS/Lambda', 'Errors', devFn)[0]?.Properties.Threshold).toBe(3);
+    }
+    const fn = { FunctionName: ref(synth, authorizer(synth)) };
+    expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+    const [failures, ...others] = alarmsOn(synth, 'AWS/Lambda', 'Errors', fn);
+    expect(others).toEqual([]);
+    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Authorizer-Failures-Critical');
+    expect(metricsOf(failures as Resource)).toContainEqual({
+      namespace: 'TeamMessagingApi',
+      name: 'AuthorizerDenied',
+      dimensions: { service: 'team-messaging-api' },
+      stat: 'Sum',
+    });
+  });
+
+  it('alarms on throttled reads and writes of the table and its index, and on its system errors', () => {
+    const table = { TableName: ref(synth, synth.stack.table) };
+    const index = { ...table, GlobalSecondaryIndexName: ID_INDEX };
+    for (const name of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
+      const alarms = alarmsOn(synth, 'AWS/DynamoDB', name, table);
+      expect(alarms, name).toHaveLength(2);
+      expect(
+        alarms.filter((a) => metricsOf(a)[0]?.dimensions.GlobalSecondaryIndexName),
+        name,
+      ).toEqual(alarmsOn(synth, 'AWS/DynamoDB', name, index));
+    }
+    const [systemErrors, ...others] = alarmsOn(synth, 'AWS/DynamoDB', 'SystemErrors', table);
+    expect(others).toEqual([]);
+    expect(metricsOf(systemErrors as Resource).map((m) => m.dimensions.Operation)).toContain('PutItem');
+  });
+
+  it("alarms on the public bucket's 5xx, from the request metrics it now publishes", () => {
+    const bucket = synth.stack.publicFiles;
+    const properties = resources(synth, 'AWS::S3::Bucket').find(
+      (b) => b.Properties.MetricsConfigurations !== undefined,
+    )?.Properties;
+    expect(properties?.MetricsConfigurations).toEqual([{ Id: 'EntireBucket' }]);
+    const on = { BucketName: ref(synth, bucket), FilterId: 'EntireBucket' };
+    const [bucket5xx, ...others] = alarmsOn(synth, 'AWS/S3', '5xxErrors', on);
+    expect(others).toEqual([]);
+    expect(bucket5xx?.Properties.Threshold).toBe(5);
+  });
+
+  it('sends every alarm, and its end, to the one SNS topic; by email only with alarmEmail', () => {
+    for (const s of [synth, overridden]) {
+      const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
+      expect(topics).toHaveLength(1);
+      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
+        expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
+        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-`)).toBe(true);
+      }
+      expect(new Set(alarms.map((a) => a.Properties.AlarmName)).size).toBe(alarms.length);
+    }
+    expect(resources(synth, 'AWS::SNS::Subscription')).toEqual([]);
+    expect(resources(overridden, 'AWS::SNS::Subscription').map((s) => s.Properties)).toEqual([
+      expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com' }),
+    ]);
+  });
+
+  it('waits for datapointsToAlarm of evaluationPeriods breaching periods of 5 minutes', () => {
+    for (const [s, periods, datapoints] of [
+      [synth, 3, 2],
+      [overridden, 5, 4],
+    ] as const) {
+      for (const alarm of resources(s, 'AWS::CloudWatch::Alarm')) {
+        expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
+      }
+    }
+  });
+});
+
+describe('CDK stack: dashboard', () => {
+  /** A metric row of the dashboard body (JSON inside the template's JSON): `"a","b",...` escaped. */
+  const row = (...parts: string[]) => parts.map((part) => `\\"${part}\\"`).join(',');
+
+  it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
+    const [dashboard, ...others] = resources(synth, 'AWS::CloudWatch::Dashboard');
+    expect(others).toEqual([]);
+    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
+    const body = stringify(dashboard?.Properties.DashboardBody);
+    for (const route of routes) {
+      const name = `${route.method} ${route.path}`;
+      expect(body, name).toContain(stringify(ref(synth, routeFunction(synth, route))));
+      expect(body, name).toContain(row('Method', route.method, 'Resource', route.path));
+      for (const metric of ['Requests', 'Latency', 'ClientErrors', 'ServerErrors', 'DependencyUnavailable']) {
+        expect(body, name).toContain(
+          row('TeamMessagingApi', metric, 'route', name, 'service', 'team-messaging-api'),
+        );
+      }
+    }
+    expect(body).toContain(stringify(ref(synth, authorizer(synth))));
+    expect(body).toContain(row('AWS/DynamoDB', 'ConsumedReadCapacityUnits', 'TableName'));
+    expect(body).toContain(row('AWS/DynamoDB', 'ConsumedWriteCapacityUnits', 'TableName'));
+    expect(body).toContain(stringify(ref(synth, synth.stack.table)));
+    expect(body).toContain(row('TeamMessagingApi', 'AuthorizerDenied', 'service', 'team-messaging-api'));
+    expect(body).toContain('MetricName=\\\\\\"AutoConfigureRefused\\\\\\"');
+
+    const devBody = stringify(resources(overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
+    expect(devBody).toContain(row('MessagingEu', 'AuthorizerAllowed', 'service', 'messaging-eu'));
+  });
+});

@@ -39,6 +39,7 @@ import { TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
+import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
 import {
   acknowledgeLogRetentionProvider,
   acknowledgeNagFindings,
@@ -127,8 +128,9 @@ export class TeamMessagingStack extends Stack {
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
-    this.api = this.restApi(id, dev, removalPolicy, settings, observability);
-    this.addRoutes(removalPolicy, {
+    const authorizer = this.authorizerFunction(removalPolicy, observability);
+    this.api = this.restApi(id, dev, removalPolicy, settings, authorizer);
+    const routeFunctions = this.addRoutes(removalPolicy, {
       ...observability,
       TABLE_NAME: this.table.tableName,
       PRIVATE_BUCKET: this.privateFiles.bucketName,
@@ -137,6 +139,15 @@ export class TeamMessagingStack extends Stack {
     });
     retainServiceLogs(this, this.api);
     acknowledgeLogRetentionProvider(this);
+    new StackMonitoring(this, 'Monitoring', {
+      api: this.api,
+      routeFunctions,
+      authorizer,
+      table: this.table,
+      indexName: idIndex.name,
+      publicFiles: this.publicFiles,
+      settings,
+    });
     this.addOutputs(publicBaseUrl);
     acknowledgeNagFindings({
       api: this.api,
@@ -208,6 +219,8 @@ export class TeamMessagingStack extends Stack {
     return new Bucket(this, 'PublicFiles', {
       ...this.bucketDefaults(dev, removalPolicy),
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // S3 request metrics (requests, 4xx, 5xx) for the alarm on its 5xx.
+      metrics: [{ id: BUCKET_METRICS_FILTER }],
     });
   }
 
@@ -227,9 +240,10 @@ export class TeamMessagingStack extends Stack {
   }
 
   /** One function per route table row, wired to its method and granted what the row declares. */
-  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): void {
-    for (const route of routes) {
-      const fn = new ApiFunction(this, functionId(route.method, route.path), {
+  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): RouteFunction[] {
+    return routes.map((route) => {
+      const id = functionId(route.method, route.path);
+      const fn = new ApiFunction(this, id, {
         entry: route.handler,
         environment,
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
@@ -241,7 +255,24 @@ export class TeamMessagingStack extends Stack {
       this.api.root
         .resourceForPath(route.path)
         .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
-    }
+      return { route, fn, id };
+    });
+  }
+
+  /** The TOKEN authorizer's function: reads the table to turn a token into its team. */
+  private authorizerFunction(
+    removalPolicy: RemovalPolicy,
+    observability: Record<string, string>,
+  ): ApiFunction {
+    const fn = new ApiFunction(this, 'Authorizer', {
+      entry: authorizerRoute.handler,
+      environment: { ...observability, TABLE_NAME: this.table.tableName },
+      timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
+      logRemovalPolicy: removalPolicy,
+    });
+    grantTableAccess(fn, authorizerRoute.table, this.table);
+    acknowledgeTracingWildcard(fn);
+    return fn;
   }
 
   /** What clients and the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) need. */
@@ -284,16 +315,8 @@ export class TeamMessagingStack extends Stack {
     dev: boolean,
     removalPolicy: RemovalPolicy,
     settings: Settings,
-    observability: Record<string, string>,
+    authorizerFunction: ApiFunction,
   ): RestApi {
-    const authorizerFunction = new ApiFunction(this, 'Authorizer', {
-      entry: authorizerRoute.handler,
-      environment: { ...observability, TABLE_NAME: this.table.tableName },
-      timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
-      logRemovalPolicy: removalPolicy,
-    });
-    grantTableAccess(authorizerFunction, authorizerRoute.table, this.table);
-    acknowledgeTracingWildcard(authorizerFunction);
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
       // Cached per token; the policy covers the whole stage, so one answer serves every route.
