@@ -381,10 +381,19 @@ describe('CDK stack: gateway', () => {
 });
 
 describe('CDK stack: outputs and checks', () => {
-  it('outputs the API URL, the CDN URL and the names the admin CLI targets', () => {
+  it('outputs the API URL, the CDN URL, the names the admin CLI targets, the access log and alarm topic', () => {
     const outputs = synth.template.findOutputs('*');
     expect(Object.keys(outputs).sort()).toEqual(
-      ['AdminTarget', 'ApiUrl', 'PrivateBucketName', 'PublicBaseUrl', 'PublicBucketName', 'TableName'].sort(),
+      [
+        'AccessLogGroupName',
+        'AdminTarget',
+        'AlarmTopicArn',
+        'ApiUrl',
+        'PrivateBucketName',
+        'PublicBaseUrl',
+        'PublicBucketName',
+        'TableName',
+      ].sort(),
     );
     const ref = (construct: { node: { defaultChild?: unknown } }) => ({
       Ref: logicalId(synth.stack, construct.node.defaultChild),
@@ -392,6 +401,10 @@ describe('CDK stack: outputs and checks', () => {
     expect(outputs.TableName?.Value).toEqual(ref(synth.stack.table));
     expect(outputs.PrivateBucketName?.Value).toEqual(ref(synth.stack.privateFiles));
     expect(outputs.PublicBucketName?.Value).toEqual(ref(synth.stack.publicFiles));
+    expect(outputs.AccessLogGroupName?.Value).toEqual(ref(synth.stack.accessLogs));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({
+      Ref: Object.keys(synth.template.findResources('AWS::SNS::Topic'))[0],
+    });
     expect(stringify(outputs.AdminTarget?.Value)).toMatch(/--table.*--private-bucket.*--public-bucket/);
   });
 

@@ -32,6 +32,7 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
@@ -109,6 +110,8 @@ export class TeamMessagingStack extends Stack {
   readonly privateFiles: Bucket;
   readonly publicFiles: Bucket;
   readonly api: RestApi;
+  /** API Gateway's access log: one JSON line per request. */
+  readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     super(scope, id, props);
@@ -129,7 +132,11 @@ export class TeamMessagingStack extends Stack {
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
     const authorizer = this.authorizerFunction(removalPolicy, observability);
-    this.api = this.restApi(id, dev, removalPolicy, settings, authorizer);
+    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy,
+    });
+    this.api = this.restApi(id, dev, settings, authorizer);
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...observability,
       TABLE_NAME: this.table.tableName,
@@ -139,7 +146,7 @@ export class TeamMessagingStack extends Stack {
     });
     retainServiceLogs(this, this.api);
     acknowledgeLogRetentionProvider(this);
-    new StackMonitoring(this, 'Monitoring', {
+    const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
       routeFunctions,
       authorizer,
@@ -148,7 +155,7 @@ export class TeamMessagingStack extends Stack {
       publicFiles: this.publicFiles,
       settings,
     });
-    this.addOutputs(publicBaseUrl);
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -275,8 +282,8 @@ export class TeamMessagingStack extends Stack {
     return fn;
   }
 
-  /** What clients and the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) need. */
-  private addOutputs(publicBaseUrl: string): void {
+  /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) and operators need. */
+  private addOutputs(publicBaseUrl: string, alarmTopic: Topic): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -292,6 +299,14 @@ export class TeamMessagingStack extends Stack {
     new CfnOutput(this, 'PublicBaseUrl', {
       description: 'CDN URL of the public library',
       value: publicBaseUrl,
+    });
+    new CfnOutput(this, 'AccessLogGroupName', {
+      description: 'Access log: one JSON line per request',
+      value: this.accessLogs.logGroupName,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies',
+      value: alarmTopic.topicArn,
     });
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
@@ -310,23 +325,13 @@ export class TeamMessagingStack extends Stack {
    * The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, X-Ray tracing,
    * JSON access logs.
    */
-  private restApi(
-    id: string,
-    dev: boolean,
-    removalPolicy: RemovalPolicy,
-    settings: Settings,
-    authorizerFunction: ApiFunction,
-  ): RestApi {
+  private restApi(id: string, dev: boolean, settings: Settings, authorizerFunction: ApiFunction): RestApi {
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
       // Cached per token; the policy covers the whole stage, so one answer serves every route.
       resultsCacheTtl: Duration.minutes(5),
     });
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.THREE_MONTHS,
-      removalPolicy,
-    });
     const api = new RestApi(this, 'Api', {
       restApiName: id,
       description: 'Team Messaging API',
@@ -343,7 +348,7 @@ export class TeamMessagingStack extends Stack {
         // Request and response bodies carry customer data: never written to execution logs.
         dataTraceEnabled: false,
         metricsEnabled: true,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         // One line per request; `requestId` is the X-Request-Id clients see, `xrayTraceId` leads to the trace.
         accessLogFormat: AccessLogFormat.custom(
           JSON.stringify({
