@@ -46,8 +46,8 @@ export interface StackMonitoringProps {
 /**
  * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`); every alarm notifies one
  * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
- * client waits for, authorizer included; one function per route, so it is also the function's) and its
- * function's errors and throttles; the authorizer's failures and throttles; the table's and its index's
+ * client waits for, authorizer included, rather than its function's duration) and its function's errors
+ * and throttles; the authorizer's failures and throttles; the table's and its index's
  * throttles and system errors; the public bucket's 5xx. The dashboard adds the functions' own metrics.
  */
 export class StackMonitoring extends Construct {
