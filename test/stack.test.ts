@@ -46,6 +46,8 @@ const actionsOf = (fn: ApiFunction) => new Set(statementsOf(fn).flatMap((s) => [
 const stringify = (value: unknown) => JSON.stringify(value);
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+/** What active tracing adds to every function's role; X-Ray grants them only on `*`. */
+const TRACES = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
@@ -54,6 +56,7 @@ function expectedActions(route: Route): Set<string> {
   const files = route.files ?? [];
   return new Set([
     ...LOGS,
+    ...TRACES,
     ...(route.table === 'none' ? [] : READ),
     ...(route.table === 'write' ? WRITE : []),
     ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
@@ -69,8 +72,11 @@ function resourcePath(id: string): string {
 }
 
 describe('CDK stack: functions', () => {
-  it('has one Node.js 22 arm64 function per route table row plus the authorizer, and no others', () => {
-    const all = Object.values(resources('AWS::Lambda::Function'));
+  it("has one Node.js 22 arm64 function per route table row plus the authorizer, besides CDK's own", () => {
+    // CDK's LogRetention function (lib/cdk/service-logs.ts) runs only at deploy time.
+    const all = Object.entries(resources('AWS::Lambda::Function'))
+      .filter(([id]) => !id.startsWith('LogRetention'))
+      .map(([, fn]) => fn);
     expect(all).toHaveLength(routes.length + 1);
     for (const fn of all) {
       expect(fn.Properties).toMatchObject({
@@ -160,14 +166,16 @@ describe('CDK stack: functions', () => {
     }
   });
 
-  it('has no wildcard actions, no `*` resources and no managed policies on function roles', () => {
+  it('has no wildcard actions, no `*` resources but X-Ray writes, and no managed policies on function roles', () => {
     for (const fn of [...routes.map(routeFunction), authorizerFunction()]) {
       for (const statement of statementsOf(fn)) {
+        const actions = [statement.Action].flat();
         expect(
-          [statement.Action].flat().filter((a) => a.includes('*')),
+          actions.filter((a) => a.includes('*')),
           fn.node.path,
         ).toEqual([]);
-        expect([statement.Resource].flat(), fn.node.path).not.toContain('*');
+        if ([statement.Resource].flat().includes('*'))
+          expect(actions.sort(), fn.node.path).toEqual(TRACES.sort());
       }
       const role = resources('AWS::IAM::Role')[logicalId(synth.stack, fn.role?.node.defaultChild)];
       expect(role?.Properties.ManagedPolicyArns, fn.node.path).toBeUndefined();
@@ -200,10 +208,10 @@ describe('CDK stack: functions', () => {
       }
     }
     const authorizer = [...actionsOf(authorizerFunction())].sort();
-    expect(authorizer).toEqual([...LOGS, ...READ].sort());
+    expect(authorizer).toEqual([...LOGS, ...TRACES, ...READ].sort());
     expect(
       Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
-    ).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+    ).toEqual(['LOG_LEVEL', 'METRICS_NAMESPACE', 'NODE_OPTIONS', 'SERVICE_NAME', 'TABLE_NAME']);
   });
 });
 
@@ -325,7 +333,12 @@ describe('CDK stack: gateway', () => {
       ['INTEGRATION_FAILURE', '504', 'Endpoint request timed out'],
       ['DEFAULT_5XX', undefined, 'Server Error'],
     ];
-    const retryAfter = ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'];
+    const retryAfter = [
+      'THROTTLED',
+      'QUOTA_EXCEEDED',
+      'AUTHORIZER_FAILURE',
+      'AUTHORIZER_CONFIGURATION_ERROR',
+    ];
     for (const [type, status, message] of expected) {
       const response = byType(type);
       expect(response?.StatusCode, type).toBe(status);
@@ -368,10 +381,19 @@ describe('CDK stack: gateway', () => {
 });
 
 describe('CDK stack: outputs and checks', () => {
-  it('outputs the API URL, the CDN URL and the names the admin CLI targets', () => {
+  it('outputs the API URL, the CDN URL, the names the admin CLI targets, the access log and alarm topic', () => {
     const outputs = synth.template.findOutputs('*');
     expect(Object.keys(outputs).sort()).toEqual(
-      ['AdminTarget', 'ApiUrl', 'PrivateBucketName', 'PublicBaseUrl', 'PublicBucketName', 'TableName'].sort(),
+      [
+        'AccessLogGroupName',
+        'AdminTarget',
+        'AlarmTopicArn',
+        'ApiUrl',
+        'PrivateBucketName',
+        'PublicBaseUrl',
+        'PublicBucketName',
+        'TableName',
+      ].sort(),
     );
     const ref = (construct: { node: { defaultChild?: unknown } }) => ({
       Ref: logicalId(synth.stack, construct.node.defaultChild),
@@ -379,6 +401,10 @@ describe('CDK stack: outputs and checks', () => {
     expect(outputs.TableName?.Value).toEqual(ref(synth.stack.table));
     expect(outputs.PrivateBucketName?.Value).toEqual(ref(synth.stack.privateFiles));
     expect(outputs.PublicBucketName?.Value).toEqual(ref(synth.stack.publicFiles));
+    expect(outputs.AccessLogGroupName?.Value).toEqual(ref(synth.stack.accessLogs));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({
+      Ref: Object.keys(synth.template.findResources('AWS::SNS::Topic'))[0],
+    });
     expect(stringify(outputs.AdminTarget?.Value)).toMatch(/--table.*--private-bucket.*--public-bucket/);
   });
 

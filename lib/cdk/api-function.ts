@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -22,9 +22,9 @@ export interface ApiFunctionProps {
 
 /**
  * Every Lambda of the API: Node.js 22 on arm64, a minified ESM bundle with source maps and the AWS SDK
- * bundled (tree-shaken, not the runtime's copy), its own log group with a retention, and its own role that
- * starts with nothing but writing to that log group (no managed policy): the stack adds exactly the grants
- * the route table row declares.
+ * bundled (tree-shaken, not the runtime's copy), X-Ray active tracing, its own log group with a retention,
+ * and its own role that starts with nothing but writing to that log group and its traces (no managed
+ * policy): the stack adds exactly the grants the route table row declares.
  */
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
@@ -45,6 +45,8 @@ export class ApiFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      // Every request is traced through API Gateway and its function (the stage traces too).
+      tracing: Tracing.ACTIVE,
       role,
       logGroup,
       projectRoot: ROOT,

@@ -30,6 +30,37 @@ export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant
   }
 }
 
+/** Active tracing adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` on `*` to the function's role. */
+export function acknowledgeTracingWildcard(fn: ApiFunction): void {
+  Validations.of(fn.role ?? fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'X-Ray has no resource-level permissions: the two write-only actions CDK adds for active tracing ' +
+      '(PutTraceSegments, PutTelemetryRecords) can only be granted on `*`; they read nothing.',
+  });
+}
+
+/** The singleton function behind CDK's LogRetention resources (service-logs.ts), as CDK names it. */
+const LOG_RETENTION_PROVIDER = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a';
+
+/** CDK's LogRetention function: its role is CDK's own, made for exactly this job. */
+export function acknowledgeLogRetentionProvider(stack: Stack): void {
+  const provider = stack.node.tryFindChild(LOG_RETENTION_PROVIDER);
+  if (!provider) return;
+  Validations.of(provider).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    reason:
+      "CDK's LogRetention function writes its own logs with the managed policy made for that; it is not " +
+      'reachable from the API and runs only when the stack is deployed.',
+  });
+  Validations.of(provider).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'CDK grants its LogRetention function logs:PutRetentionPolicy/DeleteRetentionPolicy on `*`: it sets the ' +
+      'retention of log groups AWS creates outside the template (API Gateway execution logs), by name.',
+  });
+}
+
 /** Every finding AwsSolutions reports on the stack's resources that is a deliberate choice, with the reason. */
 export function acknowledgeNagFindings(resources: {
   api: RestApi;

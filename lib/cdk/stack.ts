@@ -32,6 +32,7 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
@@ -39,7 +40,16 @@ import { TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
-import { acknowledgeNagFindings, acknowledgeObjectWildcards, addAwsSolutionsChecks } from './nag.ts';
+import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
+import {
+  acknowledgeLogRetentionProvider,
+  acknowledgeNagFindings,
+  acknowledgeObjectWildcards,
+  acknowledgeTracingWildcard,
+  addAwsSolutionsChecks,
+} from './nag.ts';
+import { retainServiceLogs } from './service-logs.ts';
+import { DEFAULT_SETTINGS, readSettings, type Settings } from './settings.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
 
@@ -60,8 +70,13 @@ const GATEWAY_RESPONSES: Array<{
   },
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.notFound) },
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
-  { type: ResponseType.THROTTLED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
-  { type: ResponseType.QUOTA_EXCEEDED, statusCode: '429', body: message(MESSAGES.tooManyRequests) },
+  // Over the stage's rate: the bucket refills within a second.
+  ...[ResponseType.THROTTLED, ResponseType.QUOTA_EXCEEDED].map((type) => ({
+    type,
+    statusCode: '429',
+    body: message(MESSAGES.tooManyRequests),
+    headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
+  })),
   // The authorizer failed (its dependency is down) or did not answer in time: an outage, not a bug.
   ...[ResponseType.AUTHORIZER_FAILURE, ResponseType.AUTHORIZER_CONFIGURATION_ERROR].map((type) => ({
     type,
@@ -85,8 +100,8 @@ export interface TeamMessagingStackProps extends StackProps {
   dev?: boolean;
   /** Browser origins allowed to PUT presigned uploads into the private library. @default ['*'] */
   uploadOrigins?: string[];
-  /** Stage-wide request rate limit (steady requests per second, burst). @default 100 / 200 */
-  throttling?: { rateLimit: number; burstLimit: number };
+  /** What cdk.json's context configures (lib/cdk/settings.ts). @default DEFAULT_SETTINGS */
+  settings?: Settings;
 }
 
 /** The whole API, built from the route table: one Lambda per row behind a REST API with a TOKEN authorizer. */
@@ -95,10 +110,19 @@ export class TeamMessagingStack extends Stack {
   readonly privateFiles: Bucket;
   readonly publicFiles: Bucket;
   readonly api: RestApi;
+  /** API Gateway's access log: one JSON line per request. */
+  readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     super(scope, id, props);
     const dev = props.dev ?? false;
+    const settings = props.settings ?? DEFAULT_SETTINGS;
+    // What the functions' logger and metrics read (shared/config.ts), the same in every function.
+    const observability = {
+      SERVICE_NAME: settings.serviceName,
+      METRICS_NAMESPACE: settings.metricsNamespace,
+      LOG_LEVEL: settings.logLevel,
+    };
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
@@ -107,14 +131,31 @@ export class TeamMessagingStack extends Stack {
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
-    this.api = this.restApi(id, dev, removalPolicy, props.throttling ?? { rateLimit: 100, burstLimit: 200 });
-    this.addRoutes(removalPolicy, {
+    const authorizer = this.authorizerFunction(removalPolicy, observability);
+    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy,
+    });
+    this.api = this.restApi(id, dev, settings, authorizer);
+    const routeFunctions = this.addRoutes(removalPolicy, {
+      ...observability,
       TABLE_NAME: this.table.tableName,
       PRIVATE_BUCKET: this.privateFiles.bucketName,
       PUBLIC_BUCKET: this.publicFiles.bucketName,
       PUBLIC_BASE_URL: publicBaseUrl,
     });
-    this.addOutputs(publicBaseUrl);
+    retainServiceLogs(this, this.api);
+    acknowledgeLogRetentionProvider(this);
+    const monitoring = new StackMonitoring(this, 'Monitoring', {
+      api: this.api,
+      routeFunctions,
+      authorizer,
+      table: this.table,
+      indexName: idIndex.name,
+      publicFiles: this.publicFiles,
+      settings,
+    });
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -185,6 +226,8 @@ export class TeamMessagingStack extends Stack {
     return new Bucket(this, 'PublicFiles', {
       ...this.bucketDefaults(dev, removalPolicy),
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // S3 request metrics (requests, 4xx, 5xx) for the alarm on its 5xx.
+      metrics: [{ id: BUCKET_METRICS_FILTER }],
     });
   }
 
@@ -204,9 +247,10 @@ export class TeamMessagingStack extends Stack {
   }
 
   /** One function per route table row, wired to its method and granted what the row declares. */
-  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): void {
-    for (const route of routes) {
-      const fn = new ApiFunction(this, functionId(route.method, route.path), {
+  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): RouteFunction[] {
+    return routes.map((route) => {
+      const id = functionId(route.method, route.path);
+      const fn = new ApiFunction(this, id, {
         entry: route.handler,
         environment,
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
@@ -214,14 +258,32 @@ export class TeamMessagingStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
+      acknowledgeTracingWildcard(fn);
       this.api.root
         .resourceForPath(route.path)
         .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
-    }
+      return { route, fn, id };
+    });
   }
 
-  /** What clients and the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) need. */
-  private addOutputs(publicBaseUrl: string): void {
+  /** The TOKEN authorizer's function: reads the table to turn a token into its team. */
+  private authorizerFunction(
+    removalPolicy: RemovalPolicy,
+    observability: Record<string, string>,
+  ): ApiFunction {
+    const fn = new ApiFunction(this, 'Authorizer', {
+      entry: authorizerRoute.handler,
+      environment: { ...observability, TABLE_NAME: this.table.tableName },
+      timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
+      logRemovalPolicy: removalPolicy,
+    });
+    grantTableAccess(fn, authorizerRoute.table, this.table);
+    acknowledgeTracingWildcard(fn);
+    return fn;
+  }
+
+  /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) and operators need. */
+  private addOutputs(publicBaseUrl: string, alarmTopic: Topic): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -238,6 +300,14 @@ export class TeamMessagingStack extends Stack {
       description: 'CDN URL of the public library',
       value: publicBaseUrl,
     });
+    new CfnOutput(this, 'AccessLogGroupName', {
+      description: 'Access log: one JSON line per request',
+      value: this.accessLogs.logGroupName,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies',
+      value: alarmTopic.topicArn,
+    });
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
       value: Fn.join(' ', [
@@ -251,30 +321,17 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, JSON access logs. */
-  private restApi(
-    id: string,
-    dev: boolean,
-    removalPolicy: RemovalPolicy,
-    throttling: { rateLimit: number; burstLimit: number },
-  ): RestApi {
-    const authorizerFunction = new ApiFunction(this, 'Authorizer', {
-      entry: authorizerRoute.handler,
-      environment: { TABLE_NAME: this.table.tableName },
-      timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
-      logRemovalPolicy: removalPolicy,
-    });
-    grantTableAccess(authorizerFunction, authorizerRoute.table, this.table);
+  /**
+   * The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, X-Ray tracing,
+   * JSON access logs.
+   */
+  private restApi(id: string, dev: boolean, settings: Settings, authorizerFunction: ApiFunction): RestApi {
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
       // Cached per token; the policy covers the whole stage, so one answer serves every route.
       resultsCacheTtl: Duration.minutes(5),
     });
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.THREE_MONTHS,
-      removalPolicy,
-    });
     const api = new RestApi(this, 'Api', {
       restApiName: id,
       description: 'Team Messaging API',
@@ -284,16 +341,19 @@ export class TeamMessagingStack extends Stack {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: dev ? 'dev' : 'prod',
-        throttlingRateLimit: throttling.rateLimit,
-        throttlingBurstLimit: throttling.burstLimit,
+        throttlingRateLimit: settings.throttleRate,
+        throttlingBurstLimit: settings.throttleBurst,
+        tracingEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         // Request and response bodies carry customer data: never written to execution logs.
         dataTraceEnabled: false,
         metricsEnabled: true,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        // One line per request; `requestId` is the X-Request-Id clients see, `xrayTraceId` leads to the trace.
         accessLogFormat: AccessLogFormat.custom(
           JSON.stringify({
             requestId: AccessLogField.contextRequestId(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
             time: AccessLogField.contextRequestTime(),
             ip: AccessLogField.contextIdentitySourceIp(),
             userAgent: AccessLogField.contextIdentityUserAgent(),
@@ -303,7 +363,9 @@ export class TeamMessagingStack extends Stack {
             status: AccessLogField.contextStatus(),
             responseLength: AccessLogField.contextResponseLength(),
             latencyMs: AccessLogField.contextResponseLatency(),
+            authorizerLatencyMs: AccessLogField.contextAuthorizerLatency(),
             integrationLatencyMs: AccessLogField.contextIntegrationLatency(),
+            integrationStatus: AccessLogField.contextIntegrationStatus(),
             teamId: AccessLogField.contextAuthorizer('teamId'),
             error: AccessLogField.contextErrorMessage(),
             errorType: AccessLogField.contextErrorResponseType(),
@@ -335,7 +397,8 @@ export function functionId(method: string, path: string): string {
 
 /**
  * The CDK app of `cdk synth`/`cdk deploy`, with the AwsSolutions checks: `-c dev=true` makes the disposable
- * `TeamMessagingApiDev` stack, otherwise the production `TeamMessagingApi` stack.
+ * `TeamMessagingApiDev` stack, otherwise the production `TeamMessagingApi` stack; the rest of the context
+ * (cdk.json) is read by readSettings.
  */
 export function createApp(props: AppProps = {}): App {
   const app = new App(props);
@@ -344,6 +407,7 @@ export function createApp(props: AppProps = {}): App {
   new TeamMessagingStack(app, dev ? 'TeamMessagingApiDev' : 'TeamMessagingApi', {
     dev,
     uploadOrigins: uploadOrigins?.split(',').map((origin) => origin.trim()),
+    settings: readSettings(app.node),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
   addAwsSolutionsChecks(app);

@@ -19,11 +19,16 @@ export interface Synthesized {
  * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
  * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
  * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs.
+ * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. `context`
+ * stands for `-c key=value` (without it, the settings are cdk.json's defaults: lib/cdk/settings.ts).
  */
-export function synthesize(options: { dev?: boolean; full: boolean }): Synthesized {
+export function synthesize(options: {
+  dev?: boolean;
+  full: boolean;
+  context?: Record<string, unknown>;
+}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
-  const context: Record<string, unknown> = { dev: options.dev ?? false };
+  const context: Record<string, unknown> = { ...options.context, dev: options.dev ?? false };
   if (!options.full) context['aws:cdk:bundling-stacks'] = [];
   try {
     const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });

@@ -1,0 +1,338 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { BillingMode, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import {
+  type CustomMetricGroup,
+  type CustomThreshold,
+  DefaultDashboardFactory,
+  type MetricFactory,
+  MetricStatistic,
+  MonitoringFacade,
+  SnsAlarmActionStrategy,
+} from 'cdk-monitoring-constructs';
+import { Construct } from 'constructs';
+import type { Route } from '../routes.ts';
+import type { Settings } from './settings.ts';
+
+/** The thresholds in cdk.json are per period of this length. */
+const PERIOD = Duration.minutes(5);
+/** The S3 request metrics configuration of the public bucket (the stack adds it to the bucket). */
+export const BUCKET_METRICS_FILTER = 'EntireBucket';
+/** Ends every alarm's description: where its reader finds what it means and what to check first. */
+const RUNBOOK = 'What to check first: the README, "Operating it".';
+
+export interface RouteFunction {
+  route: Route;
+  fn: IFunction;
+  /** The route's construct id, e.g. `GetApiV1BrandsId`: alarm names use it. */
+  id: string;
+}
+
+export interface StackMonitoringProps {
+  api: RestApi;
+  routeFunctions: RouteFunction[];
+  authorizer: IFunction;
+  table: TableV2;
+  indexName: string;
+  publicFiles: Bucket;
+  settings: Settings;
+}
+
+/**
+ * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`); every alarm notifies one
+ * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
+ * client waits for, authorizer included, rather than its function's duration) and its function's errors
+ * and throttles; the authorizer's failures and throttles; the table's and its index's
+ * throttles and system errors; the public bucket's 5xx. The dashboard adds the functions' own metrics.
+ */
+export class StackMonitoring extends Construct {
+  readonly alarmTopic: Topic;
+  readonly facade: MonitoringFacade;
+
+  constructor(scope: Construct, id: string, props: StackMonitoringProps) {
+    super(scope, id);
+    const { api, routeFunctions, authorizer, table, indexName, settings } = props;
+    const { alarms } = settings;
+    const stackName = Stack.of(this).stackName;
+    const apiStage = api.deploymentStage.stageName;
+
+    // No KMS key: a notification holds alarm names and metric values only, and CloudWatch cannot publish
+    // to a topic under the AWS-managed SNS key (a customer-managed key would be needed for nothing secret).
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, enforceSSL: true });
+    if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
+
+    const facade = new MonitoringFacade(this, 'Facade', {
+      metricFactoryDefaults: { period: PERIOD },
+      alarmFactoryDefaults: {
+        // Names like `TeamMessagingApi-GetApiV1BrandsId-Latency-P99-Critical`.
+        alarmNamePrefix: stackName,
+        actionsEnabled: true,
+        // Back to OK is sent too: whoever got the alarm hears that it is over.
+        action: new SnsAlarmActionStrategy({ onAlarmTopic: this.alarmTopic, onOkTopic: this.alarmTopic }),
+        datapointsToAlarm: alarms.datapointsToAlarm,
+        evaluationPeriods: alarms.evaluationPeriods,
+      },
+      dashboardFactory: new DefaultDashboardFactory(this, 'Dashboards', { dashboardNamePrefix: stackName }),
+    });
+    this.facade = facade;
+
+    facade.addLargeHeader(`${stackName}: the API (stage "${apiStage}")`);
+    facade.monitorApiGateway({
+      api,
+      apiStage,
+      alarmFriendlyName: 'Api',
+      humanReadableName: 'All routes',
+      // API Gateway's 5XXError averages to the share of requests answered 5xx.
+      add5XXFaultRateAlarm: critical({
+        maxErrorRate: alarms.api5xxRatePercent / 100,
+        alarmDescriptionOverride: `More than ${alarms.api5xxRatePercent}% of requests answered 5xx.`,
+      }),
+    });
+
+    facade.addLargeHeader('Routes: API Gateway method, then its function');
+    for (const { route, fn, id: routeId } of routeFunctions) {
+      const name = `${route.method} ${route.path}`;
+      const p99LatencyMs = route.fetchesWeb ? alarms.webP99LatencyMs : alarms.p99LatencyMs;
+      // Per-method metrics: the stage's `metricsEnabled` turns on API Gateway's detailed metrics.
+      facade.monitorApiGateway({
+        api,
+        apiStage,
+        apiMethod: route.method,
+        apiResource: route.path,
+        alarmFriendlyName: routeId,
+        humanReadableName: name,
+        addLatencyP99Alarm: critical({
+          maxLatency: Duration.millis(p99LatencyMs),
+          alarmDescriptionOverride: `p99 latency of ${name} over ${p99LatencyMs} ms.`,
+        }),
+      });
+      facade.monitorLambdaFunction({
+        lambdaFunction: fn,
+        isIterator: false,
+        alarmFriendlyName: `${routeId}Function`,
+        humanReadableName: `Function of ${name}`,
+        addFaultCountAlarm: critical({
+          maxErrorCount: alarms.lambdaErrors,
+          alarmDescriptionOverride: `The function of ${name} crashed or timed out (Lambda errors).`,
+        }),
+        addThrottlesCountAlarm: critical(throttled(`The function of ${name}`, alarms.lambdaThrottles)),
+      });
+    }
+
+    facade.addLargeHeader('Authorizer');
+    facade.monitorLambdaFunction({
+      lambdaFunction: authorizer,
+      isIterator: false,
+      alarmFriendlyName: 'AuthorizerFunction',
+      humanReadableName: 'Function of the TOKEN authorizer',
+      addThrottlesCountAlarm: critical(throttled('The authorizer', alarms.lambdaThrottles)),
+    });
+    facade.monitorCustom({
+      alarmFriendlyName: 'Authorizer',
+      humanReadableName: 'Authorizer answers and failures',
+      metricGroups: [
+        {
+          title: 'Failures: errors that were not 401 denials (clients got 503)',
+          metrics: [
+            {
+              metric: this.authorizerFailures(authorizer, settings),
+              alarmFriendlyName: 'Failures',
+              addAlarm: critical(
+                above(
+                  alarms.lambdaErrors,
+                  'The TOKEN authorizer failed (not a 401 denial): clients got 503.',
+                ),
+              ),
+            },
+          ],
+        },
+        {
+          title: 'Answers (its own metrics)',
+          metrics: ['AuthorizerAllowed', 'AuthorizerDenied'].map((name) =>
+            this.ownMetric(settings, name, MetricStatistic.SUM),
+          ),
+        },
+      ],
+    });
+
+    facade.addLargeHeader('Data');
+    facade.monitorDynamoTable({
+      table,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      alarmFriendlyName: 'Table',
+      humanReadableName: 'Single table',
+      addReadThrottledEventsCountAlarm: critical(
+        tableThrottled('Reads of the table', alarms.dynamoThrottled),
+      ),
+      addWriteThrottledEventsCountAlarm: critical(
+        tableThrottled('Writes to the table', alarms.dynamoThrottled),
+      ),
+      addSystemErrorCountAlarm: critical({
+        maxErrorCount: alarms.dynamoSystemErrors,
+        alarmDescriptionOverride: 'DynamoDB answered 500s (system errors).',
+      }),
+    });
+    // A throttled index also throttles the table writes that update it.
+    facade.monitorDynamoTableGlobalSecondaryIndex({
+      table,
+      globalSecondaryIndexName: indexName,
+      alarmFriendlyName: `Table-${indexName}`,
+      humanReadableName: `Index ${indexName}`,
+      addReadThrottledEventsCountAlarm: critical(
+        tableThrottled(`Reads of the ${indexName} index`, alarms.dynamoThrottled),
+      ),
+      addWriteThrottledEventsCountAlarm: critical(
+        tableThrottled(`Writes to the ${indexName} index`, alarms.dynamoThrottled),
+      ),
+    });
+    facade.monitorCustom({
+      alarmFriendlyName: 'PublicFiles',
+      humanReadableName: 'Public library bucket (read by CloudFront, written by the brand routes)',
+      metricGroups: [this.bucketRequests(props.publicFiles, alarms.publicBucket5xx)],
+    });
+
+    facade.addLargeHeader("The functions' own metrics");
+    facade.monitorCustom({
+      alarmFriendlyName: 'RouteMetrics',
+      humanReadableName: `Namespace ${settings.metricsNamespace}, service ${settings.serviceName}, per route`,
+      metricGroups: this.routeMetrics(settings, routeFunctions),
+    });
+  }
+
+  private get metrics(): MetricFactory {
+    return this.facade.createMetricFactory();
+  }
+
+  /** Lambda errors of the authorizer minus its 401 denials (its own `AuthorizerDenied` metric). */
+  private authorizerFailures(authorizer: IFunction, settings: Settings): MathExpression {
+    return new MathExpression({
+      expression: 'FILL(errors, 0) - FILL(denied, 0)',
+      usingMetrics: {
+        errors: authorizer.metricErrors({ period: PERIOD }),
+        denied: this.ownMetric(settings, 'AuthorizerDenied', MetricStatistic.SUM),
+      },
+      label: 'Failures',
+      period: PERIOD,
+    });
+  }
+
+  /** S3 reports requests and errors only for a bucket with a request metrics configuration. */
+  private bucketRequests(bucket: Bucket, max5xx: number): CustomMetricGroup {
+    const dimensions = { BucketName: bucket.bucketName, FilterId: BUCKET_METRICS_FILTER };
+    const s3Metric = (name: string, label: string) =>
+      this.metrics.createMetric(name, MetricStatistic.SUM, label, dimensions, undefined, 'AWS/S3');
+    return {
+      title: 'Requests and errors',
+      metrics: [
+        s3Metric('AllRequests', 'Requests'),
+        s3Metric('4xxErrors', '4xx'),
+        {
+          metric: s3Metric('5xxErrors', '5xx'),
+          alarmFriendlyName: '5xx',
+          addAlarm: critical(above(max5xx, 'The public library bucket answered 5xx.')),
+        },
+      ],
+    };
+  }
+
+  /** What the route handlers emit, dimensions `service` and `route` (the route table's `GET /api/v1/...`). */
+  private routeMetrics(settings: Settings, routeFunctions: RouteFunction[]): CustomMetricGroup[] {
+    const perRoute = (metricName: string, statistic: MetricStatistic) =>
+      routeFunctions.map(({ route }) => {
+        const name = `${route.method} ${route.path}`;
+        return this.ownMetric(settings, metricName, statistic, { route: name }, name);
+      });
+    const autoConfigure = routeFunctions.filter(({ route }) => route.fetchesWeb);
+    return [
+      { title: 'Requests', metrics: perRoute('Requests', MetricStatistic.SUM) },
+      { title: 'Server errors (5xx)', metrics: perRoute('ServerErrors', MetricStatistic.SUM) },
+      {
+        title: 'Dependency unavailable (503)',
+        metrics: perRoute('DependencyUnavailable', MetricStatistic.SUM),
+      },
+      { title: 'Client errors (4xx)', metrics: perRoute('ClientErrors', MetricStatistic.SUM) },
+      { title: 'Latency p99 (ms)', metrics: perRoute('Latency', MetricStatistic.P99) },
+      {
+        title: 'Idempotency: replays, key conflicts',
+        metrics: [
+          this.ownSearch(settings, 'IdempotentReplays', ['route']),
+          this.ownSearch(settings, 'IdempotencyKeyConflicts', ['route']),
+        ],
+      },
+      {
+        title: 'Auto-configure: suggested, refused (by reason)',
+        metrics: [
+          ...autoConfigure.map(({ route }) =>
+            this.ownMetric(settings, 'AutoConfigureSuggested', MetricStatistic.SUM, {
+              route: `${route.method} ${route.path}`,
+            }),
+          ),
+          this.ownSearch(settings, 'AutoConfigureRefused', ['route', 'reason']),
+        ],
+      },
+    ];
+  }
+
+  /** One of the functions' own metrics: namespace METRICS_NAMESPACE, dimension `service`, and `more`. */
+  private ownMetric(
+    settings: Settings,
+    metricName: string,
+    statistic: MetricStatistic,
+    more: Record<string, string> = {},
+    label = metricName,
+  ) {
+    const dimensions = { service: settings.serviceName, ...more };
+    return this.metrics.createMetric(
+      metricName,
+      statistic,
+      label,
+      dimensions,
+      undefined,
+      settings.metricsNamespace,
+    );
+  }
+
+  /** Every series of one of the functions' own metrics, whatever the values of `dimensions` (graphs only). */
+  private ownSearch(settings: Settings, metricName: string, dimensions: string[]): MathExpression {
+    const schema = [settings.metricsNamespace, 'service', ...dimensions].map((name) => `"${name}"`).join(',');
+    const terms = `MetricName="${metricName}" "service"="${settings.serviceName}"`;
+    return new MathExpression({
+      expression: `SEARCH('{${schema}} ${terms}', 'Sum', ${PERIOD.toSeconds()})`,
+      usingMetrics: {},
+      label: metricName,
+      period: PERIOD,
+    });
+  }
+}
+
+/** Every alarm is of one severity (all page the same topic); the library appends the word to the names. */
+function critical<T extends { alarmDescriptionOverride?: string }>(threshold: T): Record<string, T> {
+  const description = `${threshold.alarmDescriptionOverride ?? ''} ${RUNBOOK}`.trim();
+  return { Critical: { ...threshold, alarmDescriptionOverride: description } };
+}
+
+/** A custom alarm: above `threshold` in a period. */
+function above(threshold: number, description: string): CustomThreshold {
+  return {
+    threshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
+    alarmDescriptionOverride: description,
+  };
+}
+
+function throttled(what: string, maxErrorCount: number) {
+  return {
+    maxErrorCount,
+    alarmDescriptionOverride: `${what} was throttled (account concurrency exhausted).`,
+  };
+}
+
+function tableThrottled(what: string, maxThrottledEventsThreshold: number) {
+  return { maxThrottledEventsThreshold, alarmDescriptionOverride: `${what} were throttled.` };
+}

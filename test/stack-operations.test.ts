@@ -1,0 +1,336 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiFunction } from '../lib/cdk/api-function.ts';
+import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
+import { functionId } from '../lib/cdk/stack.ts';
+import { type Route, routes } from '../lib/routes.ts';
+import { ID_INDEX } from '../shared/data/dynamo.ts';
+import { ROOT } from './support/processes.ts';
+import { logicalId, type Synthesized, synthesize } from './support/synth.ts';
+
+/**
+ * The stack's operating surface: tracing, the functions' logger and metrics settings, throttling, logs,
+ * alarms and the dashboard. The production stack with cdk.json's defaults, and the dev stack with `-c`
+ * overrides (as the CLI passes them: strings), each synthesized once (without bundling).
+ */
+const OVERRIDES = {
+  throttleRate: '50',
+  throttleBurst: '75',
+  logLevel: 'debug',
+  serviceName: 'messaging-eu',
+  metricsNamespace: 'MessagingEu',
+  alarmEmail: 'ops@example.com',
+  alarms: '{"p99LatencyMs": 2000, "lambdaErrors": 3, "evaluationPeriods": 5, "datapointsToAlarm": 4}',
+};
+
+let synth: Synthesized;
+let overridden: Synthesized;
+beforeAll(() => {
+  synth = synthesize({ full: false });
+  overridden = synthesize({ dev: true, full: false, context: OVERRIDES });
+});
+afterAll(() => {
+  for (const s of [synth, overridden]) if (s) rmSync(s.outdir, { recursive: true, force: true });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+const resources = (s: Synthesized, type: string) =>
+  Object.values(s.template.findResources(type)) as Resource[];
+const stage = (s: Synthesized) => resources(s, 'AWS::ApiGateway::Stage')[0]?.Properties;
+/** The API's functions (routes and the authorizer), not CDK's own (LogRetention, bucket emptying). */
+const apiFunctions = (s: Synthesized) => {
+  const ours = s.stack.node.findAll().filter((c) => c instanceof ApiFunction);
+  return ours.map(
+    (fn) => s.template.toJSON().Resources[logicalId(s.stack, fn.node.defaultChild)] as Resource,
+  );
+};
+
+describe('CDK stack: settings', () => {
+  it('lists every default in cdk.json, so a deploy and a test synthesize the same stack', () => {
+    const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+    const { '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': _, ...context } = cdkJson.context;
+    expect(context).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {
+    const functions = apiFunctions(synth);
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        SERVICE_NAME: 'team-messaging-api',
+        METRICS_NAMESPACE: 'TeamMessagingApi',
+        LOG_LEVEL: 'INFO',
+      });
+    }
+    for (const fn of apiFunctions(overridden)) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        SERVICE_NAME: 'messaging-eu',
+        METRICS_NAMESPACE: 'MessagingEu',
+        LOG_LEVEL: 'DEBUG',
+      });
+    }
+  });
+
+  it('throttles the stage at the context rate and burst', () => {
+    const throttling = (s: Synthesized) => {
+      const [settings] = stage(s)?.MethodSettings ?? [];
+      return [settings.ThrottlingRateLimit, settings.ThrottlingBurstLimit];
+    };
+    expect(throttling(synth)).toEqual([100, 200]);
+    expect(throttling(overridden)).toEqual([50, 75]);
+  });
+
+  it.each([
+    [{ throttleRate: 'fast' }, /throttleRate/],
+    [{ logLevel: 'LOUD' }, /logLevel/],
+    [{ alarms: '{"p99LatencyMS":1}' }, /alarms.p99LatencyMS: unknown/],
+    [{ alarms: { datapointsToAlarm: 4 } }, /datapointsToAlarm/],
+    [{ alarmEmail: 'ops' }, /alarmEmail/],
+  ])('refuses the context %j, naming the key', (context, message) => {
+    expect(() => synthesize({ full: false, context })).toThrow(message);
+  });
+});
+
+describe('CDK stack: tracing', () => {
+  it('traces every request with X-Ray: on the stage and in every function', () => {
+    expect(stage(synth)?.TracingEnabled).toBe(true);
+    const functions = apiFunctions(synth);
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    }
+  });
+});
+
+describe('CDK stack: access logs', () => {
+  it('writes one JSON line per request with the ids, route, status, latencies and errors', () => {
+    const format = JSON.parse(stage(synth)?.AccessLogSetting.Format);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      xrayTraceId: '$context.xrayTraceId',
+      ip: '$context.identity.sourceIp',
+      method: '$context.httpMethod',
+      resource: '$context.resourcePath',
+      status: '$context.status',
+      latencyMs: '$context.responseLatency',
+      authorizerLatencyMs: '$context.authorizer.latency',
+      integrationLatencyMs: '$context.integrationLatency',
+      integrationStatus: '$context.integrationStatus',
+      authorizerError: '$context.authorizer.error',
+    });
+  });
+});
+
+describe('CDK stack: logs', () => {
+  it('keeps every log group of the template for a limited time', () => {
+    for (const s of [synth, overridden]) {
+      const logGroups = resources(s, 'AWS::Logs::LogGroup');
+      expect(logGroups.length).toBeGreaterThan(routes.length);
+      for (const logGroup of logGroups) expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives a retention to the log groups AWS creates outside the template', () => {
+    const retained = (s: Synthesized) =>
+      resources(s, 'Custom::LogRetention').map((r) => ({
+        name: stringify(r.Properties.LogGroupName),
+        days: r.Properties.RetentionInDays as number,
+      }));
+    const api = logicalId(synth.stack, synth.stack.api.node.defaultChild);
+    const apiStage = logicalId(synth.stack, synth.stack.api.deploymentStage.node.defaultChild);
+    const [executionLogs, ...others] = retained(synth);
+    expect(others).toEqual([]);
+    expect(executionLogs?.name).toContain(
+      `API-Gateway-Execution-Logs_",{"Ref":"${api}"},"/",{"Ref":"${apiStage}"}`,
+    );
+    expect(executionLogs?.days).toBe(30);
+    // The dev stack's bucket-emptying function logs too.
+    const [, autoDelete, ...more] = retained(overridden);
+    expect(more).toEqual([]);
+    expect(autoDelete?.name).toMatch(
+      /\/aws\/lambda\/.*CustomS3AutoDeleteObjectsCustomResourceProviderHandler/,
+    );
+    expect(autoDelete?.days).toBe(1);
+  });
+});
+
+const stringify = (value: unknown) => JSON.stringify(value);
+
+interface AlarmMetric {
+  namespace: string;
+  name: string;
+  dimensions: Record<string, unknown>;
+  stat: string;
+}
+const dimensionsOf = (list: Array<{ Name: string; Value: unknown }> = []) =>
+  Object.fromEntries(list.map((d) => [d.Name, d.Value]));
+/** The metrics an alarm watches, inside a math expression or not. */
+function metricsOf(alarm: Resource): AlarmMetric[] {
+  const p = alarm.Properties;
+  if (p.MetricName) {
+    const stat = p.Statistic ?? p.ExtendedStatistic;
+    return [{ namespace: p.Namespace, name: p.MetricName, dimensions: dimensionsOf(p.Dimensions), stat }];
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
+  return (p.Metrics as any[])
+    .filter((m) => m.MetricStat)
+    .map(({ MetricStat: { Metric, Stat } }) => ({
+      namespace: Metric.Namespace,
+      name: Metric.MetricName,
+      dimensions: dimensionsOf(Metric.Dimensions),
+      stat: Stat,
+    }));
+}
+/** The alarms watching `namespace` `name` with (at least) these dimensions. */
+const alarmsOn = (s: Synthesized, namespace: string, name: string, dimensions: Record<string, unknown>) =>
+  resources(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
+    metricsOf(alarm).some(
+      (m) =>
+        m.namespace === namespace &&
+        m.name === name &&
+        Object.entries(dimensions).every(([k, v]) => stringify(m.dimensions[k]) === stringify(v)),
+    ),
+  );
+const ref = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) => ({
+  Ref: logicalId(s.stack, construct.node.defaultChild),
+});
+const routeFunction = (s: Synthesized, route: Route) =>
+  s.stack.node.findChild(functionId(route.method, route.path)) as never;
+const authorizer = (s: Synthesized) => s.stack.node.findChild('Authorizer') as never;
+
+describe('CDK stack: alarms', () => {
+  it('alarms on the share of requests answered 5xx by the stage', () => {
+    const [fault5xx, ...others] = alarmsOn(synth, 'AWS/ApiGateway', '5XXError', {
+      ApiName: 'TeamMessagingApi',
+    });
+    expect(others).toEqual([]);
+    expect(metricsOf(fault5xx as Resource)[0]?.stat).toBe('Average');
+    expect(metricsOf(fault5xx as Resource)[0]?.dimensions.Method).toBeUndefined();
+    expect(fault5xx?.Properties.Threshold).toBe(0.01);
+  });
+
+  it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {
+    for (const route of routes) {
+      const on = { Method: route.method, Resource: route.path };
+      const [latency, ...others] = alarmsOn(synth, 'AWS/ApiGateway', 'Latency', on);
+      expect(others, `${route.method} ${route.path}`).toEqual([]);
+      expect(metricsOf(latency as Resource)[0]?.stat).toBe('p99');
+      expect(latency?.Properties.Threshold).toBe(route.fetchesWeb ? 10000 : 3000);
+      expect(alarmsOn(overridden, 'AWS/ApiGateway', 'Latency', on)[0]?.Properties.Threshold).toBe(
+        route.fetchesWeb ? 10000 : 2000,
+      );
+    }
+  });
+
+  it('alarms on the errors and throttles of every function, the authorizer failures apart from its 401s', () => {
+    for (const route of routes) {
+      const fn = { FunctionName: ref(synth, routeFunction(synth, route)) };
+      expect(alarmsOn(synth, 'AWS/Lambda', 'Errors', fn)).toHaveLength(1);
+      expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+      const devFn = { FunctionName: ref(overridden, routeFunction(overridden, route)) };
+      expect(alarmsOn(overridden, 'AWS/Lambda', 'Errors', devFn)[0]?.Properties.Threshold).toBe(3);
+    }
+    const fn = { FunctionName: ref(synth, authorizer(synth)) };
+    expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+    const [failures, ...others] = alarmsOn(synth, 'AWS/Lambda', 'Errors', fn);
+    expect(others).toEqual([]);
+    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Authorizer-Failures-Critical');
+    expect(metricsOf(failures as Resource)).toContainEqual({
+      namespace: 'TeamMessagingApi',
+      name: 'AuthorizerDenied',
+      dimensions: { service: 'team-messaging-api' },
+      stat: 'Sum',
+    });
+  });
+
+  it('alarms on throttled reads and writes of the table and its index, and on its system errors', () => {
+    const table = { TableName: ref(synth, synth.stack.table) };
+    const index = { ...table, GlobalSecondaryIndexName: ID_INDEX };
+    for (const name of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
+      const alarms = alarmsOn(synth, 'AWS/DynamoDB', name, table);
+      expect(alarms, name).toHaveLength(2);
+      expect(
+        alarms.filter((a) => metricsOf(a)[0]?.dimensions.GlobalSecondaryIndexName),
+        name,
+      ).toEqual(alarmsOn(synth, 'AWS/DynamoDB', name, index));
+    }
+    const [systemErrors, ...others] = alarmsOn(synth, 'AWS/DynamoDB', 'SystemErrors', table);
+    expect(others).toEqual([]);
+    expect(metricsOf(systemErrors as Resource).map((m) => m.dimensions.Operation)).toContain('PutItem');
+  });
+
+  it("alarms on the public bucket's 5xx, from the request metrics it now publishes", () => {
+    const bucket = synth.stack.publicFiles;
+    const properties = resources(synth, 'AWS::S3::Bucket').find(
+      (b) => b.Properties.MetricsConfigurations !== undefined,
+    )?.Properties;
+    expect(properties?.MetricsConfigurations).toEqual([{ Id: 'EntireBucket' }]);
+    const on = { BucketName: ref(synth, bucket), FilterId: 'EntireBucket' };
+    const [bucket5xx, ...others] = alarmsOn(synth, 'AWS/S3', '5xxErrors', on);
+    expect(others).toEqual([]);
+    expect(bucket5xx?.Properties.Threshold).toBe(5);
+  });
+
+  it('sends every alarm, and its end, to the one SNS topic; by email only with alarmEmail', () => {
+    for (const s of [synth, overridden]) {
+      const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
+      expect(topics).toHaveLength(1);
+      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
+        expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
+        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-`)).toBe(true);
+      }
+      expect(new Set(alarms.map((a) => a.Properties.AlarmName)).size).toBe(alarms.length);
+    }
+    expect(resources(synth, 'AWS::SNS::Subscription')).toEqual([]);
+    expect(resources(overridden, 'AWS::SNS::Subscription').map((s) => s.Properties)).toEqual([
+      expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com' }),
+    ]);
+  });
+
+  it('waits for datapointsToAlarm of evaluationPeriods breaching periods of 5 minutes', () => {
+    for (const [s, periods, datapoints] of [
+      [synth, 3, 2],
+      [overridden, 5, 4],
+    ] as const) {
+      for (const alarm of resources(s, 'AWS::CloudWatch::Alarm')) {
+        expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
+      }
+    }
+  });
+});
+
+describe('CDK stack: dashboard', () => {
+  /** A metric row of the dashboard body (JSON inside the template's JSON): `"a","b",...` escaped. */
+  const row = (...parts: string[]) => parts.map((part) => `\\"${part}\\"`).join(',');
+
+  it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
+    const [dashboard, ...others] = resources(synth, 'AWS::CloudWatch::Dashboard');
+    expect(others).toEqual([]);
+    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
+    const body = stringify(dashboard?.Properties.DashboardBody);
+    for (const route of routes) {
+      const name = `${route.method} ${route.path}`;
+      expect(body, name).toContain(stringify(ref(synth, routeFunction(synth, route))));
+      expect(body, name).toContain(row('Method', route.method, 'Resource', route.path));
+      for (const metric of ['Requests', 'Latency', 'ClientErrors', 'ServerErrors', 'DependencyUnavailable']) {
+        expect(body, name).toContain(
+          row('TeamMessagingApi', metric, 'route', name, 'service', 'team-messaging-api'),
+        );
+      }
+    }
+    expect(body).toContain(stringify(ref(synth, authorizer(synth))));
+    expect(body).toContain(row('AWS/DynamoDB', 'ConsumedReadCapacityUnits', 'TableName'));
+    expect(body).toContain(row('AWS/DynamoDB', 'ConsumedWriteCapacityUnits', 'TableName'));
+    expect(body).toContain(stringify(ref(synth, synth.stack.table)));
+    expect(body).toContain(row('TeamMessagingApi', 'AuthorizerDenied', 'service', 'team-messaging-api'));
+    expect(body).toContain('MetricName=\\\\\\"AutoConfigureRefused\\\\\\"');
+
+    const devBody = stringify(resources(overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
+    expect(devBody).toContain(row('MessagingEu', 'AuthorizerAllowed', 'service', 'messaging-eu'));
+  });
+});
