@@ -18,6 +18,8 @@ export interface Route {
   fetchesWeb?: boolean;
   /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
   statuses: number[];
+  /** Answers without a token (no authorizer): the API's description of itself. */
+  public?: true;
 }
 
 /**
@@ -27,6 +29,15 @@ export interface Route {
 export const COMMON_STATUSES = [400, 401, 413, 429, 503, 504];
 
 export const routes: Route[] = [
+  // The API's description: public, so that tools and people can read it before they have a token.
+  {
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    handler: 'functions/docs/openapi.ts',
+    table: 'none',
+    public: true,
+    statuses: [200, 304],
+  },
   {
     method: 'POST',
     path: '/api/v1/brands/auto-configure',

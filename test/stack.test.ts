@@ -108,7 +108,7 @@ describe('CDK stack: functions', () => {
     }
   });
 
-  it('wires every route to its own function through the TOKEN authorizer (results cached 5 minutes)', () => {
+  it('wires every route to its own function, through the TOKEN authorizer (results cached 5 minutes) unless public', () => {
     const [authorizerId, authorizer] = Object.entries(resources('AWS::ApiGateway::Authorizer'))[0] ?? [];
     expect(Object.keys(resources('AWS::ApiGateway::Authorizer'))).toHaveLength(1);
     expect(authorizer?.Properties).toMatchObject({
@@ -129,11 +129,16 @@ describe('CDK stack: functions', () => {
           resourcePath(m.Properties.ResourceId.Ref) === route.path,
       );
       expect(wired, `${route.method} ${route.path}`).toHaveLength(1);
-      expect(wired[0]?.Properties).toMatchObject({
-        AuthorizationType: 'CUSTOM',
-        AuthorizerId: { Ref: authorizerId },
-        Integration: { Type: 'AWS_PROXY' },
-      });
+      expect(wired[0]?.Properties).toMatchObject(
+        route.public
+          ? { AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } }
+          : {
+              AuthorizationType: 'CUSTOM',
+              AuthorizerId: { Ref: authorizerId },
+              Integration: { Type: 'AWS_PROXY' },
+            },
+      );
+      if (route.public) expect(wired[0]?.Properties.AuthorizerId).toBeUndefined();
       expect(stringify(wired[0]?.Properties.Integration.Uri)).toContain(
         `"${logicalId(synth.stack, routeFunction(route).node.defaultChild)}"`,
       );

@@ -61,6 +61,16 @@ export function acknowledgeLogRetentionProvider(stack: Stack): void {
   });
 }
 
+/** A method of a `public` route (the API's description) has no authorizer, by design. */
+export function acknowledgePublicMethod(scope: Construct): void {
+  for (const id of ['AwsSolutions-APIG4', 'AwsSolutions-COG4']) {
+    Validations.of(scope).acknowledge({
+      id,
+      reason: 'The API describes itself to anyone (OpenAPI document, docs page): it holds no team data.',
+    });
+  }
+}
+
 /** Every finding AwsSolutions reports on the stack's resources that is a deliberate choice, with the reason. */
 export function acknowledgeNagFindings(resources: {
   api: RestApi;

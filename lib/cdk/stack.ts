@@ -45,6 +45,7 @@ import {
   acknowledgeLogRetentionProvider,
   acknowledgeNagFindings,
   acknowledgeObjectWildcards,
+  acknowledgePublicMethod,
   acknowledgeTracingWildcard,
   addAwsSolutionsChecks,
 } from './nag.ts';
@@ -259,9 +260,14 @@ export class TeamMessagingStack extends Stack {
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
       acknowledgeTracingWildcard(fn);
-      this.api.root
+      const method = this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
+        .addMethod(
+          route.method,
+          new LambdaIntegration(fn, { allowTestInvoke: false }),
+          route.public ? { authorizationType: AuthorizationType.NONE } : undefined,
+        );
+      if (route.public) acknowledgePublicMethod(method);
       return { route, fn, id };
     });
   }

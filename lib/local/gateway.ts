@@ -116,24 +116,9 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   }
 
   const requestId = randomUUID();
-  // Header names are case-insensitive (node lower-cases them in `request.headers`).
-  const authorizationToken = request.headers.authorization;
-  if (!authorizationToken) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
-  const arn = methodArn(LOCAL_API, method, url.pathname);
-  const authorize = await load<Authorizer>(authorizer.handler);
-  // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
-  const policy = await withinTimeout(
-    authorize(tokenEvent(authorizationToken, arn)),
-    TIMEOUTS.authorizerSeconds * 1000,
-  ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
-  if (policy instanceof Error || policy === TIMED_OUT) {
-    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
-    return send(response, 503, { message: MESSAGES.unavailable }, requestId);
-  }
-  if (!policy) return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
-  if (!allows(policy, arn)) return send(response, 403, { message: MESSAGES.forbidden }, requestId);
-
   const { route, params } = match;
+  const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
+  if (policy === null) return; // answered: 401, 403 or 503
   const event = proxyEvent(LOCAL_API, {
     method: route.method,
     resource: route.path,
@@ -160,6 +145,46 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
     'Content-Length': Buffer.byteLength(result.body),
   });
   response.end(result.body);
+}
+
+/**
+ * The TOKEN authorizer, as API Gateway runs it: its policy, or null once the request has been answered (no
+ * or a refused token: 401; a policy that does not cover the method: 403; a failure or a timeout: 503).
+ */
+async function authorize(
+  request: IncomingMessage,
+  response: ServerResponse,
+  method: string,
+  url: URL,
+  requestId: string,
+): Promise<APIGatewayAuthorizerResult | null> {
+  // Header names are case-insensitive (node lower-cases them in `request.headers`).
+  const authorizationToken = request.headers.authorization;
+  if (!authorizationToken) {
+    send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+    return null;
+  }
+  const arn = methodArn(LOCAL_API, method, url.pathname);
+  const authorize = await load<Authorizer>(authorizer.handler);
+  // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
+  const policy = await withinTimeout(
+    authorize(tokenEvent(authorizationToken, arn)),
+    TIMEOUTS.authorizerSeconds * 1000,
+  ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
+  if (policy instanceof Error || policy === TIMED_OUT) {
+    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
+    send(response, 503, { message: MESSAGES.unavailable }, requestId);
+    return null;
+  }
+  if (!policy) {
+    send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+    return null;
+  }
+  if (!allows(policy, arn)) {
+    send(response, 403, { message: MESSAGES.forbidden }, requestId);
+    return null;
+  }
+  return policy;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -241,7 +266,12 @@ function readBody(request: IncomingMessage): Promise<string | undefined | null> 
   });
 }
 
-function send(response: ServerResponse, status: number, body: unknown, requestId = randomUUID()): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  requestId: string = randomUUID(),
+): void {
   // Failed mid-answer: the client sees a cut, not a mix of two answers.
   if (response.headersSent) {
     response.destroy();

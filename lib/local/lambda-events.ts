@@ -37,8 +37,8 @@ export interface ProxyRequest {
   body: string | null;
   requestId: string;
   sourceIp: string;
-  /** What the authorizer answered: its principal, and its context (handed on as strings). */
-  authorizer: Pick<APIGatewayAuthorizerResult, 'principalId' | 'context'>;
+  /** What the authorizer answered: its principal, and its context (handed on as strings); none on a public route. */
+  authorizer?: Pick<APIGatewayAuthorizerResult, 'principalId' | 'context'>;
 }
 
 /** The ARN of a method call, as the TOKEN authorizer sees it. */
@@ -88,7 +88,7 @@ export function proxyEvent(api: ApiStage, request: ProxyRequest): APIGatewayProx
       resourceId: api.apiId,
       protocol: 'HTTP/1.1',
       requestTimeEpoch: Date.now(),
-      authorizer: {
+      authorizer: request.authorizer && {
         principalId: request.authorizer.principalId,
         ...stringValues(request.authorizer.context ?? {}),
       },

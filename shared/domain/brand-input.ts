@@ -46,11 +46,17 @@ const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
  * URLs of one network are refused) or as responses and auto-configure have it (a map: the given network
  * names are kept). Either way it is stored as a map; an empty one is null.
  */
+/** The two forms social_links is accepted in (what the OpenAPI document shows for it). */
+export const socialLinksForms = z.union([
+  z.array(httpUrl).max(LIMITS.brandSocialLinks),
+  z.record(z.string(), httpUrl),
+]);
+
 const socialLinks = z
   .custom<object>((value) => typeof value === 'object' && value !== null, {
     message: 'The social links field must be an array of URLs or an object of network names to URLs.',
   })
-  .pipe(z.union([z.array(httpUrl).max(LIMITS.brandSocialLinks), z.record(z.string(), httpUrl)]))
+  .pipe(socialLinksForms)
   .transform((input, ctx) => {
     const links: Record<string, string> = Object.create(null);
     if (Array.isArray(input)) {

@@ -90,7 +90,7 @@ export const newContactFieldSchema = z
   .superRefine(checkTypeRules);
 
 /** PUT body: any subset; `contact_type` and read-only fields are not part of it (and so are ignored). */
-const contactFieldPatchSchema = z.object({
+export const contactFieldPatchSchema = z.object({
   name: nameSchema.optional(),
   tag: tagSchema.optional(),
   type: typeSchema.optional(),

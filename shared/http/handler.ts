@@ -14,7 +14,7 @@ import { MESSAGES } from './messages.ts';
 import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
-export { type ApiResponse, created, ok } from './response.ts';
+export { type ApiResponse, created, notModified, ok } from './response.ts';
 
 /** What a handler sees: the caller's team, the parsed body and the request's parameters. */
 export interface ApiRequest {
@@ -23,6 +23,8 @@ export interface ApiRequest {
   method: string;
   /** The route's path template, e.g. `/api/v1/brands/{id}`. */
   route: string;
+  /** What precedes the route in the URL's path: the stage (`/prod`) on an execute-api URL, else empty. */
+  basePath: string;
   /** Only POST and PUT take a body; other methods ignore one. */
   body: unknown;
   /** Header names in lower case. */
@@ -58,10 +60,26 @@ export function httpHandler(
   handle: (req: ApiRequest) => Promise<ApiResponse>,
   ...middlewares: ApiMiddleware[]
 ): ProxyHandler {
+  return wrap(handle, middlewares, parseRequest(true));
+}
+
+/** What a public route's handler sees: no team (the route has no authorizer). */
+export type PublicRequest = Omit<ApiRequest, 'teamId'>;
+
+/** A route answered without a token (`public` in the route table): everything as httpHandler but the team. */
+export function publicHttpHandler(handle: (req: PublicRequest) => Promise<ApiResponse>): ProxyHandler {
+  return wrap(handle as (req: ApiRequest) => Promise<ApiResponse>, [], parseRequest(false));
+}
+
+function wrap(
+  handle: (req: ApiRequest) => Promise<ApiResponse>,
+  middlewares: ApiMiddleware[],
+  parse: MiddlewareObj<APIGatewayProxyEvent | ApiRequest>,
+): ProxyHandler {
   // biome-ignore lint/suspicious/noExplicitAny: the event changes type from proxy event to ApiRequest in parseRequest.
   return middy<any, ApiResponse>({ timeoutEarlyInMillis: ANSWER_MARGIN_MS, timeoutEarlyResponse: outOfTime })
     .use(respond)
-    .use(parseRequest)
+    .use(parse)
     .use(middlewares as MiddlewareObj[])
     .handler((req: ApiRequest) =>
       handle(req).catch((error: unknown) => renderError(error, req.requestId)),
@@ -132,19 +150,20 @@ function finishInvocation(context: Context, response: ApiResponse): void {
   metrics.publish();
 }
 
-const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
+const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent | ApiRequest> => ({
   before: (request) => {
     const event = request.event as APIGatewayProxyEvent;
     const context = request.context;
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
     const teamId = Number(event.requestContext?.authorizer?.teamId);
     // The authorizer guarantees a team; this only guards a misconfigured deployment.
-    if (!Number.isSafeInteger(teamId) || teamId <= 0) throw new UnauthenticatedError();
+    if (teamRequired && (!Number.isSafeInteger(teamId) || teamId <= 0)) throw new UnauthenticatedError();
     request.event = {
       teamId,
       requestId,
       method: event.httpMethod,
       route: event.resource,
+      basePath: basePathOf(event),
       body: parseBody(event),
       headers: lowerCaseKeys(event.headers ?? {}),
       pathParams: dictionary(Object.entries(event.pathParameters ?? {}) as Array<[string, string]>),
@@ -153,7 +172,7 @@ const parseRequest: MiddlewareObj<APIGatewayProxyEvent | ApiRequest> = {
       metrics: invocations.get(context)?.metrics ?? new MetricsBatch(),
     } satisfies ApiRequest;
   },
-};
+});
 
 const respond: MiddlewareObj<APIGatewayProxyEvent | ApiRequest, ApiResponse | APIGatewayProxyResult> = {
   before: (request) => startInvocation(request.event as APIGatewayProxyEvent, request.context),
@@ -183,6 +202,11 @@ export function renderError(error: unknown, requestId: string): ApiResponse {
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
   logger().error('unhandled error', { request_id: requestId, ...describeError(error) });
   return { status: 500, body: { message: MESSAGES.serverError } };
+}
+
+function basePathOf(event: APIGatewayProxyEvent): string {
+  const full = event.requestContext?.path ?? event.path;
+  return full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
 }
 
 function parseBody(event: APIGatewayProxyEvent): unknown {

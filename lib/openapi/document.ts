@@ -1,0 +1,214 @@
+import * as z from 'zod';
+import { socialLinksForms } from '../../shared/domain/brand-input.ts';
+import { TIMEOUTS } from '../../shared/limits.ts';
+import { COMMON_STATUSES, type Route, routes } from '../routes.ts';
+import { OPERATIONS, type Operation } from './operations.ts';
+import * as representations from './representations.ts';
+
+/**
+ * The OpenAPI 3.1 document, built from the route table (paths, methods, statuses, public or not), the
+ * schemas the handlers validate requests with and the response representations. `npm run openapi` writes
+ * it to shared/openapi/openapi.json, which the API serves and the typed client is generated from.
+ */
+type JsonSchema = Record<string, unknown>;
+
+const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.ZodType]>;
+const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
+
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect); named representations become $refs. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const named = nameOf.get(schema);
+  if (named) return { $ref: `#/components/schemas/${named}` };
+  if (schema instanceof z.ZodArray && nameOf.has(schema.element as z.ZodType)) {
+    return { type: 'array', items: jsonSchema(schema.element as z.ZodType, io) };
+  }
+  const { $schema, ...converted } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema: out }) => {
+      // social_links is checked to be an object before its forms are: show the forms.
+      const def = zodSchema._zod.def as { type: string; out?: unknown };
+      if (def.type === 'pipe' && def.out === socialLinksForms) {
+        const { $schema: _, ...forms } = z.toJSONSchema(socialLinksForms, { target: 'draft-2020-12', io });
+        for (const key of Object.keys(out)) delete out[key];
+        Object.assign(out, forms);
+      }
+    },
+  }) as JsonSchema;
+  return converted;
+}
+
+const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
+  400: { schema: 'Message', description: 'Malformed request: JSON, nesting, encoding, headers' },
+  401: { schema: 'Message', description: 'No token, or not a valid one' },
+  403: { schema: 'Message', description: "Another team's resource" },
+  404: { schema: 'Message', description: 'No such resource' },
+  409: { schema: 'Conflict', description: 'A conflict named by `error_code`' },
+  413: { schema: 'Message', description: 'Body over 1 MiB' },
+  422: { schema: 'ValidationError', description: 'Validation failed' },
+  429: { schema: 'Message', description: 'Too many requests' },
+  503: { schema: 'Message', description: 'A dependency is unavailable; retry after `Retry-After` seconds' },
+  504: { schema: 'Message', description: 'The request ran out of time' },
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function responses(route: Route, operation: Operation) {
+  const statuses = [...new Set([...route.statuses, ...COMMON_STATUSES])]
+    .filter((status) => !(route.public && status === 401))
+    .sort((a, b) => a - b);
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('RequestId') };
+      if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
+      if (operation.idempotent && status < 500) headers['Idempotent-Replay'] = headerRef('IdempotentReplay');
+      if (route.public && status < 400) headers.ETag = headerRef('ETag');
+      if (status === 304) return [String(status), { description: 'Not modified', headers }];
+      if (status < 300) {
+        const content = operation.success
+          ? {
+              'application/json': {
+                schema: jsonSchema(operation.success, 'output'),
+                ...(operation.example.response !== undefined && { example: operation.example.response }),
+              },
+            }
+          : { 'application/json': { schema: { type: 'object' } } };
+        return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
+      }
+      const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
+      // Auto-configure's 422 may also be a refusal with only a message (the site could not be read).
+      const schema =
+        status === 422 && route.statuses.includes(422) && operation.id === 'autoConfigureBrand'
+          ? 'Unprocessable'
+          : error.schema;
+      return [
+        String(status),
+        {
+          description: error.description,
+          headers,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+        },
+      ];
+    }),
+  );
+}
+
+function parameters(route: Route, operation: Operation): unknown[] {
+  const list: unknown[] = [];
+  for (const name of route.path.matchAll(/\{(\w+)\}/g)) {
+    list.push({ name: name[1], in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+  }
+  for (const [name, field] of Object.entries(operation.query?.shape ?? {})) {
+    const schema = jsonSchema(field as z.ZodType, 'input');
+    const description = (schema.description as string | undefined) ?? undefined;
+    // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
+    for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {
+      list.push({
+        name: spelling,
+        in: 'query',
+        required: false,
+        schema,
+        style: 'form',
+        explode: true,
+        description,
+      });
+    }
+  }
+  if (operation.idempotent) list.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  return list;
+}
+
+function operationObject(route: Route, operation: Operation) {
+  return {
+    operationId: operation.id,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description && { description: operation.description }),
+    ...(route.public && { security: [] }),
+    parameters: parameters(route, operation),
+    ...(operation.body && {
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: jsonSchema(operation.body, 'input'),
+            ...(operation.example.request !== undefined && { example: operation.example.request }),
+          },
+        },
+      },
+    }),
+    responses: responses(route, operation),
+  };
+}
+
+export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+export function buildDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const operation = OPERATIONS[routeKey(route)];
+    if (!operation) throw new Error(`no OpenAPI operation for ${routeKey(route)}`);
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationObject(
+      route,
+      operation,
+    );
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Team Messaging API',
+      version: '1.0.0',
+      description:
+        "Manage a team's brands, read its CMS pages and define its contact fields. Every call but this " +
+        "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
+        'field on a 422 and `error_code` on a 409.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This deployment (the API serves the document with its own URL)' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Brands', description: 'Sender identities: names, colours, images, social links' },
+      { name: 'Contact fields', description: 'Custom fields of contacts and organizations' },
+      { name: 'Pages', description: 'CMS pages of the team sites' },
+      { name: 'Files', description: 'The team file library' },
+      { name: 'Reference', description: 'The API describing itself' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A team API token (`tm_…`).' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes the create safe to retry: the same key and body within 24 hours answers the first ' +
+            'response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      },
+      headers: {
+        RequestId: { description: 'The request id, as in the logs', schema: { type: 'string' } },
+        RetryAfter: {
+          description: `Seconds to wait before retrying (${TIMEOUTS.retryAfterSeconds} for an outage)`,
+          schema: { type: 'integer' },
+        },
+        IdempotentReplay: {
+          description: '`true` when the response is the replay of an earlier one with the same key',
+          schema: { type: 'string', enum: ['true'] },
+        },
+        ETag: { description: 'The version of the representation', schema: { type: 'string' } },
+      },
+      schemas: Object.fromEntries(
+        REPRESENTATIONS.map(([name, schema]) => {
+          const { $schema, ...converted } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
+          return [name, converted];
+        }),
+      ),
+    },
+  };
+}

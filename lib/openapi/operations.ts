@@ -1,0 +1,257 @@
+import * as z from 'zod';
+import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
+import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import {
+  autoConfigureRequest,
+  contactFieldsQuery,
+  pagesQuery,
+  uploadRequest,
+} from '../../shared/domain/requests.ts';
+import {
+  Brand,
+  BrandSuggestions,
+  ContactField,
+  ContactFieldListItem,
+  ContactFieldType,
+  Message,
+  Page,
+  UploadUrl,
+} from './representations.ts';
+
+/**
+ * What the document says about each row of the route table beyond the row itself: a name, the request's
+ * schemas (those the handler validates with) and the success body with an example. Keyed like the route
+ * table's rows; test/openapi.test.ts holds the two to the same set.
+ */
+export interface Operation {
+  id: string;
+  tag: 'Brands' | 'Contact fields' | 'Pages' | 'Files' | 'Reference';
+  summary: string;
+  description?: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  /** The 200 or 201 body. */
+  success?: z.ZodType;
+  /** An example request body and an example success body. */
+  example: { request?: unknown; response?: unknown };
+  /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
+  idempotent?: true;
+}
+
+const brandExample = {
+  id: 7,
+  team_id: 51,
+  name: 'Acme',
+  short_description: 'Rockets and more',
+  website_url: 'https://acme.example',
+  primary_color: '#1a2b3c',
+  secondary_color: '#ffffff',
+  is_default: true,
+  logo_image: 'https://cdn.example/brands/acme.png',
+  logo_square_image: null,
+  header_image: null,
+  footer_image: null,
+  social_share_image: null,
+  email_address_id: null,
+  phone_id: null,
+  social_links: { twitter: 'https://twitter.com/acme' },
+  tags: ['newsletter'],
+  created_at: '2026-11-25T09:46:31.123000Z',
+  updated_at: '2026-11-25T09:46:31.123000Z',
+};
+
+const fieldExample = {
+  id: 12,
+  name: 'Favourite colour',
+  tag: 'favourite_colour',
+  type: 'pick_list',
+  contact_type: 'person',
+  max_length: 255,
+  options: ['Red', 'Green'],
+  allow_multiple: false,
+  integration_id: null,
+};
+const { options, allow_multiple, ...fieldListExample } = fieldExample;
+
+export const OPERATIONS: Record<string, Operation> = {
+  'GET /api/v1/openapi.json': {
+    id: 'getOpenApiDocument',
+    tag: 'Reference',
+    summary: 'This document',
+    description: 'OpenAPI 3.1; needs no token. Answers 304 to an If-None-Match with its current ETag.',
+    example: {},
+  },
+  'POST /api/v1/brands/auto-configure': {
+    id: 'autoConfigureBrand',
+    tag: 'Brands',
+    summary: 'Suggest brand values from a website',
+    description:
+      'Fetches the page (and its web manifest) and reads its metadata; creates nothing. A site that cannot ' +
+      'be read is a 422 naming the cause.',
+    body: autoConfigureRequest,
+    success: BrandSuggestions,
+    example: {
+      request: { url: 'https://acme.example' },
+      response: {
+        suggestions: {
+          website_url: 'https://acme.example/',
+          name: 'Acme',
+          short_description: 'Rockets and more',
+          primary_color: '#1a2b3c',
+          secondary_color: null,
+          logo_image: 'https://acme.example/logo.png',
+          logo_square_image: 'https://acme.example/apple-touch-icon.png',
+          header_image: null,
+          footer_image: null,
+          social_share_image: 'https://acme.example/og.png',
+          social_links: { twitter: 'https://twitter.com/acme' },
+        },
+      },
+    },
+  },
+  'GET /api/v1/contact-fields/types': {
+    id: 'listContactFieldTypes',
+    tag: 'Contact fields',
+    summary: 'The ten contact field types',
+    success: z.array(ContactFieldType),
+    example: { response: [{ value: 'text', name: 'Text' }] },
+  },
+  'GET /api/v1/contact-fields': {
+    id: 'listContactFields',
+    tag: 'Contact fields',
+    summary: "The team's contact fields, by id",
+    query: contactFieldsQuery,
+    success: z.array(ContactFieldListItem),
+    example: { response: [fieldListExample] },
+  },
+  'POST /api/v1/contact-fields': {
+    id: 'createContactField',
+    tag: 'Contact fields',
+    summary: 'Create a contact field',
+    body: newContactFieldSchema,
+    success: ContactField,
+    idempotent: true,
+    example: {
+      request: {
+        name: 'Favourite colour',
+        tag: 'favourite_colour',
+        type: 'pick_list',
+        contact_type: 'person',
+        options: ['Red', 'Green'],
+      },
+      response: fieldExample,
+    },
+  },
+  'GET /api/v1/contact-fields/{id}': {
+    id: 'getContactField',
+    tag: 'Contact fields',
+    summary: 'One contact field',
+    success: ContactField,
+    example: { response: fieldExample },
+  },
+  'PUT /api/v1/contact-fields/{id}': {
+    id: 'updateContactField',
+    tag: 'Contact fields',
+    summary: 'Update a contact field',
+    description:
+      'Only the supplied fields change. A field managed by an integration cannot be changed (422).',
+    body: contactFieldPatchSchema,
+    success: ContactField,
+    example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
+  },
+  'DELETE /api/v1/contact-fields/{id}': {
+    id: 'deleteContactField',
+    tag: 'Contact fields',
+    summary: 'Delete a contact field',
+    success: Message,
+    example: { response: { message: 'Contact field deleted.' } },
+  },
+  'GET /api/v1/pages': {
+    id: 'listPages',
+    tag: 'Pages',
+    summary: "The team's CMS pages, by name",
+    query: pagesQuery,
+    success: z.array(Page),
+    example: {
+      response: [
+        {
+          id: 3,
+          site_id: 2,
+          site_name: 'Main',
+          name: 'Thanks',
+          url: '/thanks',
+          full_url: 'https://example.com/thanks',
+          created_at: '2026-11-25T09:46:31.123000Z',
+          updated_at: '2026-11-25T09:46:31.123000Z',
+        },
+      ],
+    },
+  },
+  'GET /api/v1/brands': {
+    id: 'listBrands',
+    tag: 'Brands',
+    summary: "The team's brands, by name (case-insensitive)",
+    success: z.array(Brand),
+    example: { response: [brandExample] },
+  },
+  'POST /api/v1/brands': {
+    id: 'createBrand',
+    tag: 'Brands',
+    summary: 'Create a brand',
+    description:
+      '`social_links` is accepted as an array of profile URLs or as a map of network name to URL, and ' +
+      'answered as a map. Images given as `*_path` (files of the team library) are copied to the public ' +
+      'library and answered as URLs. `is_default: true` takes over the default.',
+    body: createBrandSchema,
+    success: Brand,
+    idempotent: true,
+    example: {
+      request: { name: 'Acme', website_url: 'https://acme.example', is_default: true },
+      response: brandExample,
+    },
+  },
+  'GET /api/v1/brands/{id}': {
+    id: 'getBrand',
+    tag: 'Brands',
+    summary: 'One brand',
+    success: Brand,
+    example: { response: brandExample },
+  },
+  'PUT /api/v1/brands/{id}': {
+    id: 'updateBrand',
+    tag: 'Brands',
+    summary: 'Update a brand',
+    description: 'Only the supplied fields change; null clears an image.',
+    body: updateBrandSchema,
+    success: Brand,
+    example: {
+      request: { primary_color: '#ff0000' },
+      response: { ...brandExample, primary_color: '#ff0000' },
+    },
+  },
+  'DELETE /api/v1/brands/{id}': {
+    id: 'deleteBrand',
+    tag: 'Brands',
+    summary: 'Delete a brand',
+    description: 'Lists that used the brand keep existing with `brand_id` null.',
+    success: Message,
+    example: { response: { message: 'Brand deleted.' } },
+  },
+  'POST /api/v1/files': {
+    id: 'createUploadUrl',
+    tag: 'Files',
+    summary: 'A presigned URL to upload one file to the team library',
+    body: uploadRequest,
+    success: UploadUrl,
+    example: {
+      request: { path: 'logos/acme.png', content_type: 'image/png' },
+      response: {
+        path: 'logos/acme.png',
+        upload_url: 'https://bucket.s3.amazonaws.com/teams/51/logos/acme.png?X-Amz-Signature=abc123',
+        method: 'PUT',
+        headers: { 'Content-Type': 'image/png' },
+        expires_in: 900,
+      },
+    },
+  },
+};

@@ -1,0 +1,121 @@
+import * as z from 'zod';
+import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
+
+/**
+ * What the API answers, as the OpenAPI document describes it. The request schemas are the ones the
+ * handlers validate with (shared/domain); these describe the responses, and every response the end-to-end
+ * tests receive is checked against them, so they cannot drift from what the handlers build.
+ */
+
+const timestamp = z.string().meta({ format: 'date-time', examples: ['2026-11-25T09:46:31.123000Z'] });
+const id = z.int().min(1);
+const text = z.string().nullable();
+
+export const Brand = z
+  .object({
+    id,
+    team_id: id,
+    name: z.string(),
+    short_description: text,
+    website_url: text,
+    primary_color: text,
+    secondary_color: text,
+    is_default: z.boolean(),
+    logo_image: text,
+    logo_square_image: text,
+    header_image: text,
+    footer_image: text,
+    social_share_image: text,
+    email_address_id: id.nullable(),
+    phone_id: id.nullable(),
+    social_links: z
+      .record(z.string(), z.string())
+      .nullable()
+      .meta({ description: 'Network name to profile URL.' }),
+    tags: z.array(z.string()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .strict();
+
+const contactFieldBase = {
+  id,
+  name: z.string(),
+  tag: z.string(),
+  type: z.enum(CONTACT_FIELD_TYPE_VALUES),
+  contact_type: z.enum(CONTACT_TYPES),
+  max_length: z.int().nullable(),
+  integration_id: id.nullable().meta({ description: 'Set when an integration manages the field.' }),
+};
+
+export const ContactField = z
+  .object({
+    ...contactFieldBase,
+    options: z.array(z.string()).nullable(),
+    allow_multiple: z.boolean(),
+  })
+  .strict();
+
+export const ContactFieldListItem = z.object(contactFieldBase).strict();
+
+export const ContactFieldType = z
+  .object({ value: z.enum(CONTACT_FIELD_TYPE_VALUES), name: z.string() })
+  .strict();
+
+export const Page = z
+  .object({
+    id,
+    site_id: id,
+    site_name: z.string(),
+    name: z.string(),
+    url: z.string(),
+    full_url: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .strict();
+
+export const BrandSuggestions = z
+  .object({
+    suggestions: z
+      .object({
+        website_url: text,
+        name: text,
+        short_description: text,
+        primary_color: text,
+        secondary_color: text,
+        logo_image: text,
+        logo_square_image: text,
+        header_image: text,
+        footer_image: text,
+        social_share_image: text,
+        social_links: z.record(z.string(), z.string()).nullable(),
+      })
+      .strict()
+      .meta({ description: 'Valid create-brand input; values that could not be derived are null.' }),
+  })
+  .strict();
+
+export const UploadUrl = z
+  .object({
+    path: z.string(),
+    upload_url: z.string().meta({ format: 'uri' }),
+    method: z.literal('PUT'),
+    headers: z.record(z.string(), z.string()),
+    expires_in: z.int().meta({ description: 'Seconds the URL stays valid.' }),
+  })
+  .strict();
+
+export const Message = z.object({ message: z.string() }).strict();
+
+export const ValidationError = z
+  .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())) })
+  .strict()
+  .meta({ description: 'The first error, and every error by field.' });
+
+/** A 422 that is either a validation error or a refusal naming its cause (auto-configure's fetch). */
+export const Unprocessable = z
+  .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())).optional() })
+  .strict();
+
+export const Conflict = z.object({ message: z.string(), error_code: z.string() }).strict();

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { describe, expect, it } from 'vitest';
+import { buildDocument, routeKey } from '../lib/openapi/document.ts';
+import { OPERATIONS } from '../lib/openapi/operations.ts';
+import { COMMON_STATUSES, routes } from '../lib/routes.ts';
+import { apiClient, useApi } from './support/api.ts';
+import { ROOT } from './support/processes.ts';
+
+const api = useApi();
+const written = readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8');
+const document = JSON.parse(written);
+
+describe('the OpenAPI document', () => {
+  it('is what the route table and the schemas build (run `npm run openapi` after changing them)', () => {
+    expect(document).toEqual(buildDocument());
+  });
+
+  it('describes every route of the table, and nothing else, with every status the route answers', () => {
+    expect(Object.keys(OPERATIONS).sort()).toEqual(routes.map(routeKey).sort());
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, routeKey(route)).toBeDefined();
+      const expected = [...new Set([...route.statuses, ...COMMON_STATUSES])]
+        .filter((status) => !(route.public && status === 401))
+        .map(String)
+        .sort();
+      expect(Object.keys(operation.responses).sort(), routeKey(route)).toEqual(expected);
+      expect(operation.security, routeKey(route)).toEqual(route.public ? [] : undefined);
+    }
+  });
+
+  it('lints clean with Redocly’s recommended rules (no error, no warning)', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: written, absoluteRef: 'openapi.json', config });
+    expect(
+      problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+    ).toEqual([]);
+  });
+
+  it('is served without a token, naming this deployment as its server, with an ETag that answers 304', async () => {
+    const anonymous = apiClient(api.url);
+    const response = await anonymous.get('/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ...document, servers: [{ url: api.url }] });
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    const etag = response.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const unchanged = await anonymous.get('/api/v1/openapi.json', { 'If-None-Match': `W/"other", ${etag}` });
+    expect([unchanged.status, unchanged.text, unchanged.headers.get('etag')]).toEqual([304, '', etag]);
+    const stale = await anonymous.get('/api/v1/openapi.json', { 'If-None-Match': '"stale"' });
+    expect(stale.status).toBe(200);
+    // A token is not needed, and one that is not valid does not matter either.
+    expect((await apiClient(api.url, 'tm_not_a_token').get('/api/v1/openapi.json')).status).toBe(200);
+  });
+});
