@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Route, routes } from '../lib/routes.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
+import { contractProblems } from './support/contract.ts';
 import {
   assertResponse,
   type Dimension,
@@ -77,9 +78,12 @@ afterAll(async () => {
   console.info(`fuzz: ${requestCount} requests in ${seconds} s`);
 });
 
+/** Sends one generated request; whatever it answers, the OpenAPI document must describe it. */
 async function call(request: FuzzRequest): Promise<FuzzResponse> {
   requestCount++;
-  return send(api.url, team.token, request);
+  const response = await send(api.url, team.token, request);
+  expect(contractProblems(request.method, api.url + request.path, response), request.path).toEqual([]);
+  return response;
 }
 
 async function callRaw(method: string, path: string, headers: Array<[string, string]>, body?: string) {

@@ -5,6 +5,7 @@ import { buildDocument, routeKey } from '../lib/openapi/document.ts';
 import { OPERATIONS } from '../lib/openapi/operations.ts';
 import { COMMON_STATUSES, routes } from '../lib/routes.ts';
 import { apiClient, useApi } from './support/api.ts';
+import { contractProblems } from './support/contract.ts';
 import { ROOT } from './support/processes.ts';
 
 const api = useApi();
@@ -21,7 +22,7 @@ describe('the OpenAPI document', () => {
     for (const route of routes) {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, routeKey(route)).toBeDefined();
-      const expected = [...new Set([...route.statuses, ...COMMON_STATUSES])]
+      const expected = [...new Set([...route.statuses, ...COMMON_STATUSES, 500])]
         .filter((status) => !(route.public && status === 401))
         .map(String)
         .sort();
@@ -52,5 +53,34 @@ describe('the OpenAPI document', () => {
     expect(stale.status).toBe(200);
     // A token is not needed, and one that is not valid does not matter either.
     expect((await apiClient(api.url, 'tm_not_a_token').get('/api/v1/openapi.json')).status).toBe(200);
+  });
+
+  it('is the contract every test response is checked against, and the check finds what it does not describe', async () => {
+    const { client } = await api.caller();
+    const brand = await client.post('/api/v1/brands', { name: 'Contract' });
+    const url = `${api.url}/api/v1/brands/${brand.body.id}`;
+    const headers = (extra: Record<string, string> = {}) =>
+      new Headers({ 'content-type': 'application/json', 'x-request-id': 'r', ...extra });
+    const answer = (status: number, body: unknown, extra?: Record<string, string>) => ({
+      status,
+      headers: headers(extra),
+      text: JSON.stringify(body),
+    });
+    expect(contractProblems('GET', url, answer(200, brand.body))).toEqual([]);
+    const { is_default, ...withoutFlag } = brand.body;
+    expect(contractProblems('GET', url, answer(200, withoutFlag)).join()).toMatch(
+      /does not match.*is_default/,
+    );
+    expect(contractProblems('GET', url, answer(200, { ...brand.body, extra: 1 })).join()).toMatch(
+      /does not match/,
+    );
+    expect(contractProblems('GET', url, answer(201, brand.body)).join()).toMatch(
+      /status not in the document/,
+    );
+    expect(contractProblems('GET', url, answer(503, { message: 'x' })).join()).toMatch(/no Retry-After/);
+    expect(
+      contractProblems('GET', url, answer(200, brand.body, { 'idempotent-replay': 'true' })).join(),
+    ).toMatch(/undocumented idempotent-replay/);
+    expect(contractProblems('PUT', url, answer(422, { message: 'x' })).join()).toMatch(/errors/);
   });
 });

@@ -48,16 +48,25 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   413: { schema: 'Message', description: 'Body over 1 MiB' },
   422: { schema: 'ValidationError', description: 'Validation failed' },
   429: { schema: 'Message', description: 'Too many requests' },
+  500: { schema: 'Message', description: 'An unexpected failure (a bug): quote X-Request-Id' },
   503: { schema: 'Message', description: 'A dependency is unavailable; retry after `Retry-After` seconds' },
   504: { schema: 'Message', description: 'The request ran out of time' },
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-function responses(route: Route, operation: Operation) {
-  const statuses = [...new Set([...route.statuses, ...COMMON_STATUSES])]
+/**
+ * The route's own statuses, those any route may answer, and 500: no request should cause one, but an
+ * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
+ */
+export function documentedStatuses(route: Route): number[] {
+  return [...new Set([...route.statuses, ...COMMON_STATUSES, 500])]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
+}
+
+function responses(route: Route, operation: Operation) {
+  const statuses = documentedStatuses(route);
   return Object.fromEntries(
     statuses.map((status) => {
       const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('RequestId') };

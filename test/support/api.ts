@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { createTeam, createToken } from '../../shared/data/teams.ts';
+import { contractProblems } from './contract.ts';
 
 /** The local gateway on a random port of 127.0.0.1, serving the route table in this process. */
 export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -65,7 +66,10 @@ export interface ApiResult<T = any> {
   headers: Headers;
 }
 
-/** A small HTTP client for one caller: JSON in, JSON out, the status and headers kept. */
+/**
+ * A small HTTP client for one caller: JSON in, JSON out, the status and headers kept; every response is
+ * checked against the OpenAPI document (support/contract.ts).
+ */
 export function apiClient(baseUrl: string, token?: string) {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(baseUrl + path, {
@@ -79,12 +83,11 @@ export function apiClient(baseUrl: string, token?: string) {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
-    return {
-      status: response.status,
-      body: text ? JSON.parse(text) : undefined,
-      text,
-      headers: response.headers,
-    } as ApiResult;
+    const result = { status: response.status, text, headers: response.headers };
+    const problems = contractProblems(method, baseUrl + path, result);
+    if (problems.length > 0)
+      throw new Error(`The response breaks the OpenAPI document:\n${problems.join('\n')}`);
+    return { ...result, body: text ? JSON.parse(text) : undefined } as ApiResult;
   };
   return {
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),

@@ -23,6 +23,7 @@ export interface FuzzRequest {
 export interface FuzzResponse {
   status: number;
   text: string;
+  headers: Headers;
 }
 
 /** Where the request parts come from: one dimension is random, the others are sane. */
@@ -765,7 +766,7 @@ export async function send(baseUrl: string, token: string, request: FuzzRequest)
     body: request.body,
     signal: AbortSignal.timeout(20_000),
   });
-  return { status: response.status, text: await response.text() };
+  return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
 /** node:http with the headers exactly as given (Host and Content-Length added) and the path unparsed. */
@@ -786,9 +787,17 @@ export function sendRaw(
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
+        response.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            headers,
+          });
+        });
         response.on('error', reject);
       },
     );

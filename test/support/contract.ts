@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ROOT } from './processes.ts';
+
+/**
+ * The served OpenAPI document as a contract every response of the end-to-end tests is held to: the
+ * status must be one the operation lists, the body must match its schema, and the headers the document
+ * names must be there when they are required and absent when it does not name them. So a change to what
+ * the API answers that the document does not describe fails the test that saw it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON.
+type Json = any;
+
+const document: Json = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+// The whole document as one schema resource, so that `#/components/...` references resolve; it is not a
+// JSON Schema itself (parameters have a boolean `required`), so it is not checked as one.
+ajv.addSchema(document, 'openapi', undefined, false);
+
+const templates = Object.keys(document.paths).map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`),
+}));
+
+const pointer = (...parts: string[]) =>
+  parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/** Response headers whose presence the document must account for. */
+const DOCUMENTED_HEADERS = ['retry-after', 'idempotent-replay', 'etag'];
+const HEADER_COMPONENTS: Record<string, string> = {
+  RequestId: 'x-request-id',
+  RetryAfter: 'retry-after',
+  IdempotentReplay: 'idempotent-replay',
+  ETag: 'etag',
+};
+
+/** What in a response the document does not describe; empty when it describes all of it. */
+export function contractProblems(
+  method: string,
+  url: string,
+  response: { status: number; headers: Headers; text: string },
+): string[] {
+  if (!URL.canParse(url)) return [];
+  const path = new URL(url).pathname;
+  const match = templates.find(({ pattern }) => pattern.test(path));
+  // Paths the API has no route for are the gateway's 404s, outside any operation.
+  const operation = match && document.paths[match.template][method.toLowerCase()];
+  if (!match || !operation) return [];
+  const where = `${method} ${match.template} → ${response.status}`;
+  const documented = operation.responses[String(response.status)];
+  if (!documented) return [`${where}: status not in the document`];
+
+  const problems: string[] = [];
+  const named = new Set(
+    Object.values(documented.headers ?? {}).map(
+      (h: Json) => HEADER_COMPONENTS[String(h.$ref).split('/').pop() ?? ''],
+    ),
+  );
+  if (!response.headers.get('x-request-id')) problems.push(`${where}: no X-Request-Id`);
+  for (const header of DOCUMENTED_HEADERS) {
+    if (response.headers.has(header) && !named.has(header)) problems.push(`${where}: undocumented ${header}`);
+  }
+  if (response.status === 503 && !response.headers.has('retry-after'))
+    problems.push(`${where}: no Retry-After`);
+
+  const media = Object.keys(documented.content ?? {})[0];
+  if (!media) {
+    if (response.text !== '') problems.push(`${where}: a body where the document has none`);
+    return problems;
+  }
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim();
+  if (type !== media) problems.push(`${where}: Content-Type ${type}, documented ${media}`);
+  if (media !== 'application/json') return problems;
+  const schemaRef = `openapi#/${pointer('paths', match.template, method.toLowerCase(), 'responses', String(response.status), 'content', media, 'schema')}`;
+  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    return [...problems, `${where}: body is not JSON`];
+  }
+  if (!validate(body)) {
+    problems.push(
+      `${where}: body does not match: ${ajv.errorsText(validate.errors)} in ${response.text.slice(0, 300)}`,
+    );
+  }
+  return problems;
+}
