@@ -1,12 +1,20 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { clientTypes } from '../lib/openapi/client-types.ts';
 import { buildDocument } from '../lib/openapi/document.ts';
 
 /**
  * `npm run openapi`: writes the OpenAPI document the API serves (shared/openapi/openapi.json) from the
- * route table and the schemas. test/openapi.test.ts fails when the written file is not what this builds.
+ * route table and the schemas, and the typed client's types (client/schema.d.ts) from that document.
+ * test/openapi.test.ts fails when the written document is not what this builds, test/typed-client.test.ts
+ * when the written types are not what it generates.
  */
-export const DOCUMENT_PATH = resolve(import.meta.dirname, '..', 'shared', 'openapi', 'openapi.json');
+const ROOT = resolve(import.meta.dirname, '..');
+const DOCUMENT_PATH = resolve(ROOT, 'shared', 'openapi', 'openapi.json');
+const CLIENT_TYPES_PATH = resolve(ROOT, 'client', 'schema.d.ts');
 
-await writeFile(DOCUMENT_PATH, `${JSON.stringify(buildDocument(), null, 2)}\n`);
+const document = `${JSON.stringify(buildDocument(), null, 2)}\n`;
+await writeFile(DOCUMENT_PATH, document);
 console.log(`written: ${DOCUMENT_PATH}`);
+await writeFile(CLIENT_TYPES_PATH, await clientTypes(document));
+console.log(`written: ${CLIENT_TYPES_PATH}`);

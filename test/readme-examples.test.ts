@@ -1,18 +1,23 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runScript, stopChild, waitForOutput } from './support/processes.ts';
 
 /**
  * The README's shell examples, pasted in order into one shell after `npm start`, as a newcomer would.
  * A fence's info string says what it is: `sh` runs here; `sh setup` (the two commands themselves), `sh aws`
- * (needs an AWS account) and `sh long` (the benchmark) do not; `text npm-start` is the start banner.
+ * (needs an AWS account) and `sh long` (the benchmark) do not; `text npm-start` is the start banner;
+ * `ts client` is the typed client's example, saved as a file in the repository's folder, type-checked and
+ * run with tsx against the same server.
  */
 const RUN = 'sh';
 const NOT_RUN = ['sh setup', 'sh aws', 'sh long'];
 const BANNER = 'text npm-start';
+const CLIENT_EXAMPLE = 'ts client';
 /** What the README shows as the local API's address; a test server listens on a free port instead. */
 const DOCUMENTED_API_URL = 'http://127.0.0.1:3000';
 
@@ -44,6 +49,24 @@ function runInShell(script: string, env: Record<string, string>) {
   );
 }
 
+/** What `tsc --noEmit` with the repository's tsconfig.json says about one file (and what it imports). */
+function typeErrors(file: string): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  });
+  if (!config) throw new Error('tsconfig.json could not be read');
+  const program = ts.createProgram([file], config.options);
+  const host = {
+    getCanonicalFileName: (name: string) => name,
+    getCurrentDirectory: () => ROOT,
+    getNewLine: () => '\n',
+  };
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.formatDiagnostic(diagnostic, host).trim());
+}
+
 describe('README examples', () => {
   let fences: Fence[] = [];
   let server: ReturnType<typeof runScript> | undefined;
@@ -69,10 +92,11 @@ describe('README examples', () => {
   });
 
   it('marks every code block as run here, not run (and why), or plain text', () => {
-    const known = new Set(['', 'text', RUN, BANNER, ...NOT_RUN]);
+    const known = new Set(['', 'text', RUN, BANNER, CLIENT_EXAMPLE, ...NOT_RUN]);
 
     expect(fences.filter(({ info }) => !known.has(info)).map(({ info }) => info)).toEqual([]);
     expect(fences.filter(({ info }) => info === RUN).length).toBeGreaterThanOrEqual(3);
+    expect(fences.filter(({ info }) => info === CLIENT_EXAMPLE).length).toBe(1);
   });
 
   it('shows the start banner npm start prints', async () => {
@@ -126,4 +150,34 @@ describe('README examples', () => {
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
   }, 180_000);
+
+  it('type-checks the typed client example and runs it, as written, after the shell examples', async () => {
+    const at = fences.findIndex(({ info }) => info === CLIENT_EXAMPLE);
+    // Running it after the shell examples keeps the README's order only while it comes after them.
+    expect(at).toBeGreaterThan(fences.findLastIndex(({ info }) => info === RUN));
+    // Where the README says to save it (the repository's folder, so `./client/index.ts` resolves), under a
+    // name of its own so that a reader's example.ts is left alone.
+    const file = join(ROOT, `.readme-example-${randomUUID()}.ts`);
+    await writeFile(file, fences[at]?.body ?? '');
+    try {
+      expect(typeErrors(file)).toEqual([]);
+
+      const run = runScript(file, [], { DATA_DIR: dataDir });
+      try {
+        const code = await run.exited;
+        const { stdout, stderr } = run.output();
+        expect(code, `${stdout}\n${stderr}`).toBe(0);
+        const [, id] = stdout.match(/^brand (\d+): 201 Typed Acme #1a2b3c$/m) ?? [];
+        expect(id, stdout).toBeDefined();
+        expect(stdout).toContain(`retry: Idempotent-Replay true, id ${id}\n`);
+        expect(stdout).toMatch(/^person fields: 0 \[\]$/m); // the demo team has none on a fresh start
+        expect(stdout).toMatch(/^422 tag: The tag field must start with a lowercase letter/m);
+        expect(stdout).toMatch(/^422 options: The options field is required when type is pick_list\.$/m);
+      } finally {
+        await stopChild(run.child, run.exited);
+      }
+    } finally {
+      await rm(file, { force: true });
+    }
+  }, 60_000);
 });

@@ -28,11 +28,15 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema: out }) => {
       // social_links is checked to be an object before its forms are: show the forms.
-      const def = zodSchema._zod.def as { type: string; out?: unknown };
+      const def = zodSchema._zod.def as { type: string; in?: unknown; out?: unknown };
       if (def.type === 'pipe' && def.out === socialLinksForms) {
         const { $schema: _, ...forms } = z.toJSONSchema(socialLinksForms, { target: 'draft-2020-12', io });
         for (const key of Object.keys(out)) delete out[key];
         Object.assign(out, forms);
+      }
+      // An enum read as a string first (so that a missing value is reported as missing): show its values.
+      if (def.type === 'pipe' && def.in instanceof z.ZodString && def.out instanceof z.ZodEnum) {
+        out.enum = def.out.options;
       }
     },
   }) as JsonSchema;
@@ -75,14 +79,12 @@ function responses(route: Route, operation: Operation) {
       if (route.public && status < 400) headers.ETag = headerRef('ETag');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
-        const content = operation.success
-          ? {
-              'application/json': {
-                schema: jsonSchema(operation.success, 'output'),
-                ...(operation.example.response !== undefined && { example: operation.example.response }),
-              },
-            }
-          : { 'application/json': { schema: { type: 'object' } } };
+        const content = {
+          'application/json': {
+            schema: jsonSchema(operation.success, 'output'),
+            ...(operation.example.response !== undefined && { example: operation.example.response }),
+          },
+        };
         return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };

@@ -14,6 +14,7 @@ import {
   ContactFieldListItem,
   ContactFieldType,
   Message,
+  OpenApiDocument,
   Page,
   UploadUrl,
 } from './representations.ts';
@@ -31,7 +32,7 @@ export interface Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   /** The 200 or 201 body. */
-  success?: z.ZodType;
+  success: z.ZodType;
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -79,6 +80,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Reference',
     summary: 'This document',
     description: 'OpenAPI 3.1; needs no token. Answers 304 to an If-None-Match with its current ETag.',
+    success: OpenApiDocument,
     example: {},
   },
   'POST /api/v1/brands/auto-configure': {

@@ -106,6 +106,16 @@ export const UploadUrl = z
   })
   .strict();
 
+/** GET /api/v1/openapi.json: this document; its one server is the deployment that answered. */
+export const OpenApiDocument = z
+  .looseObject({
+    openapi: z.string(),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    servers: z.array(z.looseObject({ url: z.string() })),
+    paths: z.record(z.string(), z.unknown()),
+  })
+  .meta({ description: 'An OpenAPI 3.1 document.' });
+
 export const Message = z.object({ message: z.string() }).strict();
 
 export const ValidationError = z
