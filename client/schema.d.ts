@@ -689,8 +689,10 @@ export interface operations {
     listContactFields: {
         parameters: {
             query?: {
-                contact_type?: string[];
-                "contact_type[]"?: string[];
+                /** @description Only fields of this contact type. */
+                contact_type?: ("person" | "organization")[];
+                /** @description Only fields of this contact type. */
+                "contact_type[]"?: ("person" | "organization")[];
             };
             header?: never;
             path?: never;
@@ -1383,7 +1385,9 @@ export interface operations {
     listPages: {
         parameters: {
             query?: {
+                /** @description Only pages of these sites. */
                 site_id?: string[];
+                /** @description Only pages of these sites. */
                 "site_id[]"?: string[];
             };
             header?: never;

@@ -15,7 +15,8 @@ export const pagesQuery = z.object({
       message: 'The site id field must be an integer.',
     })
     .transform((ids) => ids.map(Number))
-    .optional(),
+    .optional()
+    .meta({ description: 'Only pages of these sites.', items: { type: 'string', pattern: '^-?\\d{1,15}$' } }),
 });
 
 /** `?contact_type=person|organization`, given at most once. */
@@ -26,7 +27,12 @@ export const contactFieldsQuery = z.object({
       message: 'The selected contact type is invalid.',
     })
     .transform((values) => values[0] as ContactType)
-    .optional(),
+    .optional()
+    .meta({
+      description: 'Only fields of this contact type.',
+      maxItems: 1,
+      items: { enum: [...CONTACT_TYPES] },
+    }),
 });
 
 export const autoConfigureRequest = z.object({ url: z.string().trim().min(1).max(2048) });
