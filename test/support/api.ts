@@ -60,7 +60,7 @@ export async function newCaller(baseUrl: string): Promise<Caller> {
 export interface ApiResult<T = any> {
   status: number;
   body: T;
-  /** The body as it came over the wire. */
+  /** The body as it came over the wire (and all there is of an answer that is not JSON). */
   text: string;
   headers: Headers;
 }
@@ -79,9 +79,11 @@ export function apiClient(baseUrl: string, token?: string) {
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
+    // A text answer (the reference page, its script) has no JSON body, only its text.
+    const json = response.headers.get('content-type')?.startsWith('application/json');
     return {
       status: response.status,
-      body: text ? JSON.parse(text) : undefined,
+      body: text && json ? JSON.parse(text) : undefined,
       text,
       headers: response.headers,
     } as ApiResult;
