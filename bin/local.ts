@@ -1,3 +1,4 @@
+import { register } from 'node:module';
 import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/stack.ts';
 import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
 
@@ -5,6 +6,9 @@ import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
  * `npm start`: the API on http://127.0.0.1:$PORT with DynamoDB Local and s3rver, data kept under
  * $DATA_DIR. Ctrl-C or SIGTERM stops exactly what this process started.
  */
+// The handlers may import a file's text (`with { type: 'text' }`), as their Lambda bundles do.
+register('../lib/local/text-imports.ts', import.meta.url);
+
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = process.env.DATA_DIR ?? '.data';
 

@@ -18,7 +18,7 @@ export interface Route {
   fetchesWeb?: boolean;
   /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
   statuses: number[];
-  /** Answers without a token (no authorizer): the API's description of itself. */
+  /** Answers without a token (no authorizer): the API's description of itself and its reference page. */
   public?: true;
 }
 
@@ -37,6 +37,23 @@ export const routes: Route[] = [
     table: 'none',
     public: true,
     statuses: [200, 304],
+  },
+  // The API reference: a page on which Redoc renders the document, and Redoc's script, both served from here.
+  {
+    method: 'GET',
+    path: '/docs',
+    handler: 'functions/docs/page.ts',
+    table: 'none',
+    public: true,
+    statuses: [200, 304],
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    handler: 'functions/docs/asset.ts',
+    table: 'none',
+    public: true,
+    statuses: [200, 304, 404],
   },
   {
     method: 'POST',

@@ -139,6 +139,7 @@ describe('README examples', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // What the examples say they print.
     expect(result.stdout).toContain('"text"'); // the field types
+    expect(result.stdout).toContain('Team Messaging API\n<redoc spec-url="/api/v1/openapi.json">'); // the reference
     expect(result.stdout).toContain('{"revoked":true}');
     expect(result.stdout).toContain('{"path":"logos/a.png"}');
     expect(result.stdout).toMatch(/"name":"News","brand_id":null/);

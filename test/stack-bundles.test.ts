@@ -121,14 +121,16 @@ async function runInNode(
   const { stdout } = await execFileAsync(
     process.execPath,
     ['--input-type=module', '-e', script, entry, ...args],
-    { cwd: bundle.dir, env, timeout: 20_000 },
+    // The reference page's script (1.1 MB) is printed whole.
+    { cwd: bundle.dir, env, timeout: 20_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
 }
 
-const bundleOf = (functionIdPrefix: string): Bundle => {
-  const bundle = bundles().find((b) => b.functionId.startsWith(functionIdPrefix));
-  if (!bundle) throw new Error(`no bundle for ${functionIdPrefix}`);
+/** The bundle of a construct id (`GetDocs`, not `GetDocsAsset`): its logical id adds 8 hex digits. */
+const bundleOf = (constructId: string): Bundle => {
+  const bundle = bundles().find((b) => new RegExp(`^${constructId}[0-9A-F]{8}$`).test(b.functionId));
+  if (!bundle) throw new Error(`no bundle for ${constructId}`);
   return bundle;
 };
 
@@ -190,6 +192,59 @@ describe('CDK bundles', () => {
     const { result } = await runInNode(INVOKE_BUNDLE, bundle, [JSON.stringify(event)]);
     expect(result).toMatchObject({ statusCode: 200, headers: { 'X-Request-Id': 'gateway-request-1' } });
     expect(JSON.parse((result as { body: string }).body)).toEqual(expect.any(Object));
+  });
+
+  it('bundles Redoc only into the function that serves it, as text', () => {
+    for (const bundle of bundles()) {
+      const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as {
+        sources: string[];
+      };
+      const bundled = map.sources.some((source) => source.endsWith('redoc/bundles/redoc.standalone.js'));
+      expect(bundled, bundle.functionId).toBe(bundle.functionId.startsWith('GetDocsAsset'));
+    }
+  });
+
+  it('serves the reference page and its script from their bundles, under the stage prefix', async () => {
+    const host = 'abc123.execute-api.eu-west-1.amazonaws.com';
+    const get = (resource: string, path: string, extra: Record<string, unknown> = {}) => ({
+      resource,
+      path,
+      httpMethod: 'GET',
+      headers: { Host: host },
+      multiValueHeaders: { Host: [host] },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'gateway-request-2', path: `/prod${path}` },
+      ...extra,
+    });
+    const invoke = async (constructId: string, event: object) => {
+      const output = await runInNode(INVOKE_BUNDLE, bundleOf(constructId), [JSON.stringify(event)]);
+      return output.result as { statusCode: number; headers: Record<string, string>; body: string };
+    };
+
+    const page = await invoke('GetDocs', get('/docs', '/docs'));
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<redoc spec-url="/prod/api/v1/openapi.json">');
+    const [, asset = '', query = ''] = page.body.match(/<script src="\/prod\/docs\/([^"?]+)\?([^"]+)"/) ?? [];
+    expect(asset).toBe('redoc.standalone.js');
+
+    const script = await invoke(
+      'GetDocsAsset',
+      get('/docs/{asset}', `/docs/${asset}`, {
+        pathParameters: { asset },
+        queryStringParameters: Object.fromEntries(new URLSearchParams(query)),
+      }),
+    );
+    expect(script.statusCode).toBe(200);
+    expect(script.headers).toMatchObject({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+    expect(script.body.length).toBeGreaterThan(1_000_000);
   });
 
   // A real round trip through the bundled (not the runtime's) AWS SDK, from a directory without node_modules.

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { notModified, ok, type PublicRequest, publicHttpHandler } from '../../shared/http/handler.ts';
+import { etagOf, unlessNotModified } from '../../shared/http/conditional.ts';
+import { ok, type PublicRequest, publicHttpHandler } from '../../shared/http/handler.ts';
 import document from '../../shared/openapi/openapi.json' with { type: 'json' };
 
 /**
@@ -8,10 +8,8 @@ import document from '../../shared/openapi/openapi.json' with { type: 'json' };
  */
 export const handler = publicHttpHandler(async (req) => {
   const body = { ...document, servers: [{ url: baseUrl(req) }] };
-  const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
-  const headers = { ETag: etag, 'Cache-Control': 'public, max-age=300' };
-  if (matches(req.headers['if-none-match'], etag)) return notModified(headers);
-  return { ...ok(body), headers };
+  const headers = { ETag: etagOf(JSON.stringify(body)), 'Cache-Control': 'public, max-age=300' };
+  return unlessNotModified(req, { ...ok(body), headers });
 });
 
 /** `https://<host>/<stage>`: the request's own scheme and host, and what precedes the route in its path. */
@@ -19,10 +17,4 @@ function baseUrl(req: PublicRequest): string {
   const proto = req.headers['x-forwarded-proto'] ?? 'http';
   const host = req.headers.host ?? 'localhost';
   return `${proto}://${host}${req.basePath}`;
-}
-
-/** If-None-Match: a list of tags (weak or not) or `*`. */
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag);
 }

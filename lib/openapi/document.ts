@@ -79,12 +79,17 @@ function responses(route: Route, operation: Operation) {
       if (route.public && status < 400) headers.ETag = headerRef('ETag');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
-        const content = {
-          'application/json': {
-            schema: jsonSchema(operation.success, 'output'),
-            ...(operation.example.response !== undefined && { example: operation.example.response }),
-          },
-        };
+        if (!operation.success && !operation.successMediaType) {
+          throw new Error(`${operation.id}: no success body`);
+        }
+        const content = operation.successMediaType
+          ? { [operation.successMediaType]: { schema: { type: 'string' } } }
+          : {
+              'application/json': {
+                schema: jsonSchema(operation.success as z.ZodType, 'output'),
+                ...(operation.example.response !== undefined && { example: operation.example.response }),
+              },
+            };
         return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
@@ -107,8 +112,10 @@ function responses(route: Route, operation: Operation) {
 
 function parameters(route: Route, operation: Operation): unknown[] {
   const list: unknown[] = [];
-  for (const name of route.path.matchAll(/\{(\w+)\}/g)) {
-    list.push({ name: name[1], in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+    // Ids are positive integers; the reference page's files are named.
+    const schema = name === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' };
+    list.push({ name, in: 'path', required: true, schema });
   }
   for (const [name, field] of Object.entries(operation.query?.shape ?? {})) {
     const schema = jsonSchema(field as z.ZodType, 'input');

@@ -32,7 +32,10 @@ export interface Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   /** The 200 or 201 body. */
-  success: z.ZodType;
+  /** The 200 or 201 body when it is JSON (every route but the reference page and its script). */
+  success?: z.ZodType;
+  /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
+  successMediaType?: 'text/html' | 'text/javascript';
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -81,6 +84,26 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'This document',
     description: 'OpenAPI 3.1; needs no token. Answers 304 to an If-None-Match with its current ETag.',
     success: OpenApiDocument,
+    example: {},
+  },
+  'GET /docs': {
+    id: 'getApiReference',
+    tag: 'Reference',
+    summary: 'This reference as a web page',
+    description:
+      'HTML on which Redoc renders this document; it loads nothing from another origin. Needs no token; ' +
+      'answers 304 to an If-None-Match with its current ETag.',
+    successMediaType: 'text/html',
+    example: {},
+  },
+  'GET /docs/{asset}': {
+    id: 'getApiReferenceAsset',
+    tag: 'Reference',
+    summary: "A file of the reference page's renderer",
+    description:
+      'Only `redoc.standalone.js` (Redoc, the renderer); any other name is a 404. Needs no token; cached ' +
+      'for a year when asked for with the version the page names (`?v=`); 304 to a matching If-None-Match.',
+    successMediaType: 'text/javascript',
     example: {},
   },
   'POST /api/v1/brands/auto-configure': {

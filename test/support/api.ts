@@ -61,7 +61,7 @@ export async function newCaller(baseUrl: string): Promise<Caller> {
 export interface ApiResult<T = any> {
   status: number;
   body: T;
-  /** The body as it came over the wire. */
+  /** The body as it came over the wire (and all there is of an answer that is not JSON). */
   text: string;
   headers: Headers;
 }
@@ -87,7 +87,9 @@ export function apiClient(baseUrl: string, token?: string) {
     const problems = contractProblems(method, baseUrl + path, result);
     if (problems.length > 0)
       throw new Error(`The response breaks the OpenAPI document:\n${problems.join('\n')}`);
-    return { ...result, body: text ? JSON.parse(text) : undefined } as ApiResult;
+    // A text answer (the reference page, its script) has no JSON body, only its text.
+    const json = response.headers.get('content-type')?.startsWith('application/json');
+    return { ...result, body: text && json ? JSON.parse(text) : undefined } as ApiResult;
   };
   return {
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),

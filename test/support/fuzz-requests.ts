@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
+import { routeKey } from '../../lib/openapi/document.ts';
+import { OPERATIONS } from '../../lib/openapi/operations.ts';
 import { COMMON_STATUSES, type Route } from '../../lib/routes.ts';
 import { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
@@ -817,8 +819,9 @@ export function allowedStatuses(route: Route): number[] {
 
 /**
  * What is wrong with a response, or an empty list: no 5xx (no faults are injected, so 503/504 are bugs
- * too), a JSON body, an object with a non-empty `message` on an error, a status the route documents, and
- * on GET and DELETE (whose body is ignored) no 400 caused by the body.
+ * too), a JSON body (but the text a route's success declares, e.g. the reference page's HTML), an object
+ * with a non-empty `message` on an error, a status the route documents, and on GET and DELETE (whose body
+ * is ignored) no 400 caused by the body.
  */
 export function problemsWith(route: Route, request: FuzzRequest, response: FuzzResponse): string[] {
   const problems: string[] = [];
@@ -828,10 +831,13 @@ export function problemsWith(route: Route, request: FuzzRequest, response: FuzzR
     problems.push(`status ${status} is not one of ${allowedStatuses(route).join(', ')}`);
   }
   let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    problems.push('the body is not JSON');
+  const textSuccess = status < 300 && OPERATIONS[routeKey(route)]?.successMediaType !== undefined;
+  if (!textSuccess) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      problems.push('the body is not JSON');
+    }
   }
   if (status >= 400 && body !== undefined) {
     const message = (body as { message?: unknown } | null)?.message;

@@ -1,0 +1,145 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, useApi } from './support/api.ts';
+import { ROOT } from './support/processes.ts';
+
+/**
+ * The API reference in a real browser: Chromium from @sparticuz/chromium (decompressed into the temp
+ * directory on first use), launched once for this file and always closed, loads /docs from the local
+ * gateway once; the tests then read what it rendered, requested and reported.
+ */
+const api = useApi();
+const openapi = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
+const operations: Array<{ operationId: string; summary: string }> = Object.values(openapi.paths).flatMap(
+  (methods) => Object.values(methods as Record<string, { operationId: string; summary: string }>),
+);
+
+// Scripts run in the page, as text (this project's TypeScript has no DOM types).
+/** The browser reports each refusal by the page's CSP as an event; the page keeps a list of them. */
+const RECORD_VIOLATIONS = `
+  window.violations = [];
+  document.addEventListener('securitypolicyviolation', (event) =>
+    window.violations.push(event.effectiveDirective + ' ' + event.blockedURI));
+`;
+/** Adds an inline script: whether it ran, and which directive refused it. */
+const INLINE_SCRIPT = `new Promise((resolve) => {
+  const ran = () => 'ranInline' in window;
+  document.addEventListener('securitypolicyviolation',
+    (event) => resolve({ ran: ran(), refusedBy: event.effectiveDirective }), { once: true });
+  setTimeout(() => resolve({ ran: ran(), refusedBy: 'nothing' }), 5000);
+  const script = document.createElement('script');
+  script.textContent = 'window.ranInline = true';
+  document.body.append(script);
+})`;
+
+let browser: Browser | undefined;
+/** The Chromium process this file started: killed if closing the browser fails. */
+let chromiumProcess: ChildProcess | null | undefined;
+let page: Page;
+const loaded = {
+  headers: {} as Record<string, string>,
+  requests: [] as string[],
+  errors: [] as string[],
+  violations: [] as string[],
+  /** Per rendered operation section: its id (`operation/<operationId>`) and its heading. */
+  sections: [] as Array<{ id: string; heading: string }>,
+};
+
+beforeAll(async () => {
+  browser = await puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    args: puppeteer.defaultArgs({ args: chromium.args, headless: 'shell' }),
+    headless: 'shell',
+  });
+  chromiumProcess = browser.process();
+  page = await browser.newPage();
+  page.on('request', (request) => loaded.requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') loaded.errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => loaded.errors.push(`page: ${String(error)}`));
+  await page.evaluateOnNewDocument(RECORD_VIOLATIONS);
+  const response = await page.goto(`${api.url}/docs`, { waitUntil: 'load', timeout: 60_000 });
+  loaded.headers = response?.headers() ?? {};
+  await page.waitForSelector('[data-section-id^="operation/"]', { timeout: 60_000 });
+  // Whatever the rendered page goes on to load (images, its worker) has been asked for.
+  await page.waitForNetworkIdle({ idleTime: 500, timeout: 60_000 });
+  loaded.sections = await page.$$eval('[data-section-id^="operation/"]', (sections) =>
+    sections.map((section) => ({
+      id: section.getAttribute('data-section-id') ?? '',
+      heading: section.querySelector('h2')?.textContent?.trim() ?? '',
+    })),
+  );
+  loaded.violations = (await page.evaluate('window.violations')) as string[];
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => chromiumProcess?.kill('SIGKILL'));
+});
+
+describe('the API reference page in a browser', () => {
+  it('renders every operation of the document, by its summary', () => {
+    expect(operations.length).toBeGreaterThan(0);
+    const rendered = loaded.sections.map(({ id, heading }) => `${id} ${heading}`).sort();
+    const expected = operations
+      .map(({ operationId, summary }) => `operation/${operationId} ${summary}`)
+      .sort();
+    expect(rendered).toEqual(expected);
+  });
+
+  it('requests nothing from another origin', () => {
+    const origin = new URL(api.url).origin;
+    // data: URLs are inline (Redoc's icons); a blob: URL's origin is the page's that made it.
+    const fetched = loaded.requests.filter((url) => !url.startsWith('data:'));
+    expect(fetched.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    const paths = fetched.map((url) => new URL(url).pathname);
+    expect(paths).toEqual(
+      expect.arrayContaining(['/docs', '/docs/redoc.standalone.js', '/api/v1/openapi.json']),
+    );
+  });
+
+  it('reports no console error, page error or CSP violation', () => {
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.violations).toEqual([]);
+  });
+
+  it('is served with a Content-Security-Policy, which this browser enforces', async () => {
+    expect(loaded.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+    expect(loaded.headers['x-content-type-options']).toBe('nosniff');
+    // The CSP holds in this browser (its launch flags do not turn it off): an inline script is refused.
+    const refused = await page.evaluate(INLINE_SCRIPT);
+    expect(refused).toEqual({ ran: false, refusedBy: 'script-src-elem' });
+  });
+});
+
+describe("the page's files", () => {
+  it('serves Redoc under the version the page names, cached for good, with an ETag that answers 304', async () => {
+    const client = apiClient(api.url);
+    const html = await client.get('/docs');
+    const src = html.text.match(/<script src="([^"]+)"/)?.[1] ?? '';
+    expect(src).toMatch(/^\/docs\/redoc\.standalone\.js\?v=\d+\.\d+\.\d+$/);
+    const script = await client.get(src);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(script.text.match(/https:\/\/cdn\.[^"]*/g)).toBeNull(); // Redoc's logo is not fetched from its CDN
+    const etag = script.headers.get('etag') ?? '';
+    const again = await client.get(src, { 'If-None-Match': etag });
+    expect([again.status, again.text]).toEqual([304, '']);
+    // Asked for without the version, the script may change under the same URL: a short cache.
+    const unversioned = await client.get('/docs/redoc.standalone.js');
+    expect(unversioned.headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it.each(['redoc.standalone.js.map', 'index.html', '__proto__', 'constructor', '..%2Fpage.ts'])(
+    'answers any other name (%s) with a JSON 404',
+    async (name) => {
+      const response = await apiClient(api.url).get(`/docs/${name}`);
+      expect([response.status, response.body]).toEqual([404, { message: 'Not Found.' }]);
+    },
+  );
+});
