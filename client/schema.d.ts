@@ -383,6 +383,10 @@ export interface components {
     parameters: {
         /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
         IdempotencyKey: string;
+        /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+        IfMatch: string;
+        /** @description An ETag the client holds: 304 without a body while it is still current. */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -392,7 +396,7 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when the response is the replay of an earlier one with the same key */
         IdempotentReplay: "true";
-        /** @description The version of the representation */
+        /** @description The version of the representation (strong); a brand's also changes with `is_default` */
         ETag: string;
     };
     pathItems: never;
@@ -1089,6 +1093,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1214,7 +1219,10 @@ export interface operations {
     getContactField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag the client holds: 304 without a body while it is still current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 id: number;
             };
@@ -1226,6 +1234,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1247,6 +1256,15 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ContactField"];
                 };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed request: JSON, nesting, encoding, headers */
             400: {
@@ -1345,7 +1363,10 @@ export interface operations {
     updateContactField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 id: number;
             };
@@ -1374,6 +1395,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,6 +1456,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Body over 1 MiB */
@@ -1503,7 +1535,10 @@ export interface operations {
     deleteContactField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 id: number;
             };
@@ -1564,6 +1599,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Body over 1 MiB */
@@ -1915,6 +1960,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2051,7 +2097,10 @@ export interface operations {
     getBrand: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag the client holds: 304 without a body while it is still current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 id: number;
             };
@@ -2063,6 +2112,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,6 +2145,15 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Brand"];
                 };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed request: JSON, nesting, encoding, headers */
             400: {
@@ -2193,7 +2252,10 @@ export interface operations {
     updateBrand: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 id: number;
             };
@@ -2237,6 +2299,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2310,6 +2373,16 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
             /** @description Body over 1 MiB */
             413: {
                 headers: {
@@ -2377,7 +2450,10 @@ export interface operations {
     deleteBrand: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 id: number;
             };
@@ -2438,6 +2514,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
                 };
             };
             /** @description Body over 1 MiB */

@@ -1,8 +1,9 @@
 import { deleteBrand } from '../../shared/data/brands.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
+import { ifMatchOf } from '../../shared/http/preconditions.ts';
 
 /** Lists that named the brand keep existing with `brand_id` null. */
 export const handler = httpHandler(async (req) => {
-  await deleteBrand(req.teamId, pathId(req, 'Brand'));
+  await deleteBrand(req.teamId, pathId(req, 'Brand'), ifMatchOf(req.headers, 'brand'));
   return ok({ message: 'Brand deleted.' });
 });

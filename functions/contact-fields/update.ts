@@ -5,11 +5,19 @@ import {
   reviseContactField,
 } from '../../shared/domain/contact-field-input.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
+import { entityTag, ifMatchOf } from '../../shared/http/preconditions.ts';
 
 /** The body is checked against the stored field (after the ownership and integration checks). */
 export const handler = httpHandler(async (req) => {
   const id = pathId(req, 'ContactField');
   const revise = (current: ContactFieldDefinition) => reviseContactField(current, req.body);
-  const field = await updateContactField(req.teamId, id, revise, blindRevision(req.body));
-  return ok(contactFieldView(field));
+  const expected = ifMatchOf(req.headers, 'field')?.version;
+  const { field, version } = await updateContactField(
+    req.teamId,
+    id,
+    revise,
+    blindRevision(req.body),
+    expected,
+  );
+  return { ...ok(contactFieldView(field)), headers: { ETag: entityTag('field', { version }) } };
 });

@@ -49,6 +49,7 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   403: { schema: 'Message', description: "Another team's resource" },
   404: { schema: 'Message', description: 'No such resource' },
   409: { schema: 'Conflict', description: 'A conflict named by `error_code`' },
+  412: { schema: 'Conflict', description: 'If-Match names another version: `precondition_failed`' },
   413: { schema: 'Message', description: 'Body over 1 MiB' },
   422: { schema: 'ValidationError', description: 'Validation failed' },
   429: { schema: 'Message', description: 'Too many requests' },
@@ -76,7 +77,9 @@ function responses(route: Route, operation: Operation) {
       const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('RequestId') };
       if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
       if (operation.idempotent && status < 500) headers['Idempotent-Replay'] = headerRef('IdempotentReplay');
-      if (route.public && status < 400) headers.ETag = headerRef('ETag');
+      if ((route.public || (operation.versioned && route.method !== 'DELETE')) && status < 400) {
+        headers.ETag = headerRef('ETag');
+      }
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
@@ -134,6 +137,11 @@ function parameters(route: Route, operation: Operation): unknown[] {
     }
   }
   if (operation.idempotent) list.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (operation.versioned && route.method === 'GET')
+    list.push({ $ref: '#/components/parameters/IfNoneMatch' });
+  if (operation.versioned && (route.method === 'PUT' || route.method === 'DELETE')) {
+    list.push({ $ref: '#/components/parameters/IfMatch' });
+  }
   return list;
 }
 
@@ -208,6 +216,22 @@ export function buildDocument() {
             'response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`.',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description:
+            'The ETag the client read, or `*`: the write happens only if the resource is still that version ' +
+            '(else 412 `precondition_failed`, nothing changed). One tag; weak tags never match.',
+          schema: { type: 'string' },
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'An ETag the client holds: 304 without a body while it is still current.',
+          schema: { type: 'string' },
+        },
       },
       headers: {
         RequestId: { description: 'The request id, as in the logs', schema: { type: 'string' } },
@@ -219,7 +243,10 @@ export function buildDocument() {
           description: '`true` when the response is the replay of an earlier one with the same key',
           schema: { type: 'string', enum: ['true'] },
         },
-        ETag: { description: 'The version of the representation', schema: { type: 'string' } },
+        ETag: {
+          description: "The version of the representation (strong); a brand's also changes with `is_default`",
+          schema: { type: 'string' },
+        },
       },
       schemas: Object.fromEntries(
         REPRESENTATIONS.map(([name, schema]) => {

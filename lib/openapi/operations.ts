@@ -40,6 +40,8 @@ export interface Operation {
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
   idempotent?: true;
+  /** A brand or a contact field: its answers carry an ETag; reads take If-None-Match, writes If-Match. */
+  versioned?: true;
 }
 
 const brandExample = {
@@ -151,6 +153,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'POST /api/v1/contact-fields': {
     id: 'createContactField',
+    versioned: true,
     tag: 'Contact fields',
     summary: 'Create a contact field',
     body: newContactFieldSchema,
@@ -169,6 +172,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'GET /api/v1/contact-fields/{id}': {
     id: 'getContactField',
+    versioned: true,
     tag: 'Contact fields',
     summary: 'One contact field',
     success: ContactField,
@@ -176,6 +180,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'PUT /api/v1/contact-fields/{id}': {
     id: 'updateContactField',
+    versioned: true,
     tag: 'Contact fields',
     summary: 'Update a contact field',
     description:
@@ -186,6 +191,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /api/v1/contact-fields/{id}': {
     id: 'deleteContactField',
+    versioned: true,
     tag: 'Contact fields',
     summary: 'Delete a contact field',
     success: Message,
@@ -221,6 +227,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'POST /api/v1/brands': {
     id: 'createBrand',
+    versioned: true,
     tag: 'Brands',
     summary: 'Create a brand',
     description:
@@ -237,6 +244,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'GET /api/v1/brands/{id}': {
     id: 'getBrand',
+    versioned: true,
     tag: 'Brands',
     summary: 'One brand',
     success: Brand,
@@ -244,6 +252,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'PUT /api/v1/brands/{id}': {
     id: 'updateBrand',
+    versioned: true,
     tag: 'Brands',
     summary: 'Update a brand',
     description: 'Only the supplied fields change; null clears an image.',
@@ -256,6 +265,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /api/v1/brands/{id}': {
     id: 'deleteBrand',
+    versioned: true,
     tag: 'Brands',
     summary: 'Delete a brand',
     description: 'Lists that used the brand keep existing with `brand_id` null.',

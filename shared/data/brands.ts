@@ -8,7 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { byNameThenId } from '../domain/ordering.ts';
-import { ValidationError } from '../http/errors.ts';
+import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
+import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
@@ -149,10 +150,25 @@ export async function listBrands(teamId: number): Promise<Brand[]> {
     .sort(byNameThenId);
 }
 
+/** A brand and the version of its item (with `is_default`, what its ETag names). */
+export interface VersionedBrand {
+  brand: Brand;
+  version: number;
+}
+
 /** One of the team's brands; 403 if it is another team's, 404 if nobody's. One BatchGetItem. */
-export async function getBrand(teamId: number, brandId: number): Promise<Brand> {
+export async function getBrand(teamId: number, brandId: number): Promise<VersionedBrand> {
   const read = await readBrandAndPointer(teamId, brandId);
-  return read.item ? fromItem(read.item, read.defaultId) : throwMissing('BRAND', 'Brand', brandId);
+  if (!read.item) return throwMissing('BRAND', 'Brand', brandId);
+  return { brand: fromItem(read.item, read.defaultId), version: read.item.version as number };
+}
+
+/** `expected` (an If-Match) names another version, or another `is_default`, than the brand's: 412. */
+function checkExpected(expected: VersionTag | undefined, current: VersionedBrand): void {
+  if (!expected) return;
+  if (expected.version !== current.version || expected.isDefault !== current.brand.is_default) {
+    throw new PreconditionFailedError();
+  }
 }
 
 /**
@@ -200,31 +216,63 @@ export async function createBrand(
  * Applies the supplied fields. Without a default or identity change: one UpdateItem (and a read of the
  * pointer when the brand may be the default). Otherwise the brand and the pointer are read (one
  * BatchGetItem) and the change is one transaction conditioned on the brand being as read: the brand, the
- * pointer when the default changes, the identity checks.
+ * pointer when the default changes, the identity checks. An If-Match (`expected`) joins the write's own
+ * condition: the brand's version, and the pointer for its `is_default`.
  */
-export async function updateBrand(teamId: number, brandId: number, changes: BrandChanges): Promise<Brand> {
+export async function updateBrand(
+  teamId: number,
+  brandId: number,
+  changes: BrandChanges,
+  expected?: VersionTag,
+): Promise<VersionedBrand> {
   const fields = storedFields(changes);
-  if (Object.keys(fields).length === 0 && changes.is_default === undefined) return getBrand(teamId, brandId);
+  if (Object.keys(fields).length === 0 && changes.is_default === undefined) {
+    const current = await getBrand(teamId, brandId);
+    checkExpected(expected, current);
+    return current;
+  }
   const namesIdentity = typeof fields.email_address_id === 'number' || typeof fields.phone_id === 'number';
-  if (changes.is_default === undefined && !namesIdentity) return updateInPlace(teamId, brandId, fields);
-  return updateInTransaction(teamId, brandId, fields, changes.is_default);
+  if (changes.is_default === undefined && !namesIdentity && !expected?.isDefault) {
+    const updated = await updateInPlace(teamId, brandId, fields, expected);
+    if (updated) return updated;
+  }
+  return updateInTransaction(teamId, brandId, fields, changes.is_default, expected);
 }
 
-async function updateInPlace(teamId: number, brandId: number, fields: Partial<BrandFields>): Promise<Brand> {
+/**
+ * One UpdateItem. With an If-Match that says "not the default", the condition also requires a brand the
+ * pointer never named; for one it did, undefined: the pointer must be checked in a transaction.
+ */
+async function updateInPlace(
+  teamId: number,
+  brandId: number,
+  fields: Partial<BrandFields>,
+  expected: VersionTag | undefined,
+): Promise<VersionedBrand | undefined> {
+  const update = brandUpdate(fields, nowIso());
   try {
     const { Attributes = {} } = await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: brandKey(teamId, brandId),
-        ...brandUpdate(fields, nowIso()),
-        ConditionExpression: 'attribute_exists(pk)',
+        ...update,
+        ConditionExpression: expected
+          ? 'attribute_exists(pk) AND #version = :expected AND attribute_not_exists(may_be_default)'
+          : 'attribute_exists(pk)',
+        ...(expected && {
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':expected': expected.version },
+        }),
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return fromItem(Attributes, Attributes.may_be_default ? await readPointer(teamId) : undefined);
+    const defaultId = Attributes.may_be_default ? await readPointer(teamId) : undefined;
+    return { brand: fromItem(Attributes, defaultId), version: Attributes.version as number };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return throwMissing('BRAND', 'Brand', brandId);
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!error.Item) return throwMissing('BRAND', 'Brand', brandId);
+    if (Number(error.Item.version?.N) !== expected?.version) throw new PreconditionFailedError();
+    return undefined;
   }
 }
 
@@ -233,12 +281,15 @@ async function updateInTransaction(
   brandId: number,
   fields: Partial<BrandFields>,
   makeDefault: boolean | undefined,
-): Promise<Brand> {
+  expected: VersionTag | undefined,
+): Promise<VersionedBrand> {
   for (let attempt = 1; ; attempt++) {
     // Read again on every attempt: what a failed condition returned is stale after the back-off.
     const read = await readBrandAndPointer(teamId, brandId);
     if (!read.item) return throwMissing('BRAND', 'Brand', brandId);
     const current = fromItem(read.item, read.defaultId);
+    const version = read.item.version as number;
+    checkExpected(expected, { brand: current, version });
     const now = nowIso();
     const isDefault = makeDefault ?? current.is_default;
     const update = brandUpdate({ ...fields, ...(isDefault && { may_be_default: true }) }, now);
@@ -248,14 +299,21 @@ async function updateInTransaction(
         Key: brandKey(teamId, brandId),
         ...update,
         ConditionExpression: '#version = :version',
-        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': read.item.version },
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':version': version },
       },
     });
-    if (isDefault && !current.is_default) transaction.add('pointer', pointerPut(teamId, brandId));
-    if (!isDefault && current.is_default) transaction.add('pointer', pointerDelete(teamId, brandId));
+    // The pointer's item, when it is written, also holds what was read of it for an If-Match.
+    if (isDefault && !current.is_default) transaction.add('pointer', pointerPut(teamId, brandId, !!expected));
+    else if (!isDefault && current.is_default) transaction.add('pointer', pointerDelete(teamId, brandId));
+    else if (expected) transaction.add('pointer', pointerIs(teamId, brandId, current.is_default));
     addIdentityChecks(transaction, teamId, fields);
     const cancellation = await transaction.commit();
-    if (!cancellation) return { ...current, ...fields, is_default: isDefault, updated_at: now };
+    if (!cancellation) {
+      return {
+        brand: { ...current, ...fields, is_default: isDefault, updated_at: now },
+        version: version + 1,
+      };
+    }
     throwIfIdentityRefused(cancellation);
     await beforeRetry(attempt, 'brand');
   }
@@ -289,19 +347,24 @@ async function readBrandAndPointer(teamId: number, brandId: number) {
  * so a list linked meanwhile sends us back to the Query. A pointer naming the brand is left to read as "no
  * default" (brand ids never return). Two round trips plus one per 99 lists.
  */
-export async function deleteBrand(teamId: number, brandId: number): Promise<void> {
+export async function deleteBrand(teamId: number, brandId: number, expected?: VersionTag): Promise<void> {
   let lists: Array<Record<string, unknown>> | undefined;
   for (let attempt = 1; ; ) {
     lists ??= await listsLinkedTo(teamId, brandId);
     const now = nowIso();
     const last = lists.length <= LAST_UNLINK_BATCH;
     const batch = last ? lists : lists.slice(0, UNLINK_BATCH);
+    // An If-Match is checked by every batch, so a stale one is refused before any list is unlinked.
+    const version = expected?.version;
     const transaction = new LabelledTransaction()
       .add(
         'brand',
-        last ? brandDelete(teamId, brandId, batch.length) : counterDown(teamId, brandId, batch.length),
+        last
+          ? brandDelete(teamId, brandId, batch.length, version)
+          : counterDown(teamId, brandId, batch.length, version),
       )
       .add('list', ...batch.map((key) => unlinkList(key, brandId, now)));
+    if (expected) transaction.add('pointer', pointerIs(teamId, brandId, expected.isDefault === true));
     const cancellation = await transaction.commit();
     if (!cancellation) {
       if (last) return;
@@ -310,6 +373,12 @@ export async function deleteBrand(teamId: number, brandId: number): Promise<void
     }
     const old = cancellation.oldItem('brand');
     if (cancellation.conditionFailed('brand') && !old) return throwMissing('BRAND', 'Brand', brandId);
+    if (
+      expected &&
+      (cancellation.conditionFailed('pointer') || Number(old?.version?.N) !== expected.version)
+    ) {
+      throw new PreconditionFailedError();
+    }
     // Lists changed since the Query (one was linked, or one of ours changed): find them again.
     if (cancellation.conditionFailed('list') || (old && Number(old.linked_lists?.N ?? 0) !== batch.length)) {
       lists = undefined;
@@ -405,35 +474,70 @@ function unlinkList(key: Record<string, unknown>, brandId: number, now: string):
   };
 }
 
-function counterDown(teamId: number, brandId: number, unlinked: number): TransactItem {
+/** `version`: the one an If-Match names, then also required of the brand. */
+const versionCondition = (version: number | undefined) =>
+  version === undefined
+    ? { condition: '', values: {} }
+    : { condition: ' AND version = :expected', values: { ':expected': version } };
+
+function counterDown(teamId: number, brandId: number, unlinked: number, version?: number): TransactItem {
+  const expected = versionCondition(version);
   return {
     Update: {
       TableName: tableName(),
       Key: brandKey(teamId, brandId),
       UpdateExpression: 'ADD linked_lists :minus',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':minus': -unlinked },
+      ConditionExpression: `attribute_exists(pk)${expected.condition}`,
+      ExpressionAttributeValues: { ':minus': -unlinked, ...expected.values },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-function brandDelete(teamId: number, brandId: number, unlinked: number): TransactItem {
+function brandDelete(teamId: number, brandId: number, unlinked: number, version?: number): TransactItem {
+  const expected = versionCondition(version);
   return {
     Delete: {
       TableName: tableName(),
       Key: brandKey(teamId, brandId),
       ConditionExpression:
-        'attribute_exists(pk) AND (attribute_not_exists(linked_lists) OR linked_lists = :unlinked)',
-      ExpressionAttributeValues: { ':unlinked': unlinked },
+        'attribute_exists(pk) AND (attribute_not_exists(linked_lists) OR linked_lists = :unlinked)' +
+        expected.condition,
+      ExpressionAttributeValues: { ':unlinked': unlinked, ...expected.values },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-/** Names the brand as the default, whatever the pointer named before: the last writer wins. */
-function pointerPut(teamId: number, brandId: number): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...defaultBrandKey(teamId), brand_id: brandId } } };
+/**
+ * Names the brand as the default, whatever the pointer named before: the last writer wins; `ifNotYet`
+ * also requires that it did not name the brand already (an If-Match read it so).
+ */
+function pointerPut(teamId: number, brandId: number, ifNotYet = false): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+      ...(ifNotYet && {
+        ConditionExpression: 'attribute_not_exists(brand_id) OR brand_id <> :brand',
+        ExpressionAttributeValues: { ':brand': brandId },
+      }),
+    },
+  };
+}
+
+/** Requires the pointer to name the brand, or not to: its `is_default` as an If-Match read it. */
+function pointerIs(teamId: number, brandId: number, isDefault: boolean): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: defaultBrandKey(teamId),
+      ConditionExpression: isDefault
+        ? 'brand_id = :brand'
+        : 'attribute_not_exists(brand_id) OR brand_id <> :brand',
+      ExpressionAttributeValues: { ':brand': brandId },
+    },
+  };
 }
 
 /** Leaves no default, if the pointer still names the brand (otherwise the transaction is retried). */

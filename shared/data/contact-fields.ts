@@ -7,7 +7,7 @@ import {
   type ContactType,
   DEFAULT_MAX_LENGTH,
 } from '../domain/contact-field-types.ts';
-import { ForbiddenError, ValidationError } from '../http/errors.ts';
+import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, throwMissing } from './items.ts';
@@ -137,8 +137,20 @@ async function readContactField(
   return { field: fromItem(Item), version: (Item.version as number | undefined) ?? 0 };
 }
 
-export async function getContactField(teamId: number, id: number): Promise<ContactField> {
-  return (await readContactField(teamId, id)).field;
+/** One of the team's fields with its version (its ETag). One GetItem. */
+export async function getContactField(teamId: number, id: number): Promise<VersionedField> {
+  return readContactField(teamId, id);
+}
+
+/** A field and the version it was read or written at (what its ETag names). */
+export interface VersionedField {
+  field: ContactField;
+  version: number;
+}
+
+/** `expected` (an If-Match) names another version than the stored one: 412, nothing written. */
+function checkExpected(expected: number | undefined, version: number): void {
+  if (expected !== undefined && expected !== version) throw new PreconditionFailedError();
 }
 
 /**
@@ -199,18 +211,21 @@ export async function updateContactField(
   id: number,
   revise: (current: ContactFieldDefinition) => ContactFieldDefinition,
   blind?: BlindRevision,
-): Promise<ContactField> {
-  let read = blind && (await updateInPlace(teamId, id, blind));
-  if (read?.written) return read.field;
+  expected?: number,
+): Promise<VersionedField> {
+  let read = blind && (await updateInPlace(teamId, id, blind, expected));
+  if (read?.written) return read;
   for (let attempt = 1; ; attempt++) {
     const { field: current, version } = read ?? (await readContactField(teamId, id));
     read = undefined;
+    // The write below is conditioned on the version read, so this check holds until it commits.
+    checkExpected(expected, version);
     if (current.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_UPDATE);
     const revised = revise(current);
     const field: ContactField = { ...current, ...revised, updated_at: nowIso() };
-    if (sameDefinition(current, field)) return current;
+    if (sameDefinition(current, field)) return { field: current, version };
     const outcome = await writeRevision(current, field, version);
-    if (outcome === 'written') return field;
+    if (outcome === 'written') return { field, version: version + 1 };
     if (outcome === 'tag taken') throw ValidationError.single('tag', TAG_TAKEN);
     await beforeRetry(attempt, 'field');
   }
@@ -226,6 +241,7 @@ async function updateInPlace(
   teamId: number,
   id: number,
   blind: BlindRevision,
+  expected: number | undefined,
 ): Promise<InPlaceOutcome | undefined> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':now': nowIso(), ':zero': 0, ':one': 1, ':null': 'NULL' };
@@ -252,6 +268,12 @@ async function updateInPlace(
     names['#storedOptions'] = 'options';
     values[':list'] = 'L';
     conditions.push('attribute_type(#storedOptions, :list)');
+  }
+  if (expected === 0)
+    conditions.push('attribute_not_exists(version)'); // a field from before versions
+  else if (expected !== undefined) {
+    values[':expected'] = expected;
+    conditions.push('version = :expected');
   }
   try {
     const { Attributes } = await dynamo().send(
@@ -280,18 +302,26 @@ async function updateInPlace(
 }
 
 /** Deletes a field and frees its tag in one transaction; contact data stays. Two round trips. */
-export async function deleteContactField(teamId: number, id: number): Promise<void> {
+export async function deleteContactField(teamId: number, id: number, expected?: number): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const { field } = await readContactField(teamId, id);
+    const { field, version } = await readContactField(teamId, id);
+    checkExpected(expected, version);
     if (field.integration_id !== null) throw new ForbiddenError(MANAGED_FIELD_DELETE);
     const cancellation = await new LabelledTransaction()
       .add('field', {
         Delete: {
           TableName: tableName(),
           Key: fieldKey(teamId, id),
-          // A concurrent rename would otherwise leave its new tag claimed by a deleted field.
-          ConditionExpression: 'tag = :tag',
-          ExpressionAttributeValues: { ':tag': field.tag },
+          // A concurrent rename would otherwise leave its new tag claimed by a deleted field; with an
+          // If-Match, any change since the read sends us back to the check above.
+          ConditionExpression:
+            expected === undefined
+              ? 'tag = :tag'
+              : `tag = :tag AND ${version > 0 ? 'version = :version' : 'attribute_not_exists(version)'}`,
+          ExpressionAttributeValues: {
+            ':tag': field.tag,
+            ...(expected !== undefined && version > 0 && { ':version': version }),
+          },
         },
       })
       .add('tag', releaseTag(teamId, field.tag, id))

@@ -50,6 +50,15 @@ export class ConflictError extends HttpError {
   }
 }
 
+/** If-Match named another version than the resource's current one: the write changed nothing. */
+export class PreconditionFailedError extends HttpError {
+  constructor() {
+    super(412, 'The resource has changed since you read it: read it again.', {
+      error_code: 'precondition_failed',
+    });
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor() {
     super(413, MESSAGES.tooLarge);

@@ -1,0 +1,42 @@
+import { BadRequestError } from './errors.ts';
+
+/**
+ * Entity tags of the versioned representations (brands, contact fields) and the If-Match they are sent
+ * back in. A tag names what the stored item records of the representation: its kind, its `version` (every
+ * write bumps it) and, for a brand, whether it is the default (which the default pointer decides, not the
+ * brand item). So a data module can turn an If-Match into its write's own condition: no extra read.
+ */
+export type TaggedKind = 'brand' | 'field';
+
+export interface VersionTag {
+  version: number;
+  /** Brands only. */
+  isDefault?: boolean;
+}
+
+export function entityTag(kind: TaggedKind, tag: VersionTag): string {
+  return kind === 'brand' ? `"b.${tag.version}.${tag.isDefault ? 1 : 0}"` : `"f.${tag.version}"`;
+}
+
+/** A version no item has: what a tag of another kind or shape stands for (it can match nothing). */
+const NO_VERSION: VersionTag = { version: -1 };
+
+/**
+ * What If-Match requires: nothing (absent, or `*`, which any existing resource meets: the route answers 404
+ * otherwise), or one version. A weak tag never matches (If-Match compares strongly). Several tags in one
+ * header are refused: a write can be conditioned on one version.
+ */
+export function ifMatchOf(
+  headers: Record<string, string | undefined>,
+  kind: TaggedKind,
+): VersionTag | undefined {
+  const header = headers['if-match']?.trim();
+  if (header === undefined || header === '*') return undefined;
+  if (header.includes(',')) throw new BadRequestError('If-Match takes one entity tag, or *.');
+  const match =
+    kind === 'brand' ? /^"b\.(\d{1,15})\.([01])"$/.exec(header) : /^"f\.(\d{1,15})"$/.exec(header);
+  if (!match) return NO_VERSION;
+  return kind === 'brand'
+    ? { version: Number(match[1]), isDefault: match[2] === '1' }
+    : { version: Number(match[1]) };
+}
