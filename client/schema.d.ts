@@ -206,6 +206,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's quotas and their usage */
+        get: operations["getLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/files": {
         parameters: {
             query?: never;
@@ -311,6 +328,31 @@ export interface components {
             /** @enum {string} */
             value: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
             name: string;
+        };
+        Limits: {
+            /** @description A create beyond a quota is a 422 naming it. */
+            quotas: {
+                /** @description How many the team may have, and has. */
+                brands: {
+                    limit: number;
+                    used: number;
+                };
+                /** @description How many the team may have, and has. */
+                contact_fields: {
+                    limit: number;
+                    used: number;
+                };
+                /** @description How many the team may have, and has. */
+                sites: {
+                    limit: number;
+                    used: number;
+                };
+                /** @description How many the team may have, and has. */
+                pages: {
+                    limit: number;
+                    used: number;
+                };
+            };
         };
         Message: {
             message: string;
@@ -2524,6 +2566,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    getLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "quotas": {
+                     *         "brands": {
+                     *           "limit": 500,
+                     *           "used": 3
+                     *         },
+                     *         "contact_fields": {
+                     *           "limit": 5000,
+                     *           "used": 120
+                     *         },
+                     *         "sites": {
+                     *           "limit": 100,
+                     *           "used": 2
+                     *         },
+                     *         "pages": {
+                     *           "limit": 10000,
+                     *           "used": 40
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             /** @description Body over 1 MiB */

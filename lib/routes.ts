@@ -152,6 +152,13 @@ export const routes: Route[] = [
     statuses: [200, 403, 404, 412],
   },
   {
+    method: 'GET',
+    path: '/api/v1/limits',
+    handler: 'functions/limits/get.ts',
+    table: 'read',
+    statuses: [200],
+  },
+  {
     method: 'POST',
     path: '/api/v1/files',
     handler: 'functions/files/create.ts',

@@ -1,3 +1,5 @@
+import { QUOTA_DEFAULTS } from './limits.ts';
+
 /**
  * Configuration: the one place that reads the environment. In Lambda it is the process environment, read
  * on first use; an entry point that knows its own settings (the local server, the admin CLI, the bench,
@@ -46,5 +48,10 @@ export const config = {
   idBlockSize: () => Number(setting('ID_BLOCK_SIZE') ?? 50),
   /** Auto-configure may fetch from loopback addresses: a local test hook (target-policy.ts ignores it in Lambda). */
   autoconfigureAllowLoopback: () => setting('AUTOCONFIGURE_ALLOW_LOOPBACK') === '1',
+  /** Each team's quotas unless the admin CLI sets its own: `QUOTAS` as JSON over QUOTA_DEFAULTS. */
+  quotaDefaults: (): typeof QUOTA_DEFAULTS => ({
+    ...QUOTA_DEFAULTS,
+    ...(JSON.parse(setting('QUOTAS') ?? '{}') as Partial<typeof QUOTA_DEFAULTS>),
+  }),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
 };

@@ -22,6 +22,7 @@ const OVERRIDES = {
   metricsNamespace: 'MessagingEu',
   alarmEmail: 'ops@example.com',
   alarms: '{"p99LatencyMs": 2000, "lambdaErrors": 3, "evaluationPeriods": 5, "datapointsToAlarm": 4}',
+  quotas: '{"brands": 50, "pages": 200}',
 };
 
 let synth: Synthesized;
@@ -69,8 +70,11 @@ describe('CDK stack: settings', () => {
         SERVICE_NAME: 'messaging-eu',
         METRICS_NAMESPACE: 'MessagingEu',
         LOG_LEVEL: 'DEBUG',
+        QUOTAS: '{"brands":50,"pages":200}',
       });
     }
+    // Without `quotas` in the context the functions use the built-in defaults.
+    for (const fn of functions) expect(fn.Properties.Environment.Variables.QUOTAS).toBeUndefined();
   });
 
   it('throttles the stage at the context rate and burst', () => {

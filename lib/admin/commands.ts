@@ -5,6 +5,7 @@ import { contactFieldView, createContactField } from '../../shared/data/contact-
 import { createIdentity } from '../../shared/data/identities.ts';
 import { createList, getList } from '../../shared/data/lists.ts';
 import { createPage } from '../../shared/data/pages.ts';
+import { getQuotas, QUOTA_KINDS, recountUsage, setQuota } from '../../shared/data/quotas.ts';
 import { createSite } from '../../shared/data/sites.ts';
 import { createTeam, createToken, getTeam, revokeToken } from '../../shared/data/teams.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
@@ -25,6 +26,8 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   list create --team T --kind email|sms|push --name N      list get --team T --id L
   field create --team T --integration I --name N --tag t --type text --contact-type person
   file put --team T --path logos/a.png --file ./a.png
+  quota set --team T --kind brands|contact_fields|sites|pages --limit N|default
+  quota get --team T
   migrate                        (once, after deploying over a table made by an earlier version)
 target flags: --data-dir D (local, default $DATA_DIR or .data) | --table --private-bucket --public-bucket`;
 
@@ -112,8 +115,23 @@ export async function runCommand(args: Args): Promise<unknown> {
       await putPrivateFile(teamId, path, bytes, contentType);
       return { path };
     }
+    case 'quota set': {
+      const teamId = await team();
+      const kind = oneOf('kind', QUOTA_KINDS);
+      const limit = text('limit');
+      if (limit !== 'default' && !/^\d{1,9}$/.test(limit)) {
+        throw new UsageError('--limit must be a whole number or "default"');
+      }
+      await setQuota(teamId, kind, limit === 'default' ? null : Number(limit));
+      return (await getQuotas(teamId))[kind];
+    }
+    case 'quota get':
+      return getQuotas(await team());
     case 'migrate':
-      return { default_brand_pointers: await migrateDefaultPointers() };
+      return {
+        default_brand_pointers: await migrateDefaultPointers(),
+        teams_recounted: await recountUsage(),
+      };
     default:
       throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
   }

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -58,6 +59,8 @@ export interface Settings {
   alarms: AlarmThresholds;
   /** Subscribed to the alarm topic when set. @default no subscription */
   alarmEmail?: string;
+  /** Per-team quota defaults of this deployment, over QUOTA_DEFAULTS (shared/limits.ts). */
+  quotas?: Partial<typeof QUOTA_DEFAULTS>;
 }
 
 /** Powertools' log levels (any case). */
@@ -85,7 +88,26 @@ export function readSettings(node: Node): Settings {
     throttleBurst: positive('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...quotaDefaults(node.tryGetContext('quotas')),
   };
+}
+
+/** `quotas` as an object or JSON text: whole numbers for known kinds only. */
+function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAULTS> } {
+  if (context === undefined) return {};
+  const given = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new Error('context quotas: an object of quotas');
+  }
+  const quotas: Partial<typeof QUOTA_DEFAULTS> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (!(key in QUOTA_DEFAULTS))
+      throw new Error(`context quotas.${key}: unknown (${Object.keys(QUOTA_DEFAULTS).join(', ')})`);
+    if (!Number.isInteger(value) || (value as number) < 0)
+      throw new Error(`context quotas.${key}: a whole number`);
+    quotas[key as keyof typeof QUOTA_DEFAULTS] = value as number;
+  }
+  return { quotas };
 }
 
 /** `alarms` as an object (cdk.json) or JSON text (`-c alarms=...`), over the defaults key by key. */

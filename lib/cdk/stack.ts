@@ -117,12 +117,14 @@ export class TeamMessagingStack extends Stack {
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     super(scope, id, props);
     const dev = props.dev ?? false;
-    const settings = props.settings ?? DEFAULT_SETTINGS;
-    // What the functions' logger and metrics read (shared/config.ts), the same in every function.
-    const observability = {
+    const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
+    // What the functions' logger and metrics read (shared/config.ts), the same in every function, and the
+    // deployment's quota defaults when cdk.json sets any.
+    const functionSettings = {
       SERVICE_NAME: settings.serviceName,
       METRICS_NAMESPACE: settings.metricsNamespace,
       LOG_LEVEL: settings.logLevel,
+      ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
     };
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
@@ -132,14 +134,14 @@ export class TeamMessagingStack extends Stack {
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
-    const authorizer = this.authorizerFunction(removalPolicy, observability);
+    const authorizer = this.authorizerFunction(removalPolicy, functionSettings);
     this.accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy,
     });
     this.api = this.restApi(id, dev, settings, authorizer);
     const routeFunctions = this.addRoutes(removalPolicy, {
-      ...observability,
+      ...functionSettings,
       TABLE_NAME: this.table.tableName,
       PRIVATE_BUCKET: this.privateFiles.bucketName,
       PUBLIC_BUCKET: this.publicFiles.bucketName,
@@ -275,11 +277,11 @@ export class TeamMessagingStack extends Stack {
   /** The TOKEN authorizer's function: reads the table to turn a token into its team. */
   private authorizerFunction(
     removalPolicy: RemovalPolicy,
-    observability: Record<string, string>,
+    functionSettings: Record<string, string>,
   ): ApiFunction {
     const fn = new ApiFunction(this, 'Authorizer', {
       entry: authorizerRoute.handler,
-      environment: { ...observability, TABLE_NAME: this.table.tableName },
+      environment: { ...functionSettings, TABLE_NAME: this.table.tableName },
       timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
       logRemovalPolicy: removalPolicy,
     });

@@ -13,6 +13,7 @@ import {
   ContactField,
   ContactFieldListItem,
   ContactFieldType,
+  Limits,
   Message,
   OpenApiDocument,
   Page,
@@ -271,6 +272,22 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'Lists that used the brand keep existing with `brand_id` null.',
     success: Message,
     example: { response: { message: 'Brand deleted.' } },
+  },
+  'GET /api/v1/limits': {
+    id: 'getLimits',
+    tag: 'Reference',
+    summary: "The team's quotas and their usage",
+    success: Limits,
+    example: {
+      response: {
+        quotas: {
+          brands: { limit: 500, used: 3 },
+          contact_fields: { limit: 5000, used: 120 },
+          sites: { limit: 100, used: 2 },
+          pages: { limit: 10000, used: 40 },
+        },
+      },
+    },
   },
   'POST /api/v1/files': {
     id: 'createUploadUrl',

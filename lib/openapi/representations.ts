@@ -129,3 +129,17 @@ export const Unprocessable = z
   .strict();
 
 export const Conflict = z.object({ message: z.string(), error_code: z.string() }).strict();
+
+const quota = z
+  .object({ limit: z.int().min(0), used: z.int().min(0) })
+  .strict()
+  .meta({ description: 'How many the team may have, and has.' });
+
+export const Limits = z
+  .object({
+    quotas: z
+      .object({ brands: quota, contact_fields: quota, sites: quota, pages: quota })
+      .strict()
+      .meta({ description: 'A create beyond a quota is a 422 naming it.' }),
+  })
+  .strict();

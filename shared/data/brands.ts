@@ -23,6 +23,7 @@ import {
   LIST_PREFIX,
   teamPk,
 } from './keys.ts';
+import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type Cancellation, type GuardedItem, LabelledTransaction } from './transactions.ts';
 
 /**
@@ -83,8 +84,8 @@ const STORED_FIELDS = [
   'tags',
 ] as const satisfies ReadonlyArray<keyof BrandFields>;
 
-const UNLINK_BATCH = 99; // + the brand's link counter = 100 items, DynamoDB's cap
-const LAST_UNLINK_BATCH = 99; // + the brand's delete
+const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
+const LAST_UNLINK_BATCH = 97; // + the brand's delete, the pointer check and the quota's release
 
 /** The brand id the pointer names, if any: possibly a deleted brand's. */
 const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
@@ -202,10 +203,12 @@ export async function createBrand(
       },
     });
     if (is_default) transaction.add('pointer', pointerPut(teamId, id));
+    takeQuota(transaction, teamId, 'brands');
     addIdentityChecks(transaction, teamId, brand);
     transaction.guard(extraItems(brand));
     const cancellation = await transaction.commit();
     if (!cancellation) return brand;
+    throwIfQuotaReached(cancellation, 'brands');
     throwIfIdentityRefused(cancellation);
     if (!cancellation.conflicted()) throw cancellation.error;
     await beforeRetry(attempt, 'brand');
@@ -342,10 +345,10 @@ async function readBrandAndPointer(teamId: number, brandId: number) {
 
 /**
  * Deletes a brand for good. Every list that names it keeps existing with `brand_id` null: the lists are
- * found with one Query and unlinked 99 per transaction (each also lowers the brand's link counter); the
+ * found with one Query and unlinked 98 per transaction (each also lowers the brand's link counter); the
  * last transaction unlinks the rest and deletes the brand only if its counter says no other list links it,
  * so a list linked meanwhile sends us back to the Query. A pointer naming the brand is left to read as "no
- * default" (brand ids never return). Two round trips plus one per 99 lists.
+ * default" (brand ids never return). Two round trips plus one per 98 lists.
  */
 export async function deleteBrand(teamId: number, brandId: number, expected?: VersionTag): Promise<void> {
   let lists: Array<Record<string, unknown>> | undefined;
@@ -365,6 +368,7 @@ export async function deleteBrand(teamId: number, brandId: number, expected?: Ve
       )
       .add('list', ...batch.map((key) => unlinkList(key, brandId, now)));
     if (expected) transaction.add('pointer', pointerIs(teamId, brandId, expected.isDefault === true));
+    if (last) transaction.add('quota release', releaseQuota(teamId, 'brands'));
     const cancellation = await transaction.commit();
     if (!cancellation) {
       if (last) return;

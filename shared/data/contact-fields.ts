@@ -12,6 +12,7 @@ import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
+import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
 
 /**
@@ -186,11 +187,13 @@ export async function createContactField(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     })
-    .add('tag', claimTag(teamId, field.tag, field.id))
-    .guard(extraItems(field));
+    .add('tag', claimTag(teamId, field.tag, field.id));
+  takeQuota(transaction, teamId, 'contact_fields');
+  transaction.guard(extraItems(field));
   for (let attempt = 1; ; attempt++) {
     const cancellation = await transaction.commit();
     if (!cancellation) return field;
+    throwIfQuotaReached(cancellation, 'contact_fields');
     if (cancellation.conditionFailed('tag')) throw ValidationError.single('tag', TAG_TAKEN);
     // Met another transaction on the tag: nothing was written, so the same items are sent again.
     if (!cancellation.conflicted()) throw cancellation.error;
@@ -325,6 +328,7 @@ export async function deleteContactField(teamId: number, id: number, expected?: 
         },
       })
       .add('tag', releaseTag(teamId, field.tag, id))
+      .add('quota release', releaseQuota(teamId, 'contact_fields'))
       .commit();
     if (!cancellation) return;
     await beforeRetry(attempt, 'field');

@@ -2,7 +2,7 @@
  * The single-table layout on one page: every key the data modules read or write.
  *
  *   pk                   sk                                        what
- *   TEAM#<team>          TEAM                                      the team
+ *   TEAM#<team>          TEAM                                      the team, its quotas and usage (quotas.ts)
  *   TEAM#<team>          BRAND#<brand, 12 digits>                  a brand
  *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brands.ts)
  *   TEAM#<team>          LIST#<list, 12 digits>                    an email, SMS or push list
@@ -30,6 +30,7 @@ export const BRAND_PREFIX = 'BRAND#';
 export const LIST_PREFIX = 'LIST#';
 export const FIELD_PREFIX = 'FIELD#';
 export const PAGE_PREFIX = 'PAGE#';
+export const SITE_PREFIX = 'SITE#';
 export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
 
 export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
@@ -43,7 +44,7 @@ export const LEGACY_DEFAULT_BRAND_SK = `${LIST_PREFIX}DEFAULT_BRAND`;
 export const fieldKey = (teamId: number, fieldId: number) =>
   teamItem(teamId, `${FIELD_PREFIX}${padId(fieldId)}`);
 export const tagKey = (teamId: number, tag: string) => teamItem(teamId, `FIELDTAG#${tag}`);
-export const siteKey = (teamId: number, siteId: number) => teamItem(teamId, `SITE#${padId(siteId)}`);
+export const siteKey = (teamId: number, siteId: number) => teamItem(teamId, `${SITE_PREFIX}${padId(siteId)}`);
 export const pageKey = (teamId: number, pageId: number) => teamItem(teamId, `${PAGE_PREFIX}${padId(pageId)}`);
 export const identityKey = (teamId: number, identityId: number) =>
   teamItem(teamId, `IDENTITY#${padId(identityId)}`);

@@ -1,9 +1,11 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { byNameThenId } from '../domain/ordering.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll } from './items.ts';
 import { idIndexKeys, PAGE_PREFIX, pageKey, siteKey, teamPk } from './keys.ts';
+import { takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { beforeRetry, LabelledTransaction } from './transactions.ts';
 
 /**
  * CMS pages (read-only in the API). Each page item carries its site's name and domain, so listing a team's
@@ -44,14 +46,20 @@ export async function createPage(
     created_at: now,
     updated_at: now,
   };
-  await dynamo().send(
-    new PutCommand({
+  const transaction = new LabelledTransaction().add('page', {
+    Put: {
       TableName: tableName(),
       Item: { ...pageKey(teamId, page.id), ...idIndexKeys('PAGE', page.id), ...page },
       ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
-  return page;
+    },
+  });
+  takeQuota(transaction, teamId, 'pages');
+  for (let attempt = 1; ; attempt++) {
+    const cancellation = await transaction.commit();
+    if (!cancellation) return page;
+    throwIfQuotaReached(cancellation, 'pages');
+    await beforeRetry(attempt, 'page');
+  }
 }
 
 /** A page as the API shows it (spec 2.2): the site's domain is folded into `full_url`. */

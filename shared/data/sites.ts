@@ -1,7 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, nowIso, tableName } from './dynamo.ts';
+import { nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { idIndexKeys, siteKey } from './keys.ts';
+import { takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { beforeRetry, LabelledTransaction } from './transactions.ts';
 
 /** CMS sites. Written by the admin CLI; the pages API reads their name and domain, copied onto each page. */
 export interface Site {
@@ -23,12 +24,18 @@ export async function createSite(teamId: number, name: string, domain: string): 
     created_at: now,
     updated_at: now,
   };
-  await dynamo().send(
-    new PutCommand({
+  const transaction = new LabelledTransaction().add('site', {
+    Put: {
       TableName: tableName(),
       Item: { ...siteKey(teamId, site.id), ...idIndexKeys('SITE', site.id), ...site },
       ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
-  return site;
+    },
+  });
+  takeQuota(transaction, teamId, 'sites');
+  for (let attempt = 1; ; attempt++) {
+    const cancellation = await transaction.commit();
+    if (!cancellation) return site;
+    throwIfQuotaReached(cancellation, 'sites');
+    await beforeRetry(attempt, 'site');
+  }
 }
