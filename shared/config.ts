@@ -46,5 +46,10 @@ export const config = {
   idBlockSize: () => Number(setting('ID_BLOCK_SIZE') ?? 50),
   /** Auto-configure may fetch from loopback addresses: a local test hook (target-policy.ts ignores it in Lambda). */
   autoconfigureAllowLoopback: () => setting('AUTOCONFIGURE_ALLOW_LOOPBACK') === '1',
+  /**
+   * The key that signs list cursors (shared/http/cursors.ts). Optional: without it a key is derived from
+   * the table name, which is enough for tamper-evidence (see there).
+   */
+  cursorSecret: () => setting('CURSOR_SECRET'),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
 };
