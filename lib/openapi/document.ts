@@ -77,6 +77,7 @@ function responses(route: Route, operation: Operation) {
       if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
       if (operation.idempotent && status < 500) headers['Idempotent-Replay'] = headerRef('IdempotentReplay');
       if (route.public && status < 400) headers.ETag = headerRef('ETag');
+      if (operation.paged && status === 200) headers.Link = headerRef('Link');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
@@ -220,6 +221,12 @@ export function buildDocument() {
           schema: { type: 'string', enum: ['true'] },
         },
         ETag: { description: 'The version of the representation', schema: { type: 'string' } },
+        Link: {
+          description:
+            'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
+            'and limit and a new cursor); absent on the last page and without `limit`',
+          schema: { type: 'string' },
+        },
       },
       schemas: Object.fromEntries(
         REPRESENTATIONS.map(([name, schema]) => {

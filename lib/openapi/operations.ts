@@ -3,6 +3,7 @@ import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import {
   autoConfigureRequest,
+  brandsQuery,
   contactFieldsQuery,
   pagesQuery,
   uploadRequest,
@@ -40,6 +41,8 @@ export interface Operation {
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
   idempotent?: true;
+  /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
+  paged?: true;
 }
 
 const brandExample = {
@@ -76,6 +79,12 @@ const fieldExample = {
   integration_id: null,
 };
 const { options, allow_multiple, ...fieldListExample } = fieldExample;
+
+const PAGED =
+  'All of the list without `limit`. With `limit`, at most that many items, and while more follow a ' +
+  '`Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next ' +
+  'page; the last page has none. Paging is stable while others write: no item twice, none that existed ' +
+  'throughout skipped. A cursor that is not from this list, team and filters is a 400.';
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/openapi.json': {
@@ -145,7 +154,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listContactFields',
     tag: 'Contact fields',
     summary: "The team's contact fields, by id",
+    description: PAGED,
     query: contactFieldsQuery,
+    paged: true,
     success: z.array(ContactFieldListItem),
     example: { response: [fieldListExample] },
   },
@@ -195,7 +206,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listPages',
     tag: 'Pages',
     summary: "The team's CMS pages, by name",
+    description: PAGED,
     query: pagesQuery,
+    paged: true,
     success: z.array(Page),
     example: {
       response: [
@@ -216,6 +229,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listBrands',
     tag: 'Brands',
     summary: "The team's brands, by name (case-insensitive)",
+    description: PAGED,
+    query: brandsQuery,
+    paged: true,
     success: z.array(Brand),
     example: { response: [brandExample] },
   },
