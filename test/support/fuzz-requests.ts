@@ -545,6 +545,7 @@ const queryName = fc.oneof(
     'contact_type[]',
     'page',
     'limit',
+    'cursor',
     '',
   ),
   anyString(12, 1),
