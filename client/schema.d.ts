@@ -110,7 +110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The team's contact fields, by id */
+        /**
+         * The team's contact fields, by id
+         * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         */
         get: operations["listContactFields"];
         put?: never;
         /** Create a contact field */
@@ -150,7 +153,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The team's CMS pages, by name */
+        /**
+         * The team's CMS pages, by name
+         * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         */
         get: operations["listPages"];
         put?: never;
         post?: never;
@@ -167,7 +173,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The team's brands, by name (case-insensitive) */
+        /**
+         * The team's brands, by name (case-insensitive)
+         * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         */
         get: operations["listBrands"];
         put?: never;
         /**
@@ -440,6 +449,8 @@ export interface components {
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
         ETag: string;
+        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page and without `limit` */
+        Link: string;
     };
     pathItems: never;
 }
@@ -977,6 +988,14 @@ export interface operations {
                 contact_type?: ("person" | "organization")[];
                 /** @description Only fields of this contact type. */
                 "contact_type[]"?: ("person" | "organization")[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                limit?: string[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                "limit[]"?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
             };
             header?: never;
             path?: never;
@@ -988,6 +1007,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1734,14 @@ export interface operations {
                 site_id?: string[];
                 /** @description Only pages of these sites. */
                 "site_id[]"?: string[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                limit?: string[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                "limit[]"?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
             };
             header?: never;
             path?: never;
@@ -1725,6 +1753,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1831,7 +1860,16 @@ export interface operations {
     };
     listBrands: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                limit?: string[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                "limit[]"?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1842,6 +1880,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +1944,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Too many requests */

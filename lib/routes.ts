@@ -119,7 +119,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands',
     handler: 'functions/brands/list.ts',
     table: 'read',
-    statuses: [200],
+    statuses: [200, 422],
   },
   {
     method: 'POST',

@@ -53,5 +53,10 @@ export const config = {
     ...QUOTA_DEFAULTS,
     ...(JSON.parse(setting('QUOTAS') ?? '{}') as Partial<typeof QUOTA_DEFAULTS>),
   }),
+  /**
+   * The key that signs list cursors (shared/http/cursors.ts). Optional: without it a key is derived from
+   * the table name, which is enough for tamper-evidence (see there).
+   */
+  cursorSecret: () => setting('CURSOR_SECRET'),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
 };

@@ -23,6 +23,8 @@ export const LIMITS = {
   contactFieldOptions: 1000,
   contactFieldOptionLength: 255,
   contactFieldOptionsBytes: 256 * 1024,
+  /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
+  listPageSize: 200,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
 } as const;

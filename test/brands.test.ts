@@ -599,7 +599,7 @@ describe('brand writes and the rest of the system', () => {
       createBrand(teamId, { name: 'Refused', is_default: true }, () => [{ item: guard, refused }]),
     ).rejects.toMatchObject({ message: 'guard refused', old: { brand_id: { N: String(brand.id) } } });
     expect(await getDefaultBrandId(teamId)).toBeUndefined();
-    expect((await listBrands(teamId)).map((listed) => listed.name)).toEqual(['With extra']);
+    expect((await listBrands(teamId)).items.map((listed) => listed.name)).toEqual(['With extra']);
   });
 });
 

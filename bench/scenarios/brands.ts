@@ -1,5 +1,6 @@
 import { createBrand } from '../../shared/data/brands.ts';
 import { createList } from '../../shared/data/lists.ts';
+import { encodeCursor } from '../../shared/http/cursors.ts';
 import {
   creates,
   newTeamId,
@@ -113,6 +114,25 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
         iterations: READS,
       },
       async () => ({ teamId: await brandsTeamId() }),
+    ),
+    onRoute(
+      {
+        name: 'brands list, second page of ?limit=2 (cursor)',
+        endpoint: 'GET /api/v1/brands',
+        budget: 1,
+        expectedStatus: 200,
+        warmup: 10,
+        iterations: READS,
+      },
+      async () => {
+        const teamId = await brandsTeamId();
+        // The cursor the first page's Link carries: after the second brand by name (Acme, Beta).
+        const cursor = encodeCursor({ list: 'brands', teamId, filters: {} }, [
+          'Beta',
+          (await brandsTeam()).brandId,
+        ]);
+        return { teamId, query: { limit: ['2'], cursor: [cursor] } };
+      },
     ),
     onItem(
       {

@@ -1,4 +1,5 @@
 import { createContactField } from '../../shared/data/contact-fields.ts';
+import { encodeCursor } from '../../shared/http/cursors.ts';
 import {
   creates,
   newTeamId,
@@ -80,6 +81,22 @@ export function contactFieldScenarios({ writerTeam }: Shared): Scenario[] {
         iterations: READS,
       },
       async () => ({ teamId: await fieldsTeamId(), query: { contact_type: ['person'] } }),
+    ),
+    onRoute(
+      {
+        name: 'contact fields list, second page of ?limit=3 (cursor)',
+        endpoint: 'GET /api/v1/contact-fields',
+        budget: 1,
+        expectedStatus: 200,
+        warmup: 10,
+        iterations: READS,
+      },
+      async () => {
+        const { teamId, fieldId } = await fieldsTeam();
+        // A page after a field's id, as a Link carries it: one Query from that key, whatever follows.
+        const cursor = encodeCursor({ list: 'contact-fields', teamId, filters: {} }, fieldId + 2);
+        return { teamId, query: { limit: ['3'], cursor: [cursor] } };
+      },
     ),
     onItem(
       {

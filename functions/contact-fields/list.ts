@@ -1,10 +1,14 @@
 import { contactFieldListView, listContactFields } from '../../shared/data/contact-fields.ts';
+import { isIdPosition } from '../../shared/domain/ordering.ts';
 import { contactFieldsQuery } from '../../shared/domain/requests.ts';
-import { httpHandler, ok } from '../../shared/http/handler.ts';
+import { httpHandler } from '../../shared/http/handler.ts';
+import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
-  const { contact_type } = validate(contactFieldsQuery, req.query);
-  const fields = await listContactFields(req.teamId, contact_type);
-  return ok(fields.map(contactFieldListView));
+  const { contact_type, ...query } = validate(contactFieldsQuery, req.query);
+  const filters = { contact_type: contact_type && [contact_type] };
+  const paging = requestedPage(req, 'contact-fields', filters, query, isIdPosition);
+  const page = await listContactFields(req.teamId, contact_type, paging.options);
+  return pageResponse(req, paging, page, contactFieldListView);
 });

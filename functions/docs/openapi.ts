@@ -1,5 +1,5 @@
 import { etagOf, unlessNotModified } from '../../shared/http/conditional.ts';
-import { ok, type PublicRequest, publicHttpHandler } from '../../shared/http/handler.ts';
+import { ok, publicHttpHandler, requestBaseUrl } from '../../shared/http/handler.ts';
 import document from '../../shared/openapi/openapi.json' with { type: 'json' };
 
 /**
@@ -7,14 +7,7 @@ import document from '../../shared/openapi/openapi.json' with { type: 'json' };
  * base URL, read from the request (the stage's path prefix included), so each host gets its own ETag.
  */
 export const handler = publicHttpHandler(async (req) => {
-  const body = { ...document, servers: [{ url: baseUrl(req) }] };
+  const body = { ...document, servers: [{ url: requestBaseUrl(req) }] };
   const headers = { ETag: etagOf(JSON.stringify(body)), 'Cache-Control': 'public, max-age=300' };
   return unlessNotModified(req, { ...ok(body), headers });
 });
-
-/** `https://<host>/<stage>`: the request's own scheme and host, and what precedes the route in its path. */
-function baseUrl(req: PublicRequest): string {
-  const proto = req.headers['x-forwarded-proto'] ?? 'http';
-  const host = req.headers.host ?? 'localhost';
-  return `${proto}://${host}${req.basePath}`;
-}

@@ -80,6 +80,7 @@ function responses(route: Route, operation: Operation) {
       if ((route.public || (operation.versioned && route.method !== 'DELETE')) && status < 400) {
         headers.ETag = headerRef('ETag');
       }
+      if (operation.paged && status === 200) headers.Link = headerRef('Link');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
@@ -245,6 +246,12 @@ export function buildDocument() {
         },
         ETag: {
           description: "The version of the representation (strong); a brand's also changes with `is_default`",
+          schema: { type: 'string' },
+        },
+        Link: {
+          description:
+            'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
+            'and limit and a new cursor); absent on the last page and without `limit`',
           schema: { type: 'string' },
         },
       },

@@ -3,6 +3,7 @@ import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import {
   autoConfigureRequest,
+  brandsQuery,
   contactFieldsQuery,
   pagesQuery,
   uploadRequest,
@@ -43,6 +44,8 @@ export interface Operation {
   idempotent?: true;
   /** A brand or a contact field: its answers carry an ETag; reads take If-None-Match, writes If-Match. */
   versioned?: true;
+  /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
+  paged?: true;
 }
 
 const brandExample = {
@@ -79,6 +82,12 @@ const fieldExample = {
   integration_id: null,
 };
 const { options, allow_multiple, ...fieldListExample } = fieldExample;
+
+const PAGED =
+  'All of the list without `limit`. With `limit`, at most that many items, and while more follow a ' +
+  '`Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next ' +
+  'page; the last page has none. Paging is stable while others write: no item twice, none that existed ' +
+  'throughout skipped. A cursor that is not from this list, team and filters is a 400.';
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/openapi.json': {
@@ -148,7 +157,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listContactFields',
     tag: 'Contact fields',
     summary: "The team's contact fields, by id",
+    description: PAGED,
     query: contactFieldsQuery,
+    paged: true,
     success: z.array(ContactFieldListItem),
     example: { response: [fieldListExample] },
   },
@@ -202,7 +213,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listPages',
     tag: 'Pages',
     summary: "The team's CMS pages, by name",
+    description: PAGED,
     query: pagesQuery,
+    paged: true,
     success: z.array(Page),
     example: {
       response: [
@@ -223,6 +236,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listBrands',
     tag: 'Brands',
     summary: "The team's brands, by name (case-insensitive)",
+    description: PAGED,
+    query: brandsQuery,
+    paged: true,
     success: z.array(Brand),
     example: { response: [brandExample] },
   },

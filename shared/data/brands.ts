@@ -7,7 +7,13 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { byNameThenId } from '../domain/ordering.ts';
+import {
+  byNameThenId,
+  compareToNamePosition,
+  type NamePosition,
+  namePositionOf,
+} from '../domain/ordering.ts';
+import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
 import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
@@ -135,8 +141,16 @@ function fromItem(item: Record<string, unknown>, defaultId: number | undefined):
   };
 }
 
-/** The team's brands ordered by name, ties by id, the pointer read with them. One Query. */
-export async function listBrands(teamId: number): Promise<Brand[]> {
+/**
+ * The team's brands ordered by name, ties by id, the pointer read with them; a page of them when `page`
+ * says so. One Query either way: the order is by name, which no key holds, so every page reads all the
+ * team's brands and keeps those after the cursor's position. The brands quota (500 by default, quotas.ts)
+ * keeps that read small; a much larger list would want a name-ordered index instead.
+ */
+export async function listBrands(
+  teamId: number,
+  page: PageOptions<NamePosition> = {},
+): Promise<ListPage<Brand, NamePosition>> {
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -145,10 +159,11 @@ export async function listBrands(teamId: number): Promise<Brand[]> {
   });
   const pointerSk = defaultBrandKey(teamId).sk;
   const defaultId = pointedId(items.find((item) => item.sk === pointerSk));
-  return items
+  const brands = items
     .filter((item) => item.sk !== pointerSk)
     .map((item) => fromItem(item, defaultId))
     .sort(byNameThenId);
+  return pageOfSorted(brands, page, namePositionOf, compareToNamePosition);
 }
 
 /** A brand and the version of its item (with `is_default`, what its ETag names). */

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { BlindRevision, ContactFieldDefinition } from '../domain/contact-field-input.ts';
 import {
@@ -7,10 +7,11 @@ import {
   type ContactType,
   DEFAULT_MAX_LENGTH,
 } from '../domain/contact-field-types.ts';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, throwMissing } from './items.ts';
+import { throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
@@ -110,20 +111,43 @@ function releaseTag(teamId: number, tag: string, fieldId: number): TransactItem 
   };
 }
 
-/** The team's fields, ordered by id, optionally of one contact type. One Query. */
-export async function listContactFields(teamId: number, contactType?: ContactType): Promise<ContactField[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
-    ExpressionAttributeValues: {
-      ':pk': teamPk(teamId),
-      ':prefix': FIELD_PREFIX,
-      ...(contactType && { ':contactType': contactType }),
-    },
-    ConsistentRead: true,
-  });
-  return items.map(fromItem);
+/**
+ * The team's fields, ordered by id, optionally of one contact type; a page of them when `page` says so.
+ * The sort key holds the id, so a page starts right after the cursor's id (ExclusiveStartKey) and reads
+ * one item more than it returns, to know whether another page follows. One Query per page; more only
+ * when the contact type filter (applied after DynamoDB's Limit) or the 1 MB read cap leaves a page short.
+ */
+export async function listContactFields(
+  teamId: number,
+  contactType?: ContactType,
+  { limit, after }: PageOptions<number> = {},
+): Promise<ListPage<ContactField, number>> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined =
+    after === undefined ? undefined : fieldKey(teamId, after);
+  do {
+    const { Items = [], LastEvaluatedKey } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
+        ExpressionAttributeValues: {
+          ':pk': teamPk(teamId),
+          ':prefix': FIELD_PREFIX,
+          ...(contactType && { ':contactType': contactType }),
+        },
+        ...(limit !== undefined && { Limit: limit + 1 }),
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...Items);
+    startKey = LastEvaluatedKey;
+  } while (startKey && (limit === undefined || items.length <= limit));
+  const fields = items.map(fromItem);
+  if (limit === undefined || fields.length <= limit) return { items: fields };
+  const page = fields.slice(0, limit);
+  return { items: page, next: (page[page.length - 1] as ContactField).id };
 }
 
 /** One of the team's fields and the version it was read at; 403 if it is another team's, 404 if none's. */

@@ -1,5 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { byNameThenId } from '../domain/ordering.ts';
+import {
+  byNameThenId,
+  compareToNamePosition,
+  type NamePosition,
+  namePositionOf,
+} from '../domain/ordering.ts';
+import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll } from './items.ts';
@@ -94,9 +100,15 @@ function fromItem(item: Record<string, unknown>): Page {
 
 /**
  * The team's pages ordered by name (ties by id), optionally only those of the given sites (a site of
- * another team matches none of this team's pages). One Query.
+ * another team matches none of this team's pages); a page of them when `page` says so. One Query either
+ * way: the order is by name, which no key holds, so every page reads all the team's pages and keeps those
+ * after the cursor's position. The pages quota (10,000 by default, quotas.ts) bounds that read.
  */
-export async function listPages(teamId: number, siteIds?: readonly number[]): Promise<Page[]> {
+export async function listPages(
+  teamId: number,
+  siteIds?: readonly number[],
+  page: PageOptions<NamePosition> = {},
+): Promise<ListPage<Page, NamePosition>> {
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -104,8 +116,9 @@ export async function listPages(teamId: number, siteIds?: readonly number[]): Pr
     ConsistentRead: true,
   });
   const sites = siteIds && new Set(siteIds);
-  return items
+  const pages = items
     .map(fromItem)
-    .filter((page) => !sites || sites.has(page.site_id))
+    .filter((listed) => !sites || sites.has(listed.site_id))
     .sort(byNameThenId);
+  return pageOfSorted(pages, page, namePositionOf, compareToNamePosition);
 }

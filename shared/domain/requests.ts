@@ -1,11 +1,48 @@
 import * as z from 'zod';
 import { libraryPath } from '../files/library-path-schema.ts';
+import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
 /**
  * The request schemas of routes that have no entity of their own: list filters, auto-configure and
  * uploads. The handlers validate with them and the OpenAPI document describes them.
  */
+
+/** `?limit=50&cursor=…` of the paged lists (README, "Pagination"), each given at most once. */
+const pageParameters = {
+  limit: z
+    .array(z.string())
+    .refine(
+      (values) =>
+        values.length === 1 &&
+        /^[0-9]+$/.test(values[0] as string) &&
+        Number(values[0]) >= 1 &&
+        Number(values[0]) <= LIMITS.listPageSize,
+      { message: `The limit field must be an integer from 1 to ${LIMITS.listPageSize}.` },
+    )
+    .transform((values) => Number(values[0]))
+    .optional()
+    .meta({
+      description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
+      maxItems: 1,
+      items: { type: 'string', pattern: '^[0-9]+$' },
+    }),
+  cursor: z
+    .array(z.string())
+    // Given twice is no cursor this API issued: read as an empty one, which the cursor check refuses (400).
+    .transform((values) => (values.length === 1 ? (values[0] as string) : ''))
+    .optional()
+    .meta({
+      description:
+        'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
+        'header. Opaque; valid only with the same filters.',
+      maxItems: 1,
+      items: { type: 'string' },
+    }),
+};
+
+/** `?limit=50&cursor=…`. */
+export const brandsQuery = z.object(pageParameters);
 
 /** `?site_id=3` or `?site_id[]=3&site_id[]=4`; ids that name no site of the team simply match nothing. */
 export const pagesQuery = z.object({
@@ -17,6 +54,7 @@ export const pagesQuery = z.object({
     .transform((ids) => ids.map(Number))
     .optional()
     .meta({ description: 'Only pages of these sites.', items: { type: 'string', pattern: '^-?\\d{1,15}$' } }),
+  ...pageParameters,
 });
 
 /** `?contact_type=person|organization`, given at most once. */
@@ -33,6 +71,7 @@ export const contactFieldsQuery = z.object({
       maxItems: 1,
       items: { enum: [...CONTACT_TYPES] },
     }),
+  ...pageParameters,
 });
 
 export const autoConfigureRequest = z.object({ url: z.string().trim().min(1).max(2048) });

@@ -45,6 +45,13 @@ export function pathId(req: ApiRequest, model: string, name = 'id'): number {
   return Number(raw);
 }
 
+/** `https://<host>/<stage>`: the request's own scheme and host, and what precedes the route in its path. */
+export function requestBaseUrl(req: Pick<ApiRequest, 'headers' | 'basePath'>): string {
+  const proto = req.headers['x-forwarded-proto'] ?? 'http';
+  const host = req.headers.host ?? 'localhost';
+  return `${proto}://${host}${req.basePath}`;
+}
+
 /** A middleware between request parsing and the handler sees the ApiRequest as its event. */
 export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
 

@@ -29,12 +29,13 @@ const pointer = (...parts: string[]) =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 /** Response headers whose presence the document must account for. */
-const DOCUMENTED_HEADERS = ['retry-after', 'idempotent-replay', 'etag'];
+const DOCUMENTED_HEADERS = ['retry-after', 'idempotent-replay', 'etag', 'link'];
 const HEADER_COMPONENTS: Record<string, string> = {
   RequestId: 'x-request-id',
   RetryAfter: 'retry-after',
   IdempotentReplay: 'idempotent-replay',
   ETag: 'etag',
+  Link: 'link',
 };
 
 /** What in a response the document does not describe; empty when it describes all of it. */

@@ -7,6 +7,7 @@ import { COMMON_STATUSES, type Route } from '../../lib/routes.ts';
 import { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
+import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 
 /**
  * Generators of malformed and adversarial requests for the routes of the route table, a sender that puts
@@ -545,6 +546,7 @@ const queryName = fc.oneof(
     'contact_type[]',
     'page',
     'limit',
+    'cursor',
     '',
   ),
   anyString(12, 1),
@@ -847,7 +849,14 @@ export function problemsWith(route: Route, request: FuzzRequest, response: FuzzR
       problems.push('the error body has no non-empty string `message`');
     }
   }
-  if (status === 400 && request.body !== undefined && (route.method === 'GET' || route.method === 'DELETE')) {
+  // A list's `cursor` is in the query: its 400 is not the body's.
+  const badCursor = (body as { message?: unknown } | undefined)?.message === INVALID_CURSOR;
+  if (
+    status === 400 &&
+    !badCursor &&
+    request.body !== undefined &&
+    (route.method === 'GET' || route.method === 'DELETE')
+  ) {
     problems.push(`400 on ${route.method}: the body of a ${route.method} must be ignored`);
   }
   return problems;

@@ -1,0 +1,48 @@
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
+import { type CursorScope, decodeCursor, encodeCursor, type Filters, givenFilters } from './cursors.ts';
+import { type ApiRequest, type ApiResponse, ok, requestBaseUrl } from './handler.ts';
+
+/**
+ * `limit` and `cursor` of the paged lists (README, "Pagination"): the page a request asks for, and the
+ * answer with a `Link: <…>; rel="next"` to the page after it. The next page's URL repeats the filters and
+ * the limit, so following it verbatim continues the same walk.
+ */
+export interface Paging<K> {
+  scope: CursorScope;
+  options: PageOptions<K>;
+}
+
+/**
+ * The page asked for: `filters` in their canonical form (what the Link repeats and the cursor is bound
+ * to), `query` the validated `limit` and `cursor`. A cursor that is not this list's, team's and filters'
+ * is a 400.
+ */
+export function requestedPage<K>(
+  req: ApiRequest,
+  list: string,
+  filters: Filters,
+  query: { limit?: number; cursor?: string },
+  isPosition: (position: unknown) => position is K,
+): Paging<K> {
+  const scope = { list, teamId: req.teamId, filters };
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, isPosition);
+  return { scope, options: { limit: query.limit, after } };
+}
+
+/** 200 with the page's items as an array (the spec's body), and a Link when another page follows. */
+export function pageResponse<T, K>(
+  req: ApiRequest,
+  { scope, options }: Paging<K>,
+  page: ListPage<T, K>,
+  view: (item: T) => unknown = (item) => item,
+): ApiResponse {
+  const response = ok(page.items.map(view));
+  if (page.next === undefined || options.limit === undefined) return response;
+  const query = new URLSearchParams();
+  for (const [name, values] of givenFilters(scope.filters))
+    for (const value of values) query.append(name, value);
+  query.set('limit', String(options.limit));
+  query.set('cursor', encodeCursor(scope, page.next));
+  const next = `${requestBaseUrl(req)}${req.route}?${query}`;
+  return { ...response, headers: { Link: `<${next}>; rel="next"` } };
+}
