@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
-import { TIMEOUTS } from '../../shared/limits.ts';
+import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import { COMMON_STATUSES, type Route, routes } from '../routes.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import * as representations from './representations.ts';
@@ -114,6 +115,31 @@ function responses(route: Route, operation: Operation) {
   );
 }
 
+/**
+ * The query parameters' values as the handlers' refinements accept them (zod's JSON Schema shows only
+ * "strings"): kept here rather than as schema metadata, which would cost every function at load.
+ */
+const QUERY_PARAMETERS: Record<string, JsonSchema> = {
+  limit: {
+    description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
+    maxItems: 1,
+    items: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  cursor: {
+    description:
+      'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
+      'header. Opaque; valid only with the same filters.',
+    maxItems: 1,
+    items: { type: 'string' },
+  },
+  site_id: { description: 'Only pages of these sites.', items: { type: 'string', pattern: '^-?\\d{1,15}$' } },
+  contact_type: {
+    description: 'Only fields of this contact type.',
+    maxItems: 1,
+    items: { enum: [...CONTACT_TYPES] },
+  },
+};
+
 function parameters(route: Route, operation: Operation): unknown[] {
   const list: unknown[] = [];
   for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
@@ -122,7 +148,8 @@ function parameters(route: Route, operation: Operation): unknown[] {
     list.push({ name, in: 'path', required: true, schema });
   }
   for (const [name, field] of Object.entries(operation.query?.shape ?? {})) {
-    const schema = jsonSchema(field as z.ZodType, 'input');
+    // What the query schema checks in code (refinements), said for readers; the name comes from the schema.
+    const schema = { ...jsonSchema(field as z.ZodType, 'input'), ...QUERY_PARAMETERS[name] };
     const description = (schema.description as string | undefined) ?? undefined;
     // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
     for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {

@@ -4,7 +4,6 @@ import {
   DeleteCommand,
   type DeleteCommandInput,
   GetCommand,
-  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -19,7 +18,7 @@ import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
-import { queryAll, throwMissing } from './items.ts';
+import { queryAll, scanSortKey, throwMissing } from './items.ts';
 import {
   BRAND_PREFIX,
   brandKey,
@@ -414,22 +413,9 @@ export async function deleteBrand(teamId: number, brandId: number, expected?: Ve
  */
 export async function migrateDefaultPointers(): Promise<{ moved: number; dropped: number }> {
   const counts = { moved: 0, dropped: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'sk = :legacy',
-        ExpressionAttributeValues: { ':legacy': LEGACY_DEFAULT_BRAND_SK },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const legacy of page.Items ?? []) {
-      counts[(await movePointer(legacy)) ? 'moved' : 'dropped']++;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const legacy of scanSortKey(LEGACY_DEFAULT_BRAND_SK)) {
+    counts[(await movePointer(legacy)) ? 'moved' : 'dropped']++;
+  }
   return counts;
 }
 

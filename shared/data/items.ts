@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError, NotFoundError } from '../http/errors.ts';
 import { dynamo, ID_INDEX, tableName } from './dynamo.ts';
 
@@ -35,4 +35,23 @@ export async function queryAll(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** The items of the whole table that `sk` names, page by page: for operator commands (a Scan reads it all). */
+export async function* scanSortKey(sk: string, projection?: string): AsyncGenerator<Record<string, unknown>> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'sk = :sk',
+        ExpressionAttributeValues: { ':sk': sk },
+        ...(projection && { ProjectionExpression: projection }),
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    yield* page.Items ?? [];
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
 }

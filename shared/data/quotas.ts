@@ -1,7 +1,8 @@
-import { GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { ValidationError } from '../http/errors.ts';
 import { dynamo, type TransactItem, tableName } from './dynamo.ts';
+import { scanSortKey } from './items.ts';
 import { BRAND_PREFIX, FIELD_PREFIX, PAGE_PREFIX, SITE_PREFIX, teamKey, teamPk } from './keys.ts';
 import type { Cancellation, LabelledTransaction } from './transactions.ts';
 
@@ -118,35 +119,22 @@ const PREFIXES: Record<QuotaKind, string> = {
  */
 export async function recountUsage(): Promise<number> {
   let teams = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
+  for await (const team of scanSortKey('TEAM', 'id')) {
+    const teamId = team.id as number;
+    const counts = await Promise.all(QUOTA_KINDS.map((kind) => countItems(teamId, PREFIXES[kind])));
+    await dynamo().send(
+      new UpdateCommand({
         TableName: tableName(),
-        FilterExpression: 'sk = :team',
-        ExpressionAttributeValues: { ':team': 'TEAM' },
-        ProjectionExpression: 'id',
-        ExclusiveStartKey,
+        Key: teamKey(teamId),
+        UpdateExpression: `SET ${QUOTA_KINDS.map((_, i) => `#k${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(
+          QUOTA_KINDS.map((kind, i) => [`#k${i}`, `${kind}_used`]),
+        ),
+        ExpressionAttributeValues: Object.fromEntries(counts.map((count, i) => [`:v${i}`, count])),
       }),
     );
-    for (const team of page.Items ?? []) {
-      const teamId = team.id as number;
-      const counts = await Promise.all(QUOTA_KINDS.map((kind) => countItems(teamId, PREFIXES[kind])));
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: teamKey(teamId),
-          UpdateExpression: `SET ${QUOTA_KINDS.map((_, i) => `#k${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(
-            QUOTA_KINDS.map((kind, i) => [`#k${i}`, `${kind}_used`]),
-          ),
-          ExpressionAttributeValues: Object.fromEntries(counts.map((count, i) => [`:v${i}`, count])),
-        }),
-      );
-      teams++;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+    teams++;
+  }
   return teams;
 }
 

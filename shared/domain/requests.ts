@@ -21,24 +21,12 @@ const pageParameters = {
       { message: `The limit field must be an integer from 1 to ${LIMITS.listPageSize}.` },
     )
     .transform((values) => Number(values[0]))
-    .optional()
-    .meta({
-      description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
-      maxItems: 1,
-      items: { type: 'string', pattern: '^[0-9]+$' },
-    }),
+    .optional(),
   cursor: z
     .array(z.string())
     // Given twice is no cursor this API issued: read as an empty one, which the cursor check refuses (400).
     .transform((values) => (values.length === 1 ? (values[0] as string) : ''))
-    .optional()
-    .meta({
-      description:
-        'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
-        'header. Opaque; valid only with the same filters.',
-      maxItems: 1,
-      items: { type: 'string' },
-    }),
+    .optional(),
 };
 
 /** `?limit=50&cursor=…`. */
@@ -52,8 +40,7 @@ export const pagesQuery = z.object({
       message: 'The site id field must be an integer.',
     })
     .transform((ids) => ids.map(Number))
-    .optional()
-    .meta({ description: 'Only pages of these sites.', items: { type: 'string', pattern: '^-?\\d{1,15}$' } }),
+    .optional(),
   ...pageParameters,
 });
 
@@ -65,12 +52,7 @@ export const contactFieldsQuery = z.object({
       message: 'The selected contact type is invalid.',
     })
     .transform((values) => values[0] as ContactType)
-    .optional()
-    .meta({
-      description: 'Only fields of this contact type.',
-      maxItems: 1,
-      items: { enum: [...CONTACT_TYPES] },
-    }),
+    .optional(),
   ...pageParameters,
 });
 
