@@ -6,9 +6,9 @@ import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
-  const { contact_type, ...query } = validate(contactFieldsQuery, req.query);
+  const { contact_type } = validate(contactFieldsQuery, req.query);
   const filters = { contact_type: contact_type && [contact_type] };
-  const paging = requestedPage(req, 'contact-fields', filters, query, isIdPosition);
+  const paging = requestedPage(req, 'contact-fields', filters, isIdPosition);
   const page = await listContactFields(req.teamId, contact_type, paging.options);
   return pageResponse(req, paging, page, contactFieldListView);
 });

@@ -147,9 +147,17 @@ function parameters(route: Route, operation: Operation): unknown[] {
     const schema = name === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' };
     list.push({ name, in: 'path', required: true, schema });
   }
-  for (const [name, field] of Object.entries(operation.query?.shape ?? {})) {
+  // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
+  const fields: Array<[string, z.ZodType | undefined]> = [
+    ...(Object.entries(operation.query?.shape ?? {}) as Array<[string, z.ZodType]>),
+    ...(operation.paged
+      ? (['limit', 'cursor'] as const).map((name) => [name, undefined] as [string, undefined])
+      : []),
+  ];
+  for (const [name, field] of fields) {
     // What the query schema checks in code (refinements), said for readers; the name comes from the schema.
-    const schema = { ...jsonSchema(field as z.ZodType, 'input'), ...QUERY_PARAMETERS[name] };
+    const base = field ? jsonSchema(field, 'input') : { type: 'array', items: { type: 'string' } };
+    const schema = { ...base, ...QUERY_PARAMETERS[name] };
     const description = (schema.description as string | undefined) ?? undefined;
     // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
     for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {

@@ -3,7 +3,6 @@ import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import {
   autoConfigureRequest,
-  brandsQuery,
   contactFieldsQuery,
   pagesQuery,
   uploadRequest,
@@ -237,7 +236,6 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: "The team's brands, by name (case-insensitive)",
     description: PAGED,
-    query: brandsQuery,
     paged: true,
     success: z.array(Brand),
     example: { response: [brandExample] },

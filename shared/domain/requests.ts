@@ -1,36 +1,11 @@
 import * as z from 'zod';
 import { libraryPath } from '../files/library-path-schema.ts';
-import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
 /**
  * The request schemas of routes that have no entity of their own: list filters, auto-configure and
  * uploads. The handlers validate with them and the OpenAPI document describes them.
  */
-
-/** `?limit=50&cursor=…` of the paged lists (README, "Pagination"), each given at most once. */
-const pageParameters = {
-  limit: z
-    .array(z.string())
-    .refine(
-      (values) =>
-        values.length === 1 &&
-        /^[0-9]+$/.test(values[0] as string) &&
-        Number(values[0]) >= 1 &&
-        Number(values[0]) <= LIMITS.listPageSize,
-      { message: `The limit field must be an integer from 1 to ${LIMITS.listPageSize}.` },
-    )
-    .transform((values) => Number(values[0]))
-    .optional(),
-  cursor: z
-    .array(z.string())
-    // Given twice is no cursor this API issued: read as an empty one, which the cursor check refuses (400).
-    .transform((values) => (values.length === 1 ? (values[0] as string) : ''))
-    .optional(),
-};
-
-/** `?limit=50&cursor=…`. */
-export const brandsQuery = z.object(pageParameters);
 
 /** `?site_id=3` or `?site_id[]=3&site_id[]=4`; ids that name no site of the team simply match nothing. */
 export const pagesQuery = z.object({
@@ -41,7 +16,6 @@ export const pagesQuery = z.object({
     })
     .transform((ids) => ids.map(Number))
     .optional(),
-  ...pageParameters,
 });
 
 /** `?contact_type=person|organization`, given at most once. */
@@ -53,7 +27,6 @@ export const contactFieldsQuery = z.object({
     })
     .transform((values) => values[0] as ContactType)
     .optional(),
-  ...pageParameters,
 });
 
 export const autoConfigureRequest = z.object({ url: z.string().trim().min(1).max(2048) });

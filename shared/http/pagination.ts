@@ -1,6 +1,9 @@
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
+import { LIMITS } from '../limits.ts';
 import { type CursorScope, decodeCursor, encodeCursor, type Filters, givenFilters } from './cursors.ts';
+import { ValidationError } from './errors.ts';
 import { type ApiRequest, type ApiResponse, ok, requestBaseUrl } from './handler.ts';
+import type { Dictionary } from './request-data.ts';
 
 /**
  * `limit` and `cursor` of the paged lists (README, "Pagination"): the page a request asks for, and the
@@ -14,16 +17,16 @@ export interface Paging<K> {
 
 /**
  * The page asked for: `filters` in their canonical form (what the Link repeats and the cursor is bound
- * to), `query` the validated `limit` and `cursor`. A cursor that is not this list's, team's and filters'
- * is a 400.
+ * to), and the request's `limit` and `cursor`. A cursor that is not this list's, team's and filters' is a
+ * 400.
  */
 export function requestedPage<K>(
   req: ApiRequest,
   list: string,
   filters: Filters,
-  query: { limit?: number; cursor?: string },
   isPosition: (position: unknown) => position is K,
 ): Paging<K> {
+  const query = pageQuery(req.query);
   const scope = { list, teamId: req.teamId, filters };
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, isPosition);
   return { scope, options: { limit: query.limit, after } };
@@ -45,4 +48,23 @@ export function pageResponse<T, K>(
   query.set('cursor', encodeCursor(scope, page.next));
   const next = `${requestBaseUrl(req)}${req.route}?${query}`;
   return { ...response, headers: { Link: `<${next}>; rel="next"` } };
+}
+
+/**
+ * `limit` (an integer from 1 to the page size, given once) and `cursor` (given once; twice is no cursor
+ * this API issued, read as an empty one, which the cursor check refuses). Read without zod, so that a list
+ * with no filters (brands) does not load it: the cold start budget.
+ */
+function pageQuery(query: Dictionary<string[]>): { limit?: number; cursor?: string } {
+  const cursor = query.cursor && (query.cursor.length === 1 ? (query.cursor[0] as string) : '');
+  if (query.limit === undefined) return { cursor };
+  const [text = ''] = query.limit;
+  const limit = Number(text);
+  if (query.limit.length !== 1 || !/^[0-9]+$/.test(text) || limit < 1 || limit > LIMITS.listPageSize) {
+    throw ValidationError.single(
+      'limit',
+      `The limit field must be an integer from 1 to ${LIMITS.listPageSize}.`,
+    );
+  }
+  return { limit, cursor };
 }
