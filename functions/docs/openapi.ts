@@ -7,7 +7,12 @@ import document from '../../shared/openapi/openapi.json' with { type: 'json' };
  * base URL, read from the request (the stage's path prefix included), so each host gets its own ETag.
  */
 export const handler = publicHttpHandler(async (req) => {
-  const body = { ...document, servers: [{ url: requestBaseUrl(req) }] };
-  const headers = { ETag: etagOf(JSON.stringify(body)), 'Cache-Control': 'public, max-age=300' };
+  const url = requestBaseUrl(req);
+  const body = { ...document, servers: [{ url }] };
+  // The document only changes with the deployment: digest it once per base URL (one, behind API Gateway).
+  if (digested?.url !== url) digested = { url, etag: etagOf(JSON.stringify(body)) };
+  const headers = { ETag: digested.etag, 'Cache-Control': 'public, max-age=300' };
   return unlessNotModified(req, { ...ok(body), headers });
 });
+
+let digested: { url: string; etag: string } | undefined;

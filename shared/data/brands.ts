@@ -92,8 +92,8 @@ const STORED_FIELDS = [
 const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
 const LAST_UNLINK_BATCH = 97; // + the brand's delete, the pointer check and the quota's release
 
-/** The brand id the pointer names, if any: possibly a deleted brand's. */
-const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
+/** The brand id a pointer item names, if any: possibly a deleted brand's. */
+export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
   typeof pointer?.brand_id === 'number' ? pointer.brand_id : undefined;
 
 /** The id of the team's default brand, if it has one (strongly consistent; a pointer to a deleted brand is none). */

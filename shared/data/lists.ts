@@ -1,6 +1,6 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { readPointer } from './brands.ts';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { pointedId, readPointer } from './brands.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { brandKey, defaultBrandKey, listKey } from './keys.ts';
@@ -73,7 +73,8 @@ export async function createList(teamId: number, kind: ListKind, name: string): 
     if (!cancellation) return list;
     // The default moved since it was read (the refusal returns the pointer), or its brand is gone.
     const moved = cancellation.conditionFailed('pointer');
-    if (moved) pointed = pointedBrandId(cancellation.oldItem('pointer'));
+    // The document client does not unmarshall the item that comes with a failed condition.
+    if (moved) pointed = pointedId(unmarshall(cancellation.oldItem('pointer') ?? {}));
     if (cancellation.conditionFailed('brand')) stale = brandId ?? undefined;
     await beforeRetry(attempt, 'default brand', moved || cancellation.conditionFailed('brand'));
   }
@@ -94,9 +95,4 @@ export async function getList(teamId: number, listId: number): Promise<List | un
       updated_at: Item.updated_at,
     }
   );
-}
-
-function pointedBrandId(pointer: Record<string, AttributeValue> | undefined): number | undefined {
-  const id = pointer?.brand_id?.N;
-  return id === undefined ? undefined : Number(id);
 }
