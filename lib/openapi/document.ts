@@ -13,15 +13,15 @@ import * as representations from './representations.ts';
  */
 type JsonSchema = Record<string, unknown>;
 
-const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.ZodType]>;
+const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
 
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect); named representations become $refs. */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const named = nameOf.get(schema);
   if (named) return { $ref: `#/components/schemas/${named}` };
-  if (schema instanceof z.ZodArray && nameOf.has(schema.element as z.ZodType)) {
-    return { type: 'array', items: jsonSchema(schema.element as z.ZodType, io) };
+  if (schema instanceof z.core.$ZodArray && nameOf.has(schema._zod.def.element)) {
+    return { type: 'array', items: jsonSchema(schema._zod.def.element, io) };
   }
   const { $schema, ...converted } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
@@ -36,8 +36,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
         Object.assign(out, forms);
       }
       // An enum read as a string first (so that a missing value is reported as missing): show its values.
-      if (def.type === 'pipe' && def.in instanceof z.ZodString && def.out instanceof z.ZodEnum) {
-        out.enum = def.out.options;
+      if (def.type === 'pipe' && def.in instanceof z.core.$ZodString && def.out instanceof z.core.$ZodEnum) {
+        out.enum = Object.values(def.out._zod.def.entries);
       }
     },
   }) as JsonSchema;
@@ -148,8 +148,8 @@ function parameters(route: Route, operation: Operation): unknown[] {
     list.push({ name, in: 'path', required: true, schema });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
-  const fields: Array<[string, z.ZodType | undefined]> = [
-    ...(Object.entries(operation.query?.shape ?? {}) as Array<[string, z.ZodType]>),
+  const fields: Array<[string, z.core.$ZodType | undefined]> = [
+    ...Object.entries(operation.query?._zod.def.shape ?? {}),
     ...(operation.paged
       ? (['limit', 'cursor'] as const).map((name) => [name, undefined] as [string, undefined])
       : []),

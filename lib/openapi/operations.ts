@@ -30,11 +30,11 @@ export interface Operation {
   tag: 'Brands' | 'Contact fields' | 'Pages' | 'Files' | 'Reference';
   summary: string;
   description?: string;
-  body?: z.ZodType;
-  query?: z.ZodObject;
-  /** The 200 or 201 body. */
+  /** What the handler validates with (zod/mini, like all of shared/; JSON Schema comes from zod's core). */
+  body?: z.core.$ZodType;
+  query?: z.core.$ZodObject;
   /** The 200 or 201 body when it is JSON (every route but the reference page and its script). */
-  success?: z.ZodType;
+  success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
   /** An example request body and an example success body. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
 import { socialNetworkOf } from './social-links.ts';
@@ -23,20 +23,23 @@ export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
 
 const MAX_LENGTH = 255;
 
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? null : value), schema.nullable()).optional();
+const optional = <T extends z.ZodMiniType>(schema: T) =>
+  z.optional(
+    z.pipe(
+      z.transform((value: unknown) => (value === '' ? null : value)),
+      z.nullable(schema),
+    ),
+  );
 
-const httpUrl = z.url({ protocol: /^https?$/ }).max(MAX_LENGTH);
-const color = z
-  .string()
-  .max(7)
-  .regex(/^#[0-9a-fA-F]{6}$/);
-const identityId = z.int().min(1);
-const tags = z
-  .array(z.string().min(1).max(MAX_LENGTH))
-  .max(LIMITS.brandTags)
-  .nullable()
-  .transform((list) => [...new Set(list ?? [])]);
+const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(MAX_LENGTH));
+const color = z.string().check(z.maxLength(7), z.regex(/^#[0-9a-fA-F]{6}$/));
+const identityId = z.int().check(z.minimum(1));
+const tags = z.pipe(
+  z.nullable(
+    z.array(z.string().check(z.minLength(1), z.maxLength(MAX_LENGTH))).check(z.maxLength(LIMITS.brandTags)),
+  ),
+  z.transform((list) => [...new Set(list ?? [])]),
+);
 
 /** A network name given as a map key: what socialNetworkOf produces, or a similar short label. */
 const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
@@ -48,62 +51,56 @@ const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
  */
 /** The two forms social_links is accepted in (what the OpenAPI document shows for it). */
 export const socialLinksForms = z.union([
-  z.array(httpUrl).max(LIMITS.brandSocialLinks),
+  z.array(httpUrl).check(z.maxLength(LIMITS.brandSocialLinks)),
   z.record(z.string(), httpUrl),
 ]);
 
-const socialLinks = z
-  .custom<object>((value) => typeof value === 'object' && value !== null, {
-    message: 'The social links field must be an array of URLs or an object of network names to URLs.',
-  })
-  .pipe(socialLinksForms)
-  .transform((input, ctx) => {
+const socialLinks = z.pipe(
+  z.pipe(
+    z.custom<object>((value) => typeof value === 'object' && value !== null, {
+      message: 'The social links field must be an array of URLs or an object of network names to URLs.',
+    }),
+    socialLinksForms,
+  ),
+  z.transform((input, ctx) => {
     const links: Record<string, string> = Object.create(null);
+    const addIssue = (message: string, path: PropertyKey[] = []) =>
+      ctx.issues.push({ code: 'custom', input, path, message });
     if (Array.isArray(input)) {
       input.forEach((url, i) => {
         const network = socialNetworkOf(url);
         if (links[network] !== undefined && links[network] !== url) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i],
-            message: `The social links field has more than one ${network} link.`,
-          });
+          addIssue(`The social links field has more than one ${network} link.`, [i]);
         }
         links[network] = url;
       });
     } else {
       for (const [network, url] of Object.entries(input)) {
         if (!NETWORK_NAME.test(network)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `The social links field has an invalid network name: ${network}.`,
-          });
+          addIssue(`The social links field has an invalid network name: ${network}.`);
         }
         links[network] = url;
       }
       if (Object.keys(links).length > LIMITS.brandSocialLinks) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `The social links field must not have more than ${LIMITS.brandSocialLinks} items.`,
-        });
+        addIssue(`The social links field must not have more than ${LIMITS.brandSocialLinks} items.`);
       }
     }
     return Object.keys(links).length > 0 ? links : null;
-  });
+  }),
+);
 
-const name = z.string().trim().min(1).max(MAX_LENGTH);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_LENGTH));
 
 const optionalFields = {
-  short_description: optional(z.string().max(MAX_LENGTH)),
+  short_description: optional(z.string().check(z.maxLength(MAX_LENGTH))),
   website_url: optional(httpUrl),
   primary_color: optional(color),
   secondary_color: optional(color),
   // null is "not given": the flag is only ever set or unset on purpose.
-  is_default: z
-    .boolean()
-    .nullable()
-    .optional()
-    .transform((value) => value ?? undefined),
+  is_default: z.pipe(
+    z.optional(z.nullable(z.boolean())),
+    z.transform((value) => value ?? undefined),
+  ),
   logo_image: optional(httpUrl),
   logo_square_image: optional(httpUrl),
   header_image: optional(httpUrl),
@@ -115,15 +112,15 @@ const optionalFields = {
   header_image_path: optional(libraryPath('header_image_path')),
   footer_image_path: optional(libraryPath('footer_image_path')),
   social_share_image_path: optional(libraryPath('social_share_image_path')),
-  email_address_id: identityId.nullable().optional(),
-  phone_id: identityId.nullable().optional(),
+  email_address_id: z.optional(z.nullable(identityId)),
+  phone_id: z.optional(z.nullable(identityId)),
   social_links: optional(socialLinks),
-  tags: tags.optional(),
+  tags: z.optional(tags),
 };
 
 export const createBrandSchema = z.object({ name, ...optionalFields });
 /** Every field optional; only the supplied ones change. `name` cannot be cleared. */
-export const updateBrandSchema = z.object({ name: name.optional(), ...optionalFields });
+export const updateBrandSchema = z.object({ name: z.optional(name), ...optionalFields });
 
 export type CreateBrandInput = z.output<typeof createBrandSchema>;
 export type UpdateBrandInput = z.output<typeof updateBrandSchema>;

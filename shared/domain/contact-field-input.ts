@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { validate } from '../http/validation.ts';
 import { LIMITS } from '../limits.ts';
 import {
@@ -28,43 +28,45 @@ export interface ContactFieldDefinition {
   allow_multiple: boolean;
 }
 
-const nameSchema = z.string().trim().min(1).max(255);
-const tagSchema = z
-  .string()
-  .min(1, { abort: true })
-  .max(255)
-  .refine((tag) => TAG_PATTERN.test(tag), { message: TAG_FORMAT });
+const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
+const tagSchema = z.string().check(
+  z.minLength(1, { abort: true }),
+  z.maxLength(255),
+  z.refine((tag) => TAG_PATTERN.test(tag), { message: TAG_FORMAT }),
+);
 // A string first: zod reports a missing enum as an invalid value, not as a missing field.
-const typeSchema = z.string().pipe(z.enum(CONTACT_FIELD_TYPE_VALUES));
-const maxLengthSchema = z.int().min(1);
+const typeSchema = z.pipe(z.string(), z.enum(CONTACT_FIELD_TYPE_VALUES));
+const maxLengthSchema = z.int().check(z.minimum(1));
 // Count, length and total bytes together keep a field item below DynamoDB's 400 KB (limits.ts).
 const optionsSchema = z
-  .array(z.string().trim().min(1).max(LIMITS.contactFieldOptionLength))
-  .max(LIMITS.contactFieldOptions)
-  .superRefine((options, ctx) => {
-    const bytes = options.reduce((sum, option) => sum + Buffer.byteLength(option), 0);
-    if (bytes > LIMITS.contactFieldOptionsBytes) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `The options field must not be greater than ${LIMITS.contactFieldOptionsBytes} bytes in all, UTF-8 encoded.`,
-      });
-    }
-    options.forEach((option, index) => {
-      if (options.indexOf(option) !== index)
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(LIMITS.contactFieldOptionLength)))
+  .check(
+    z.maxLength(LIMITS.contactFieldOptions),
+    z.superRefine((options, ctx) => {
+      const bytes = options.reduce((sum, option) => sum + Buffer.byteLength(option), 0);
+      if (bytes > LIMITS.contactFieldOptionsBytes) {
         ctx.addIssue({
           code: 'custom',
-          path: [index],
-          message: `The options.${index} field has a duplicate value.`,
+          message: `The options field must not be greater than ${LIMITS.contactFieldOptionsBytes} bytes in all, UTF-8 encoded.`,
         });
-    });
-  });
+      }
+      options.forEach((option, index) => {
+        if (options.indexOf(option) !== index)
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            message: `The options.${index} field has a duplicate value.`,
+          });
+      });
+    }),
+  );
 
 /** An empty options array means "no options", like null. */
 const noneIfEmpty = (options: string[] | null | undefined) => (options?.length ? options : null);
 
 function checkTypeRules(
   field: Pick<ContactFieldDefinition, 'type' | 'options' | 'allow_multiple'>,
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   const fail = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (field.type === 'pick_list') {
@@ -82,26 +84,29 @@ export const newContactFieldSchema = z
     name: nameSchema,
     tag: tagSchema,
     type: typeSchema,
-    contact_type: z.string().pipe(z.enum(CONTACT_TYPES)),
-    max_length: maxLengthSchema.nullish().transform((value) => value ?? DEFAULT_MAX_LENGTH),
-    options: optionsSchema.nullish().transform(noneIfEmpty),
-    allow_multiple: z.boolean().default(false),
+    contact_type: z.pipe(z.string(), z.enum(CONTACT_TYPES)),
+    max_length: z.pipe(
+      z.nullish(maxLengthSchema),
+      z.transform((value) => value ?? DEFAULT_MAX_LENGTH),
+    ),
+    options: z.pipe(z.nullish(optionsSchema), z.transform(noneIfEmpty)),
+    allow_multiple: z._default(z.boolean(), false),
   })
-  .superRefine(checkTypeRules);
+  .check(z.superRefine(checkTypeRules));
 
 /** PUT body: any subset; `contact_type` and read-only fields are not part of it (and so are ignored). */
 export const contactFieldPatchSchema = z.object({
-  name: nameSchema.optional(),
-  tag: tagSchema.optional(),
-  type: typeSchema.optional(),
-  max_length: maxLengthSchema.nullish(),
-  options: optionsSchema.nullish(),
-  allow_multiple: z.boolean().optional(),
+  name: z.optional(nameSchema),
+  tag: z.optional(tagSchema),
+  type: z.optional(typeSchema),
+  max_length: z.nullish(maxLengthSchema),
+  options: z.nullish(optionsSchema),
+  allow_multiple: z.optional(z.boolean()),
 });
 
 const typeRulesSchema = z
-  .object({ type: typeSchema, options: z.array(z.string()).nullable(), allow_multiple: z.boolean() })
-  .superRefine(checkTypeRules);
+  .object({ type: typeSchema, options: z.nullable(z.array(z.string())), allow_multiple: z.boolean() })
+  .check(z.superRefine(checkTypeRules));
 
 /**
  * What a PUT body writes when it can be applied without reading the stored field first, and what it then

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
@@ -9,27 +9,35 @@ import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
 /** `?site_id=3` or `?site_id[]=3&site_id[]=4`; ids that name no site of the team simply match nothing. */
 export const pagesQuery = z.object({
-  site_id: z
-    .array(z.string())
-    .refine((ids) => ids.every((id) => /^-?\d{1,15}$/.test(id)), {
-      message: 'The site id field must be an integer.',
-    })
-    .transform((ids) => ids.map(Number))
-    .optional(),
+  site_id: z.optional(
+    z.pipe(
+      z.array(z.string()).check(
+        z.refine((ids) => ids.every((id) => /^-?\d{1,15}$/.test(id)), {
+          message: 'The site id field must be an integer.',
+        }),
+      ),
+      z.transform((ids) => ids.map(Number)),
+    ),
+  ),
 });
 
 /** `?contact_type=person|organization`, given at most once. */
 export const contactFieldsQuery = z.object({
-  contact_type: z
-    .array(z.string())
-    .refine((values) => values.length === 1 && CONTACT_TYPES.includes(values[0] as ContactType), {
-      message: 'The selected contact type is invalid.',
-    })
-    .transform((values) => values[0] as ContactType)
-    .optional(),
+  contact_type: z.optional(
+    z.pipe(
+      z.array(z.string()).check(
+        z.refine((values) => values.length === 1 && CONTACT_TYPES.includes(values[0] as ContactType), {
+          message: 'The selected contact type is invalid.',
+        }),
+      ),
+      z.transform((values) => values[0] as ContactType),
+    ),
+  ),
 });
 
-export const autoConfigureRequest = z.object({ url: z.string().trim().min(1).max(2048) });
+export const autoConfigureRequest = z.object({
+  url: z.string().check(z.trim(), z.minLength(1), z.maxLength(2048)),
+});
 
 // type/subtype with optional parameters (RFC 6838 names), e.g. `image/png` or `text/plain; charset=utf-8`.
 const TOKEN = '[A-Za-z0-9!#$&^_.+-]+';
@@ -37,5 +45,5 @@ const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^
 
 export const uploadRequest = z.object({
   path: libraryPath('path'),
-  content_type: z.string().max(255).regex(MIME_TYPE),
+  content_type: z.string().check(z.maxLength(255), z.regex(MIME_TYPE)),
 });

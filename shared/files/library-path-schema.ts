@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../http/errors.ts';
 import { checkLibraryPath } from './library.ts';
 
@@ -7,11 +7,13 @@ import { checkLibraryPath } from './library.ts';
  * messages), so a bad path is reported together with the body's other errors.
  */
 export const libraryPath = (field: string) =>
-  z.string().superRefine((path, ctx) => {
-    try {
-      checkLibraryPath(path, field);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      for (const message of Object.values(error.errors).flat()) ctx.addIssue({ code: 'custom', message });
-    }
-  });
+  z.string().check(
+    z.superRefine((path, ctx) => {
+      try {
+        checkLibraryPath(path, field);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        for (const message of Object.values(error.errors).flat()) ctx.addIssue({ code: 'custom', message });
+      }
+    }),
+  );

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ValidationError } from './errors.ts';
 
 /**
@@ -6,7 +6,7 @@ import { ValidationError } from './errors.ts';
  * `{message, errors: {field: [messages]}}`. Refinements (`code: 'custom'`) carry their own message; the
  * common codes get the standard sentences here, so schemas stay free of message boilerplate.
  */
-export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   // No body at all reads as an empty object, so each required field is named.
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   if (result.success) return result.data;
