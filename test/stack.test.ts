@@ -397,6 +397,7 @@ describe('CDK stack: outputs and checks', () => {
         'PrivateBucketName',
         'PublicBaseUrl',
         'PublicBucketName',
+        'RateLimitPlanIds',
         'TableName',
       ].sort(),
     );

@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
+import type { RateLimitPlan } from '../../shared/rate-limits.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -17,6 +18,16 @@ export const DEFAULT_SETTINGS = {
   /** Stage-wide steady requests per second, and the burst above it. */
   throttleRate: 100,
   throttleBurst: 200,
+  /**
+   * Per-team usage plans (API Gateway usage plans; the local gateway enforces the same): steady requests per
+   * second, the burst above it and an optional daily quota. A team is in `defaultRateLimitPlan` until the
+   * admin CLI assigns it another (`team plan`). Kept below the stage's throttle: one team cannot take it all.
+   */
+  rateLimitPlans: {
+    standard: { rate: 25, burst: 50 },
+    bulk: { rate: 50, burst: 100, dailyQuota: 1_000_000 },
+  } as Record<string, RateLimitPlan>,
+  defaultRateLimitPlan: 'standard',
   /**
    * Alarm thresholds: an alarm fires when the value is above its threshold in `datapointsToAlarm` of
    * `evaluationPeriods` consecutive 5-minute periods (2 of 3: a sustained problem alarms within 10 minutes,
@@ -56,6 +67,8 @@ export interface Settings {
   logLevel: string;
   throttleRate: number;
   throttleBurst: number;
+  rateLimitPlans: Record<string, RateLimitPlan>;
+  defaultRateLimitPlan: string;
   alarms: AlarmThresholds;
   /** Subscribed to the alarm topic when set. @default no subscription */
   alarmEmail?: string;
@@ -86,6 +99,7 @@ export function readSettings(node: Node): Settings {
     logLevel,
     throttleRate: positive('throttleRate', node.tryGetContext('throttleRate') ?? defaults.throttleRate),
     throttleBurst: positive('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst),
+    ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...quotaDefaults(node.tryGetContext('quotas')),
@@ -108,6 +122,47 @@ function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAUL
     quotas[key as keyof typeof QUOTA_DEFAULTS] = value as number;
   }
   return { quotas };
+}
+
+/**
+ * `rateLimitPlans` as an object (cdk.json) or JSON text (`-c rateLimitPlans=...`): given, it replaces the
+ * default plans as a whole (a plan left out is a plan removed). Plan names become usage plan names and CLI
+ * arguments: letters, digits and dashes.
+ */
+function rateLimits(
+  context: unknown,
+  defaultContext: unknown,
+): Pick<Settings, 'rateLimitPlans' | 'defaultRateLimitPlan'> {
+  const given = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
+  const plans = given ?? DEFAULT_SETTINGS.rateLimitPlans;
+  if (typeof plans !== 'object' || plans === null || Array.isArray(plans) || !Object.keys(plans).length) {
+    throw new Error('context rateLimitPlans: an object of plans, {"name": {"rate", "burst", "dailyQuota"?}}');
+  }
+  const checked: Record<string, RateLimitPlan> = {};
+  for (const [name, plan] of Object.entries(plans as Record<string, Record<string, unknown>>)) {
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
+    const { rate, burst, dailyQuota, ...unknown } = plan ?? {};
+    if (Object.keys(unknown).length) {
+      throw new Error(
+        `context rateLimitPlans.${name}.${Object.keys(unknown)[0]}: unknown (rate, burst, dailyQuota)`,
+      );
+    }
+    const wholeAtLeastOne = (key: string, value: unknown) => {
+      const number = positive(`rateLimitPlans.${name}.${key}`, value);
+      if (!Number.isInteger(number)) throw new Error(`context rateLimitPlans.${name}.${key}: a whole number`);
+      return number;
+    };
+    checked[name] = {
+      rate: positive(`rateLimitPlans.${name}.rate`, rate),
+      burst: wholeAtLeastOne('burst', burst),
+      ...(dailyQuota === undefined ? {} : { dailyQuota: wholeAtLeastOne('dailyQuota', dailyQuota) }),
+    };
+  }
+  const defaultRateLimitPlan = defaultContext ?? DEFAULT_SETTINGS.defaultRateLimitPlan;
+  if (typeof defaultRateLimitPlan !== 'string' || !(defaultRateLimitPlan in checked)) {
+    throw new Error(`context defaultRateLimitPlan: one of ${Object.keys(checked).join(', ')}`);
+  }
+  return { rateLimitPlans: checked, defaultRateLimitPlan };
 }
 
 /** `alarms` as an object (cdk.json) or JSON text (`-c alarms=...`), over the defaults key by key. */

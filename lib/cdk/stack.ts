@@ -11,14 +11,17 @@ import {
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  Period,
   ResponseType,
   RestApi,
   TokenAuthorizer,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import {
   AllowedMethods,
@@ -71,7 +74,8 @@ const GATEWAY_RESPONSES: Array<{
   },
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.notFound) },
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
-  // Over the stage's rate: the bucket refills within a second.
+  // Over the stage's rate or the team's usage plan rate (the bucket refills within a second), or over the
+  // plan's daily quota (the same answer: the quota is a backstop against runaway scripts, not a bill).
   ...[ResponseType.THROTTLED, ResponseType.QUOTA_EXCEEDED].map((type) => ({
     type,
     statusCode: '429',
@@ -140,6 +144,7 @@ export class TeamMessagingStack extends Stack {
       removalPolicy,
     });
     this.api = this.restApi(id, dev, settings, authorizer);
+    const usagePlans = this.rateLimitPlans(id, settings);
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...functionSettings,
       TABLE_NAME: this.table.tableName,
@@ -158,7 +163,7 @@ export class TeamMessagingStack extends Stack {
       publicFiles: this.publicFiles,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic);
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, usagePlans);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -262,12 +267,14 @@ export class TeamMessagingStack extends Stack {
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
       acknowledgeTracingWildcard(fn);
+      // A team's requests count against its usage plan through the key its authorizer answer names; a
+      // public route has no caller to count against.
       const method = this.api.root
         .resourceForPath(route.path)
         .addMethod(
           route.method,
           new LambdaIntegration(fn, { allowTestInvoke: false }),
-          route.public ? { authorizationType: AuthorizationType.NONE } : undefined,
+          route.public ? { authorizationType: AuthorizationType.NONE } : { apiKeyRequired: true },
         );
       if (route.public) acknowledgePublicMethod(method);
       return { route, fn, id };
@@ -290,8 +297,27 @@ export class TeamMessagingStack extends Stack {
     return fn;
   }
 
+  /**
+   * One usage plan per context plan, on the stage. Teams are data, so their API keys are not made here:
+   * the admin CLI's `team plan` makes a team's key and puts it in its plan (README, "Rate limits").
+   */
+  private rateLimitPlans(id: string, settings: Settings): Map<string, UsagePlan> {
+    const plans = new Map<string, UsagePlan>();
+    for (const [name, plan] of Object.entries(settings.rateLimitPlans)) {
+      const usagePlan = this.api.addUsagePlan(`RateLimitPlan${functionId('', name)}`, {
+        name: `${id}-${name}`,
+        description: `Per-team rate limit plan "${name}"`,
+        throttle: { rateLimit: plan.rate, burstLimit: plan.burst },
+        ...(plan.dailyQuota ? { quota: { limit: plan.dailyQuota, period: Period.DAY } } : {}),
+        apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+      });
+      plans.set(name, usagePlan);
+    }
+    return plans;
+  }
+
   /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) and operators need. */
-  private addOutputs(publicBaseUrl: string, alarmTopic: Topic): void {
+  private addOutputs(publicBaseUrl: string, alarmTopic: Topic, usagePlans: Map<string, UsagePlan>): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -315,6 +341,13 @@ export class TeamMessagingStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'SNS topic every alarm notifies',
       value: alarmTopic.topicArn,
+    });
+    new CfnOutput(this, 'RateLimitPlanIds', {
+      description: 'Usage plan id of each rate limit plan (admin CLI team plan --usage-plan-id)',
+      value: Fn.join(
+        ' ',
+        [...usagePlans].map(([name, plan]) => Fn.join('=', [name, plan.usagePlanId])),
+      ),
     });
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
@@ -344,6 +377,8 @@ export class TeamMessagingStack extends Stack {
       restApiName: id,
       description: 'Team Messaging API',
       endpointTypes: [EndpointType.REGIONAL],
+      // The authorizer names the team's API key (`usageIdentifierKey`): callers never send one.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Access and execution logs need the account's API Gateway CloudWatch role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,

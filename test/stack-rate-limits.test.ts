@@ -1,0 +1,120 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionId } from '../lib/cdk/stack.ts';
+import { routes } from '../lib/routes.ts';
+import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
+
+/**
+ * Per-team rate limits in the stack: the authorizer names the team's API key, every authenticated method
+ * requires one, and each context plan is a usage plan on the stage. The production stack with cdk.json's
+ * defaults and the dev stack with `-c` overrides (strings, as the CLI passes them), synthesized once each.
+ */
+const OVERRIDES = {
+  rateLimitPlans: '{"tiny": {"rate": 5, "burst": 5}, "big": {"rate": 80, "burst": 160, "dailyQuota": 9000}}',
+  defaultRateLimitPlan: 'tiny',
+};
+
+let synth: Synthesized;
+let overridden: Synthesized;
+beforeAll(() => {
+  synth = synthesize({ full: false });
+  overridden = synthesize({ dev: true, full: false, context: OVERRIDES });
+});
+afterAll(() => {
+  for (const s of [synth, overridden]) if (s) rmSync(s.outdir, { recursive: true, force: true });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
+type Resource = { Type: string; Properties: Record<string, any> };
+const resources = (s: Synthesized, type: string) =>
+  s.template.findResources(type) as Record<string, Resource>;
+
+describe('CDK stack: per-team rate limits', () => {
+  it('takes the API key from the authorizer, never from a header', () => {
+    for (const s of [synth, overridden]) {
+      const [api] = Object.values(resources(s, 'AWS::ApiGateway::RestApi'));
+      expect(api?.Properties.ApiKeySourceType).toBe('AUTHORIZER');
+    }
+  });
+
+  it('requires an API key on every authenticated method, and on no public one', () => {
+    const methods = Object.values(resources(synth, 'AWS::ApiGateway::Method'));
+    expect(methods).toHaveLength(routes.length);
+    const paths = Object.fromEntries(
+      Object.entries(resources(synth, 'AWS::ApiGateway::Resource')).map(([id, r]) => [id, r]),
+    );
+    const fullPath = (id: string): string => {
+      const resource = paths[id];
+      if (!resource) return '';
+      const parent = resource.Properties.ParentId?.Ref;
+      return `${parent ? fullPath(parent) : ''}/${resource.Properties.PathPart}`;
+    };
+    for (const route of routes) {
+      const method = methods.find(
+        (m) =>
+          m.Properties.HttpMethod === route.method && fullPath(m.Properties.ResourceId.Ref) === route.path,
+      );
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      if (route.public) expect(method?.Properties.ApiKeyRequired, route.path).toBeUndefined();
+      else expect(method?.Properties.ApiKeyRequired, route.path).toBe(true);
+    }
+    expect(routes.some((route) => route.public)).toBe(true);
+  });
+
+  it('makes one usage plan per context plan, with its throttle and quota, on the stage', () => {
+    const plansOf = (s: Synthesized) => {
+      const [stageId] = Object.keys(resources(s, 'AWS::ApiGateway::Stage'));
+      const [apiId] = Object.keys(resources(s, 'AWS::ApiGateway::RestApi'));
+      return Object.values(resources(s, 'AWS::ApiGateway::UsagePlan')).map(({ Properties: p }) => {
+        expect(p.ApiStages).toMatchObject([{ ApiId: { Ref: apiId }, Stage: { Ref: stageId } }]);
+        return { name: p.UsagePlanName, throttle: p.Throttle, quota: p.Quota };
+      });
+    };
+    expect(plansOf(synth)).toEqual([
+      {
+        name: 'TeamMessagingApi-standard',
+        throttle: { RateLimit: 25, BurstLimit: 50 },
+        quota: undefined,
+      },
+      {
+        name: 'TeamMessagingApi-bulk',
+        throttle: { RateLimit: 50, BurstLimit: 100 },
+        quota: { Limit: 1_000_000, Period: 'DAY' },
+      },
+    ]);
+    expect(plansOf(overridden)).toEqual([
+      { name: 'TeamMessagingApiDev-tiny', throttle: { RateLimit: 5, BurstLimit: 5 }, quota: undefined },
+      {
+        name: 'TeamMessagingApiDev-big',
+        throttle: { RateLimit: 80, BurstLimit: 160 },
+        quota: { Limit: 9000, Period: 'DAY' },
+      },
+    ]);
+    // Teams are data: their keys are made by the admin CLI, not by the stack.
+    expect(Object.keys(resources(synth, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
+  });
+
+  it("outputs each plan's usage plan id for the admin CLI", () => {
+    const output = synth.template.findOutputs('RateLimitPlanIds').RateLimitPlanIds;
+    const text = JSON.stringify(output?.Value);
+    for (const name of ['standard', 'bulk']) {
+      expect(text).toContain(name);
+      expect(text).toContain(`RateLimitPlan${functionId('', name)}`);
+    }
+  });
+
+  it('stays clean of AwsSolutions findings with the plans', () => {
+    expect(reportedViolations(synth.assembly)).toEqual([]);
+    expect(reportedViolations(overridden.assembly)).toEqual([]);
+  });
+
+  it.each([
+    [{ rateLimitPlans: '{"standard": {"rate": 5}}' }, /rateLimitPlans.standard.burst/],
+    [{ rateLimitPlans: '{"standard": {"rate": 5, "burst": 5, "monthly": 1}}' }, /monthly: unknown/],
+    [{ rateLimitPlans: '{"Gold Plan": {"rate": 5, "burst": 5}}' }, /rateLimitPlans.Gold Plan/],
+    [{ rateLimitPlans: '{}' }, /rateLimitPlans/],
+    [{ defaultRateLimitPlan: 'gold' }, /defaultRateLimitPlan: one of standard, bulk/],
+  ])('refuses the context %j, naming the key', (context, message) => {
+    expect(() => synthesize({ full: false, context })).toThrow(message);
+  });
+});
