@@ -1,12 +1,13 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { isDependencyFailure } from '../shared/aws.ts';
-import { teamIdForToken } from '../shared/data/teams.ts';
+import { teamIdForToken, usageKeyFor } from '../shared/data/teams.ts';
 import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
 
 /**
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
  * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`);
- * any other error is an authorizer failure, which the stack answers 503 with Retry-After.
+ * any other error is an authorizer failure, which the stack answers 503 with Retry-After. One DynamoDB read
+ * (the token's item): the team's API key for its usage plan follows from the team id.
  */
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const token = /^Bearer ([^\s]+)$/i.exec(event.authorizationToken ?? '')?.[1];
@@ -23,6 +24,8 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeStage(event.methodArn) }],
     },
     context: { teamId },
+    // The team's API key: API Gateway counts the request against the key's usage plan (rate, burst, quota).
+    usageIdentifierKey: usageKeyFor(teamId),
   };
 };
 

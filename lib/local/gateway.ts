@@ -9,18 +9,23 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { teamRateLimit } from '../../shared/data/teams.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
+import type { RateLimitPlan } from '../../shared/rate-limits.ts';
+import { DEFAULT_SETTINGS } from '../cdk/settings.ts';
 import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
+import { RateLimiter } from './rate-limiter.ts';
 
 /**
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
  * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
  * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
- * each function's timeout and the 29 s integration timeout (504). Gateway-made errors, malformed HTTP
- * included, carry the same JSON bodies as the deployed stack.
+ * each function's timeout and the 29 s integration timeout (504), and each team's usage plan (429, like
+ * THROTTLED and QUOTA_EXCEEDED). Gateway-made errors, malformed HTTP included, carry the same JSON bodies as
+ * the deployed stack.
  */
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -65,7 +70,25 @@ export interface AnsweredRequest {
   requestId: string;
 }
 
-export function createGateway(onAnswered?: (answered: AnsweredRequest) => void): Server {
+/** The usage plans the gateway enforces per team: cdk.json's (the same as DEFAULT_SETTINGS, tested). */
+export interface RateLimitSettings {
+  rateLimitPlans: Readonly<Record<string, RateLimitPlan>>;
+  defaultRateLimitPlan: string;
+}
+
+interface UsagePlans extends RateLimitSettings {
+  limiter: RateLimiter;
+}
+
+export function createGateway(
+  onAnswered?: (answered: AnsweredRequest) => void,
+  rateLimits: RateLimitSettings = DEFAULT_SETTINGS,
+): Server {
+  const usagePlans: UsagePlans = {
+    rateLimitPlans: rateLimits.rateLimitPlans,
+    defaultRateLimitPlan: rateLimits.defaultRateLimitPlan,
+    limiter: new RateLimiter(),
+  };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
     if (onAnswered) {
       const started = performance.now();
@@ -79,7 +102,7 @@ export function createGateway(onAnswered?: (answered: AnsweredRequest) => void):
         }),
       );
     }
-    serve(request, response).catch((error: unknown) => {
+    serve(request, response, usagePlans).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
       send(response, 502, { message: 'Bad Gateway' });
     });
@@ -100,7 +123,7 @@ export function createGateway(onAnswered?: (answered: AnsweredRequest) => void):
   return server;
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, plans: UsagePlans): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
@@ -119,6 +142,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   const { route, params } = match;
   const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
   if (policy === null) return; // answered: 401, 403 or 503
+  if (policy && !(await withinUsagePlan(policy, plans, response, requestId))) return; // answered: 429
   const event = proxyEvent(LOCAL_API, {
     method: route.method,
     resource: route.path,
@@ -185,6 +209,40 @@ async function authorize(
     return null;
   }
   return policy;
+}
+
+/**
+ * Counts the request against the usage plan of the API key the authorizer named, as API Gateway does after
+ * authorizing; false once it has answered 429. Where API Gateway knows each key's plan, the gateway reads the
+ * team's (one local read per request; an API Gateway deploy has no such read).
+ */
+async function withinUsagePlan(
+  policy: APIGatewayAuthorizerResult,
+  plans: UsagePlans,
+  response: ServerResponse,
+  requestId: string,
+): Promise<boolean> {
+  const key = policy.usageIdentifierKey;
+  const teamId = Number(policy.context?.teamId);
+  // API Gateway refuses a request whose key is in no usage plan (403).
+  if (!key || !Number.isInteger(teamId)) {
+    send(response, 403, { message: MESSAGES.forbidden }, requestId);
+    return false;
+  }
+  const limit = await teamRateLimit(teamId, plans.rateLimitPlans, plans.defaultRateLimitPlan).catch(
+    () => null,
+  );
+  if (!limit) {
+    // The table is unreachable: the same outage answer as the authorizer's.
+    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
+    send(response, 503, { message: MESSAGES.unavailable }, requestId);
+    return false;
+  }
+  const admission = plans.limiter.admit(key, limit);
+  if (admission.allowed) return true;
+  response.setHeader('Retry-After', String(admission.retryAfterSeconds));
+  send(response, 429, { message: MESSAGES.tooManyRequests }, requestId);
+  return false;
 }
 
 const TIMED_OUT = Symbol('timed out');

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateLimitPlan, TeamRateLimit } from '../rate-limits.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { teamKey, tokenKey } from './keys.ts';
+import { padId, teamKey, tokenKey } from './keys.ts';
 
 /** Teams and their API tokens. A token is shown once; only its SHA-256 is stored. */
 export interface Team {
@@ -65,6 +66,48 @@ export async function teamIdForToken(token: string): Promise<number | undefined>
     }),
   );
   return Item?.team_id;
+}
+
+/**
+ * The API key that names the team's usage plan to API Gateway (the authorizer's `usageIdentifierKey`).
+ * Derived from the team id, so the authorizer needs no more than the token item it reads, and the key never
+ * changes: a plan change moves the key to another usage plan. It is no credential: with the API's key source
+ * AUTHORIZER, API Gateway takes keys from the authorizer only and ignores any a caller sends.
+ */
+export const usageKeyFor = (teamId: number): string => `team-${padId(teamId)}-usage`;
+
+/** Records the team's rate limit plan (the admin CLI's `team plan`); returns the plan it had, if any. */
+export async function setRateLimitPlan(teamId: number, plan: string): Promise<string | undefined> {
+  const { Attributes } = await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: teamKey(teamId),
+      UpdateExpression: 'SET rate_limit_plan = :plan',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':plan': plan },
+      ReturnValues: 'UPDATED_OLD',
+    }),
+  );
+  return Attributes?.rate_limit_plan;
+}
+
+/**
+ * The rate limit that applies to the team: its plan, or the default plan when it has none or its plan is no
+ * longer defined (the local gateway enforces it; GET /api/v1/limits can answer it).
+ */
+export async function teamRateLimit(
+  teamId: number,
+  plans: Readonly<Record<string, RateLimitPlan>>,
+  defaultPlan: string,
+): Promise<TeamRateLimit> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
+  );
+  const named = Item?.rate_limit_plan as string | undefined;
+  const plan = named && Object.hasOwn(plans, named) ? named : defaultPlan;
+  const limits = plans[plan];
+  if (!limits) throw new Error(`no rate limit plan ${plan}`);
+  return { plan, ...limits };
 }
 
 function toBase62(bytes: Buffer): string {

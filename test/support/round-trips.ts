@@ -18,10 +18,15 @@ dynamo().middlewareStack.add(
   { step: 'initialize', name: 'recordRoundTrips' },
 );
 
-/** Plumbing that is not the endpoint's own work: the authorizer's token read, id block reservations. */
+/**
+ * Plumbing that is not the endpoint's own work: the authorizer's token read, id block reservations, the
+ * local gateway's read of the team's rate limit plan (API Gateway knows it without a read).
+ */
 function isPlumbing(call: Call): boolean {
   const key = JSON.stringify(call.input.Key ?? {});
-  return key.includes('TOKEN#') || key.includes('SEQ#');
+  return (
+    key.includes('TOKEN#') || key.includes('SEQ#') || call.input.ProjectionExpression === 'rate_limit_plan'
+  );
 }
 
 /** The endpoint's own DynamoDB calls made while `action` runs, by command name (e.g. `GetItemCommand`). */
