@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
 import { writeLocalConfig } from '../lib/local/stack.ts';
+import { teamRateLimit, usageKeyFor } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { admin } from './support/processes.ts';
 
@@ -92,6 +94,26 @@ describe('admin CLI', () => {
     expect(revoked.json).toEqual({ revoked: true });
   }, 60_000);
 
+  it('assigns a team to a rate limit plan, telling the plan it had', async () => {
+    const team = await admin(['team', 'create', '--name', 'Planned'], env);
+    const teamId = String(team.json.team_id);
+    // Locally there is no API Gateway to tell: no api_gateway steps.
+    expect(team.json.api_gateway).toBeUndefined();
+    const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], env);
+    expect(bulk.code).toBe(0);
+    expect(bulk.json).toEqual({
+      team_id: Number(teamId),
+      plan: 'bulk',
+      previous_plan: null,
+      usage_key: usageKeyFor(Number(teamId)),
+    });
+    expect(await teamRateLimit(Number(teamId), DEFAULT_SETTINGS.rateLimitPlans, 'standard')).toMatchObject({
+      plan: 'bulk',
+    });
+    const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], env);
+    expect(standard.json).toMatchObject({ plan: 'standard', previous_plan: 'bulk' });
+  });
+
   it('puts a file into the team library', async () => {
     const team = await admin(['team', 'create', '--name', 'Files'], env);
     const file = join(dataDir, 'logo.png');
@@ -124,6 +146,8 @@ describe('admin CLI', () => {
     [['frobnicate', 'now'], /unknown command/],
     [['team', 'create', '--bogus', 'x'], /bogus/],
     [['token', 'revoke', '--token', 'tm_nope'], /no such token/],
+    [['team', 'plan', '--team', '1', '--plan', 'gold'], /--plan must be one of standard, bulk/],
+    [['team', 'plan', '--team', '999999999', '--plan', 'bulk'], /no team 999999999/],
   ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
     const result = await admin(args, env);
     expect(result.code).not.toBe(0);

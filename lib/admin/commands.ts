@@ -7,18 +7,27 @@ import { createList, getList } from '../../shared/data/lists.ts';
 import { createPage } from '../../shared/data/pages.ts';
 import { getQuotas, QUOTA_KINDS, recountUsage, setQuota } from '../../shared/data/quotas.ts';
 import { createSite } from '../../shared/data/sites.ts';
-import { createTeam, createToken, getTeam, revokeToken } from '../../shared/data/teams.ts';
+import {
+  createTeam,
+  createToken,
+  getTeam,
+  revokeToken,
+  setRateLimitPlan,
+  usageKeyFor,
+} from '../../shared/data/teams.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
+import { DEFAULT_SETTINGS } from '../cdk/settings.ts';
 import { type Args, UsageError } from './args.ts';
+import { apiGatewaySteps } from './usage-plans.ts';
 
 /**
  * The admin CLI's commands: what the team dashboard would do, written with the same data modules as the
  * API. Loaded only once the target stack's environment is set (the modules read it when loaded).
  */
 export const USAGE = `usage: npm run admin -- <command> [flags]
-  team create --name N
+  team create --name N           team plan --team T --plan standard|bulk [--usage-plans "<RateLimitPlanIds>"]
   token create --team T          token revoke --token X
   site create --team T --name N --domain https://example.com
   page create --team T --site S --name N --url /path
@@ -53,7 +62,30 @@ export async function runCommand(args: Args): Promise<unknown> {
   switch (args.command) {
     case 'team create': {
       const created = await createTeam(text('name'));
-      return { team_id: created.id, token: await createToken(created.id) };
+      const plan = DEFAULT_SETTINGS.defaultRateLimitPlan;
+      return {
+        team_id: created.id,
+        token: await createToken(created.id),
+        ...apiGatewaySteps(created.id, plan, undefined, args.optional('usage-plans')),
+      };
+    }
+    case 'team plan': {
+      // cdk.json's plans (DEFAULT_SETTINGS equals them): a deploy with `-c rateLimitPlans=...` has others.
+      const plan = oneOf('plan', Object.keys(DEFAULT_SETTINGS.rateLimitPlans));
+      const teamId = await team();
+      const previous = await setRateLimitPlan(teamId, plan);
+      return {
+        team_id: teamId,
+        plan,
+        previous_plan: previous ?? null,
+        usage_key: usageKeyFor(teamId),
+        ...apiGatewaySteps(
+          teamId,
+          plan,
+          previous ?? DEFAULT_SETTINGS.defaultRateLimitPlan,
+          flags['usage-plans'] as string | undefined,
+        ),
+      };
     }
     case 'token create':
       return { token: await createToken(await team()) };
