@@ -222,7 +222,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The team's quotas and their usage */
+        /** The team's quotas with their usage, and its rate limit */
         get: operations["getLimits"];
         put?: never;
         post?: never;
@@ -361,6 +361,16 @@ export interface components {
                     limit: number;
                     used: number;
                 };
+            };
+            /** @description The team's rate limit plan: over it, 429 with Retry-After. */
+            rate_limit: {
+                plan: string;
+                /** @description Steady requests per second. */
+                rate: number;
+                /** @description Requests at once above the steady rate. */
+                burst: number;
+                /** @description Requests per UTC day; null: no quota. */
+                daily_quota: number | null;
             };
         };
         Message: {
@@ -2706,6 +2716,12 @@ export interface operations {
                      *           "limit": 10000,
                      *           "used": 40
                      *         }
+                     *       },
+                     *       "rate_limit": {
+                     *         "plan": "standard",
+                     *         "rate": 25,
+                     *         "burst": 50,
+                     *         "daily_quota": null
                      *       }
                      *     }
                      */

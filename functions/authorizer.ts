@@ -7,7 +7,7 @@ import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
  * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`);
  * any other error is an authorizer failure, which the stack answers 503 with Retry-After. One DynamoDB read
- * (the token's item): the team's API key for its usage plan follows from the team id.
+ * (the token's item): the team's API key for its usage plan follows from the API's id and the team's.
  */
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const token = /^Bearer ([^\s]+)$/i.exec(event.authorizationToken ?? '')?.[1];
@@ -25,7 +25,7 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
     },
     context: { teamId },
     // The team's API key: API Gateway counts the request against the key's usage plan (rate, burst, quota).
-    usageIdentifierKey: usageKeyFor(teamId),
+    usageIdentifierKey: usageKeyFor(restApiId(event.methodArn), teamId),
   };
 };
 
@@ -34,6 +34,9 @@ function logFailure(error: unknown): never {
   else logger().error('authorizer failure', describeError(error));
   throw error;
 }
+
+/** `arn:aws:execute-api:region:account:api/stage/GET/path` -> `api` */
+const restApiId = (methodArn: string): string => methodArn.split(':')[5]?.split('/')[0] ?? '';
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/path` -> `arn:aws:execute-api:region:account:api/stage/*` */
 function wholeStage(methodArn: string): string {

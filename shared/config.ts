@@ -1,4 +1,5 @@
 import { QUOTA_DEFAULTS } from './limits.ts';
+import { RATE_LIMIT_DEFAULTS, type RateLimits } from './rate-limits.ts';
 
 /**
  * Configuration: the one place that reads the environment. In Lambda it is the process environment, read
@@ -53,6 +54,8 @@ export const config = {
     ...QUOTA_DEFAULTS,
     ...(JSON.parse(setting('QUOTAS') ?? '{}') as Partial<typeof QUOTA_DEFAULTS>),
   }),
+  /** The rate limit plans and the default plan: `RATE_LIMITS` as JSON when cdk.json sets others. */
+  rateLimits: (): RateLimits => JSON.parse(setting('RATE_LIMITS') ?? 'null') ?? RATE_LIMIT_DEFAULTS,
   /**
    * The key that signs list cursors (shared/http/cursors.ts). Optional: without it a key is derived from
    * the table name, which is enough for tamper-evidence (see there).

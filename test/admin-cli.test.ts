@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
+import { planMoves } from '../lib/admin/usage-plans.ts';
 import { writeLocalConfig } from '../lib/local/stack.ts';
-import { teamRateLimit, usageKeyFor } from '../shared/data/teams.ts';
+import { teamRateLimit } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
+import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { admin } from './support/processes.ts';
 
 /** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
@@ -97,21 +98,24 @@ describe('admin CLI', () => {
   it('assigns a team to a rate limit plan, telling the plan it had', async () => {
     const team = await admin(['team', 'create', '--name', 'Planned'], env);
     const teamId = String(team.json.team_id);
-    // Locally there is no API Gateway to tell: no api_gateway steps.
-    expect(team.json.api_gateway).toBeUndefined();
     const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], env);
     expect(bulk.code).toBe(0);
-    expect(bulk.json).toEqual({
-      team_id: Number(teamId),
-      plan: 'bulk',
-      previous_plan: null,
-      usage_key: usageKeyFor(Number(teamId)),
-    });
-    expect(await teamRateLimit(Number(teamId), DEFAULT_SETTINGS.rateLimitPlans, 'standard')).toMatchObject({
-      plan: 'bulk',
-    });
+    expect(bulk.json).toEqual({ team_id: Number(teamId), plan: 'bulk', previous_plan: null });
+    expect(await teamRateLimit(Number(teamId), RATE_LIMIT_DEFAULTS)).toMatchObject({ plan: 'bulk' });
     const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], env);
     expect(standard.json).toMatchObject({ plan: 'standard', previous_plan: 'bulk' });
+    // Only the deployment's plans.
+    const unknown = await admin(['team', 'plan', '--team', teamId, '--plan', 'gold'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--plan');
+    expect((await teamRateLimit(Number(teamId), RATE_LIMIT_DEFAULTS)).plan).toBe('standard');
+  });
+
+  it('refuses to make a team on a deployed stack without its API, whose usage plans need the team’s key', async () => {
+    const deployed = { DATA_DIR: join(dataDir, 'none'), DYNAMODB_ENDPOINT: '', REST_API_ID: '' };
+    const created = await admin(['team', 'create', '--name', 'Keyless', '--table', 'some-table'], deployed);
+    expect(created.code).toBe(1);
+    expect(created.stderr).toContain('--rest-api');
   });
 
   it('puts a file into the team library', async () => {
@@ -162,5 +166,14 @@ describe('admin CLI', () => {
     });
     expect(result.code).toBe(1);
     expect(result.error).toMatch(/run npm start first/);
+  });
+});
+
+describe('moving a team’s API key between usage plans', () => {
+  it('leaves every other plan of the stack and joins the target unless it is there', () => {
+    expect(planMoves([], 'bulk')).toEqual({ leave: [], join: true });
+    expect(planMoves(['standard'], 'bulk')).toEqual({ leave: ['standard'], join: true });
+    expect(planMoves(['bulk'], 'bulk')).toEqual({ leave: [], join: false });
+    expect(planMoves(['standard', 'bulk'], 'bulk')).toEqual({ leave: ['standard'], join: false });
   });
 });

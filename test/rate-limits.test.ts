@@ -7,7 +7,9 @@ import { RateLimiter } from '../lib/local/rate-limiter.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { setRateLimitPlan, teamRateLimit, usageKeyFor } from '../shared/data/teams.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
+import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { type ApiResult, apiClient, newTeam } from './support/api.ts';
+import { roundTrips } from './support/round-trips.ts';
 
 /** Per-team rate limits: the authorizer names the team's key, the local gateway enforces its usage plan. */
 const PLANS = {
@@ -15,12 +17,13 @@ const PLANS = {
   roomy: { rate: 1000, burst: 1000 },
   capped: { rate: 100, burst: 100, dailyQuota: 3 },
 };
+const LIMITS = { plans: PLANS, defaultPlan: 'roomy' };
 const TYPES = '/api/v1/contact-fields/types';
 
 let url = '';
 let close: () => Promise<void> = async () => {};
 beforeAll(async () => {
-  const server = createGateway(undefined, { rateLimitPlans: PLANS, defaultRateLimitPlan: 'roomy' });
+  const server = createGateway(undefined, LIMITS);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   close = () => new Promise((resolve) => server.close(() => resolve()));
@@ -41,19 +44,25 @@ describe('the authorizer names the team’s usage plan key', () => {
     expect(send).toHaveBeenCalledTimes(1);
     send.mockRestore();
     const withoutPlan = await answer(unplanned.token);
-    expect(withPlan.usageIdentifierKey).toBe(usageKeyFor(planned.teamId));
+    expect(withPlan.usageIdentifierKey).toBe(usageKeyFor('api', planned.teamId));
     // A team without a plan has its key too: `team create` puts it in the default plan.
-    expect(withoutPlan.usageIdentifierKey).toBe(usageKeyFor(unplanned.teamId));
-    expect(usageKeyFor(planned.teamId)).not.toBe(usageKeyFor(unplanned.teamId));
-    // API Gateway's minimum API key length.
-    expect(usageKeyFor(1).length).toBeGreaterThanOrEqual(20);
+    expect(withoutPlan.usageIdentifierKey).toBe(usageKeyFor('api', unplanned.teamId));
+    expect(usageKeyFor('api', planned.teamId)).not.toBe(usageKeyFor('api', unplanned.teamId));
+    // Key values are unique in an account: two stacks' APIs give one team two keys.
+    const otherApi = await authorize(
+      tokenEvent(`Bearer ${planned.token}`, 'arn:aws:execute-api:r:a:b2/s/GET/x'),
+    );
+    expect(otherApi.usageIdentifierKey).toBe(usageKeyFor('b2', planned.teamId));
+    expect(otherApi.usageIdentifierKey).not.toBe(withPlan.usageIdentifierKey);
+    // API Gateway's minimum API key length, with a REST API id's 10 characters.
+    expect(usageKeyFor('a1b2c3d4e5', 1).length).toBeGreaterThanOrEqual(20);
   });
 
   it('tells the plan and limits that apply to a team, the default plan when it has none', async () => {
     const { teamId } = await newTeam();
-    expect(await teamRateLimit(teamId, PLANS, 'roomy')).toEqual({ plan: 'roomy', rate: 1000, burst: 1000 });
+    expect(await teamRateLimit(teamId, LIMITS)).toEqual({ plan: 'roomy', rate: 1000, burst: 1000 });
     expect(await setRateLimitPlan(teamId, 'capped')).toBeUndefined();
-    expect(await teamRateLimit(teamId, PLANS, 'roomy')).toEqual({
+    expect(await teamRateLimit(teamId, LIMITS)).toEqual({
       plan: 'capped',
       rate: 100,
       burst: 100,
@@ -61,7 +70,29 @@ describe('the authorizer names the team’s usage plan key', () => {
     });
     // A plan since removed from cdk.json falls back to the default.
     expect(await setRateLimitPlan(teamId, 'gone')).toBe('capped');
-    expect((await teamRateLimit(teamId, PLANS, 'roomy')).plan).toBe('roomy');
+    expect((await teamRateLimit(teamId, LIMITS)).plan).toBe('roomy');
+  });
+});
+
+describe('GET /api/v1/limits', () => {
+  it('answers the caller’s plan and its limits with its quotas, in the one read of the team item', async () => {
+    const { teamId, token } = await newTeam();
+    const client = apiClient(url, token);
+    // The deployment's plans (configuration: cdk.json's defaults here), not the gateway's test plans.
+    const { standard, bulk } = RATE_LIMIT_DEFAULTS.plans;
+    expect((await client.get('/api/v1/limits')).body.rate_limit).toEqual({
+      plan: 'standard',
+      rate: standard?.rate,
+      burst: standard?.burst,
+      daily_quota: null,
+    });
+    await setRateLimitPlan(teamId, 'bulk');
+    const limits = await roundTrips(() => client.get('/api/v1/limits'));
+    expect(limits.calls).toEqual(['GetItemCommand']);
+    expect(limits.result.body).toMatchObject({
+      quotas: { brands: { used: 0 } },
+      rate_limit: { plan: 'bulk', rate: bulk?.rate, burst: bulk?.burst, daily_quota: bulk?.dailyQuota },
+    });
   });
 });
 

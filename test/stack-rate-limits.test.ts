@@ -1,7 +1,11 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionId } from '../lib/cdk/stack.ts';
 import { routes } from '../lib/routes.ts';
+import {
+  DEFAULT_RATE_LIMIT_PLAN_TAG,
+  RATE_LIMIT_DEFAULTS,
+  RATE_LIMIT_PLAN_TAG,
+} from '../shared/rate-limits.ts';
 import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
 
 /**
@@ -94,13 +98,36 @@ describe('CDK stack: per-team rate limits', () => {
     expect(Object.keys(resources(synth, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
   });
 
-  it("outputs each plan's usage plan id for the admin CLI", () => {
-    const output = synth.template.findOutputs('RateLimitPlanIds').RateLimitPlanIds;
-    const text = JSON.stringify(output?.Value);
-    for (const name of ['standard', 'bulk']) {
-      expect(text).toContain(name);
-      expect(text).toContain(`RateLimitPlan${functionId('', name)}`);
-    }
+  it('tags each usage plan with its plan name and the default plan as such, for the admin CLI', () => {
+    const tagsOf = (s: Synthesized) =>
+      Object.values(resources(s, 'AWS::ApiGateway::UsagePlan')).map(({ Properties: p }) =>
+        Object.fromEntries((p.Tags as Array<{ Key: string; Value: string }>).map((t) => [t.Key, t.Value])),
+      );
+    expect(tagsOf(synth)).toEqual([
+      { [RATE_LIMIT_PLAN_TAG]: 'standard', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
+      { [RATE_LIMIT_PLAN_TAG]: 'bulk' },
+    ]);
+    expect(tagsOf(overridden)).toEqual([
+      { [RATE_LIMIT_PLAN_TAG]: 'tiny', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
+      { [RATE_LIMIT_PLAN_TAG]: 'big' },
+    ]);
+    // The admin CLI finds the plans on the API its AdminTarget output names.
+    const [apiId] = Object.keys(resources(synth, 'AWS::ApiGateway::RestApi'));
+    const target = JSON.stringify(synth.template.findOutputs('AdminTarget').AdminTarget?.Value);
+    expect(target).toContain(`"--rest-api",{"Ref":"${apiId}"}`);
+  });
+
+  it('tells every function the plans, so GET /api/v1/limits answers the deployment’s', () => {
+    const limitsOf = (s: Synthesized) =>
+      new Set(
+        Object.values(resources(s, 'AWS::Lambda::Function'))
+          .map((fn) => fn.Properties.Environment?.Variables?.RATE_LIMITS)
+          .filter(Boolean),
+      );
+    expect([...limitsOf(synth)].map((text) => JSON.parse(text))).toEqual([RATE_LIMIT_DEFAULTS]);
+    expect([...limitsOf(overridden)].map((text) => JSON.parse(text))).toEqual([
+      { plans: JSON.parse(OVERRIDES.rateLimitPlans), defaultPlan: 'tiny' },
+    ]);
   });
 
   it('stays clean of AwsSolutions findings with the plans', () => {

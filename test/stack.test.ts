@@ -216,7 +216,14 @@ describe('CDK stack: functions', () => {
     expect(authorizer).toEqual([...LOGS, ...TRACES, ...READ].sort());
     expect(
       Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
-    ).toEqual(['LOG_LEVEL', 'METRICS_NAMESPACE', 'NODE_OPTIONS', 'SERVICE_NAME', 'TABLE_NAME']);
+    ).toEqual([
+      'LOG_LEVEL',
+      'METRICS_NAMESPACE',
+      'NODE_OPTIONS',
+      'RATE_LIMITS',
+      'SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
   });
 });
 
@@ -397,7 +404,6 @@ describe('CDK stack: outputs and checks', () => {
         'PrivateBucketName',
         'PublicBaseUrl',
         'PublicBucketName',
-        'RateLimitPlanIds',
         'TableName',
       ].sort(),
     );
@@ -411,7 +417,9 @@ describe('CDK stack: outputs and checks', () => {
     expect(outputs.AlarmTopicArn?.Value).toEqual({
       Ref: Object.keys(synth.template.findResources('AWS::SNS::Topic'))[0],
     });
-    expect(stringify(outputs.AdminTarget?.Value)).toMatch(/--table.*--private-bucket.*--public-bucket/);
+    expect(stringify(outputs.AdminTarget?.Value)).toMatch(
+      /--table.*--private-bucket.*--public-bucket.*--rest-api/,
+    );
   });
 
   it('passes the AwsSolutions (cdk-nag) checks, every acknowledged finding with its reason', () => {

@@ -1,5 +1,9 @@
-import { getQuotas } from '../../shared/data/quotas.ts';
+import { getTeamLimits } from '../../shared/data/teams.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 
-/** The team's quotas with their usage. */
-export const handler = httpHandler(async (req) => ok({ quotas: await getQuotas(req.teamId) }));
+/** The team's quotas with their usage, and the rate limit its requests are held to. */
+export const handler = httpHandler(async (req) => {
+  const { quotas, rateLimit } = await getTeamLimits(req.teamId);
+  const { dailyQuota, ...plan } = rateLimit;
+  return ok({ quotas, rate_limit: { ...plan, daily_quota: dailyQuota ?? null } });
+});

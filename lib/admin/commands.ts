@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { config } from '../../shared/config.ts';
 import { migrateDefaultPointers } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
@@ -13,21 +14,20 @@ import {
   getTeam,
   revokeToken,
   setRateLimitPlan,
-  usageKeyFor,
+  teamPlans,
 } from '../../shared/data/teams.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
-import { DEFAULT_SETTINGS } from '../cdk/settings.ts';
 import { type Args, UsageError } from './args.ts';
-import { apiGatewaySteps } from './usage-plans.ts';
+import { UsagePlanKeys } from './usage-plans.ts';
 
 /**
  * The admin CLI's commands: what the team dashboard would do, written with the same data modules as the
  * API. Loaded only once the target stack's environment is set (the modules read it when loaded).
  */
 export const USAGE = `usage: npm run admin -- <command> [flags]
-  team create --name N           team plan --team T --plan standard|bulk [--usage-plans "<RateLimitPlanIds>"]
+  team create --name N           team plan --team T --plan standard|bulk
   token create --team T          token revoke --token X
   site create --team T --name N --domain https://example.com
   page create --team T --site S --name N --url /path
@@ -38,7 +38,8 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   quota set --team T --kind brands|contact_fields|sites|pages --limit N|default
   quota get --team T
   migrate                        (once, after deploying over a table made by an earlier version)
-target flags: --data-dir D (local, default $DATA_DIR or .data) | --table --private-bucket --public-bucket`;
+target flags: --data-dir D (local, default $DATA_DIR or .data)
+  | --table --private-bucket --public-bucket --rest-api (a deployed stack: its AdminTarget output)`;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -54,6 +55,15 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export async function runCommand(args: Args): Promise<unknown> {
   const { text, integer, oneOf, flags } = args;
+  /** A deployed stack's API, whose usage plans hold the teams' keys; none locally (the gateway reads plans). */
+  const usagePlanKeys = (): UsagePlanKeys | undefined => {
+    if (config.dynamodbEndpoint() !== undefined) return undefined;
+    const restApiId = args.optional('rest-api') ?? process.env.REST_API_ID;
+    if (!restApiId) {
+      throw new UsageError("name the deployed stack's API with --rest-api (its AdminTarget output has it)");
+    }
+    return new UsagePlanKeys(restApiId);
+  };
   const team = async () => {
     const id = integer('team');
     if (!(await getTeam(id))) throw new UsageError(`no team ${id}`);
@@ -61,31 +71,22 @@ export async function runCommand(args: Args): Promise<unknown> {
   };
   switch (args.command) {
     case 'team create': {
+      const keys = usagePlanKeys();
+      const plans = keys && (await keys.stackPlans());
       const created = await createTeam(text('name'));
-      const plan = DEFAULT_SETTINGS.defaultRateLimitPlan;
-      return {
-        team_id: created.id,
-        token: await createToken(created.id),
-        ...apiGatewaySteps(created.id, plan, undefined, args.optional('usage-plans')),
-      };
+      // A deployed team's requests need its API key in a usage plan (else 403): the default plan's.
+      if (keys && plans) await keys.place(created.id, plans.defaultPlan);
+      return { team_id: created.id, token: await createToken(created.id) };
     }
     case 'team plan': {
-      // cdk.json's plans (DEFAULT_SETTINGS equals them): a deploy with `-c rateLimitPlans=...` has others.
-      const plan = oneOf('plan', Object.keys(DEFAULT_SETTINGS.rateLimitPlans));
+      const keys = usagePlanKeys();
+      const names = keys ? [...(await keys.stackPlans()).ids.keys()] : Object.keys(config.rateLimits().plans);
+      const plan = oneOf('plan', names);
       const teamId = await team();
+      // API Gateway first: the table's plan is what GET /api/v1/limits reports, so it follows the key.
+      await keys?.place(teamId, plan);
       const previous = await setRateLimitPlan(teamId, plan);
-      return {
-        team_id: teamId,
-        plan,
-        previous_plan: previous ?? null,
-        usage_key: usageKeyFor(teamId),
-        ...apiGatewaySteps(
-          teamId,
-          plan,
-          previous ?? DEFAULT_SETTINGS.defaultRateLimitPlan,
-          flags['usage-plans'] as string | undefined,
-        ),
-      };
+      return { team_id: teamId, plan, previous_plan: previous ?? null };
     }
     case 'token create':
       return { token: await createToken(await team()) };
@@ -163,8 +164,21 @@ export async function runCommand(args: Args): Promise<unknown> {
       return {
         default_brand_pointers: await migrateDefaultPointers(),
         teams_recounted: await recountUsage(),
+        ...(await placeEveryTeamKey(usagePlanKeys())),
       };
     default:
       throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
   }
+}
+
+/** `migrate` on a deployed stack: every team's key into its plan's usage plan (teams made before rate limits). */
+async function placeEveryTeamKey(keys: UsagePlanKeys | undefined): Promise<{ team_keys_placed?: number }> {
+  if (!keys) return {};
+  const { ids, defaultPlan } = await keys.stackPlans();
+  let placed = 0;
+  for await (const { teamId, plan } of teamPlans()) {
+    await keys.place(teamId, plan && ids.has(plan) ? plan : defaultPlan);
+    placed++;
+  }
+  return { team_keys_placed: placed };
 }

@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
-import type { RateLimitPlan } from '../../shared/rate-limits.ts';
+import { RATE_LIMIT_DEFAULTS, type RateLimitPlan } from '../../shared/rate-limits.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -23,11 +23,8 @@ export const DEFAULT_SETTINGS = {
    * second, the burst above it and an optional daily quota. A team is in `defaultRateLimitPlan` until the
    * admin CLI assigns it another (`team plan`). Kept below the stage's throttle: one team cannot take it all.
    */
-  rateLimitPlans: {
-    standard: { rate: 25, burst: 50 },
-    bulk: { rate: 50, burst: 100, dailyQuota: 1_000_000 },
-  } as Record<string, RateLimitPlan>,
-  defaultRateLimitPlan: 'standard',
+  rateLimitPlans: RATE_LIMIT_DEFAULTS.plans as Record<string, RateLimitPlan>,
+  defaultRateLimitPlan: RATE_LIMIT_DEFAULTS.defaultPlan,
   /**
    * Alarm thresholds: an alarm fires when the value is above its threshold in `datapointsToAlarm` of
    * `evaluationPeriods` consecutive 5-minute periods (2 of 3: a sustained problem alarms within 10 minutes,

@@ -7,6 +7,7 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Tags,
 } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -21,7 +22,6 @@ import {
   ResponseType,
   RestApi,
   TokenAuthorizer,
-  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import {
   AllowedMethods,
@@ -40,6 +40,11 @@ import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
+import {
+  DEFAULT_RATE_LIMIT_PLAN_TAG,
+  RATE_LIMIT_PLAN_TAG,
+  type RateLimits,
+} from '../../shared/rate-limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
@@ -122,13 +127,17 @@ export class TeamMessagingStack extends Stack {
     super(scope, id, props);
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
-    // What the functions' logger and metrics read (shared/config.ts), the same in every function, and the
-    // deployment's quota defaults when cdk.json sets any.
+    // What the functions' logger and metrics read (shared/config.ts), the same in every function, the
+    // deployment's quota defaults when cdk.json sets any, and its rate limit plans (GET /limits tells them).
     const functionSettings = {
       SERVICE_NAME: settings.serviceName,
       METRICS_NAMESPACE: settings.metricsNamespace,
       LOG_LEVEL: settings.logLevel,
       ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
+      RATE_LIMITS: JSON.stringify({
+        plans: settings.rateLimitPlans,
+        defaultPlan: settings.defaultRateLimitPlan,
+      } satisfies RateLimits),
     };
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
@@ -144,7 +153,7 @@ export class TeamMessagingStack extends Stack {
       removalPolicy,
     });
     this.api = this.restApi(id, dev, settings, authorizer);
-    const usagePlans = this.rateLimitPlans(id, settings);
+    this.rateLimitPlans(id, settings);
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...functionSettings,
       TABLE_NAME: this.table.tableName,
@@ -163,7 +172,7 @@ export class TeamMessagingStack extends Stack {
       publicFiles: this.publicFiles,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, usagePlans);
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -298,11 +307,12 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * One usage plan per context plan, on the stage. Teams are data, so their API keys are not made here:
-   * the admin CLI's `team plan` makes a team's key and puts it in its plan (README, "Rate limits").
+   * One usage plan per context plan, on the stage, tagged with the plan's name (and the default's as
+   * such). Teams are data, so their
+   * API keys are not made here: the admin CLI makes a team's key and puts it in its plan, found by the tag
+   * among the API's usage plans (README, "Rate limits").
    */
-  private rateLimitPlans(id: string, settings: Settings): Map<string, UsagePlan> {
-    const plans = new Map<string, UsagePlan>();
+  private rateLimitPlans(id: string, settings: Settings): void {
     for (const [name, plan] of Object.entries(settings.rateLimitPlans)) {
       const usagePlan = this.api.addUsagePlan(`RateLimitPlan${functionId('', name)}`, {
         name: `${id}-${name}`,
@@ -311,13 +321,13 @@ export class TeamMessagingStack extends Stack {
         ...(plan.dailyQuota ? { quota: { limit: plan.dailyQuota, period: Period.DAY } } : {}),
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
-      plans.set(name, usagePlan);
+      Tags.of(usagePlan).add(RATE_LIMIT_PLAN_TAG, name);
+      if (name === settings.defaultRateLimitPlan) Tags.of(usagePlan).add(DEFAULT_RATE_LIMIT_PLAN_TAG, 'true');
     }
-    return plans;
   }
 
-  /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`) and operators need. */
-  private addOutputs(publicBaseUrl: string, alarmTopic: Topic, usagePlans: Map<string, UsagePlan>): void {
+  /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`) and operators need. */
+  private addOutputs(publicBaseUrl: string, alarmTopic: Topic): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -342,13 +352,6 @@ export class TeamMessagingStack extends Stack {
       description: 'SNS topic every alarm notifies',
       value: alarmTopic.topicArn,
     });
-    new CfnOutput(this, 'RateLimitPlanIds', {
-      description: 'Usage plan id of each rate limit plan (admin CLI team plan --usage-plan-id)',
-      value: Fn.join(
-        ' ',
-        [...usagePlans].map(([name, plan]) => Fn.join('=', [name, plan.usagePlanId])),
-      ),
-    });
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
       value: Fn.join(' ', [
@@ -358,6 +361,8 @@ export class TeamMessagingStack extends Stack {
         this.privateFiles.bucketName,
         '--public-bucket',
         this.publicFiles.bucketName,
+        '--rest-api',
+        this.api.restApiId,
       ]),
     });
   }

@@ -9,12 +9,12 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { config } from '../../shared/config.ts';
 import { teamRateLimit } from '../../shared/data/teams.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
-import type { RateLimitPlan } from '../../shared/rate-limits.ts';
-import { DEFAULT_SETTINGS } from '../cdk/settings.ts';
+import type { RateLimits } from '../../shared/rate-limits.ts';
 import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -70,23 +70,18 @@ export interface AnsweredRequest {
   requestId: string;
 }
 
-/** The usage plans the gateway enforces per team: cdk.json's (the same as DEFAULT_SETTINGS, tested). */
-export interface RateLimitSettings {
-  rateLimitPlans: Readonly<Record<string, RateLimitPlan>>;
-  defaultRateLimitPlan: string;
-}
-
-interface UsagePlans extends RateLimitSettings {
+/** The usage plans the gateway enforces per team (the configuration's unless given) and their counts. */
+interface UsagePlans {
+  limits: () => RateLimits;
   limiter: RateLimiter;
 }
 
 export function createGateway(
   onAnswered?: (answered: AnsweredRequest) => void,
-  rateLimits: RateLimitSettings = DEFAULT_SETTINGS,
+  rateLimits?: RateLimits,
 ): Server {
   const usagePlans: UsagePlans = {
-    rateLimitPlans: rateLimits.rateLimitPlans,
-    defaultRateLimitPlan: rateLimits.defaultRateLimitPlan,
+    limits: () => rateLimits ?? config.rateLimits(),
     limiter: new RateLimiter(),
   };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
@@ -229,9 +224,7 @@ async function withinUsagePlan(
     send(response, 403, { message: MESSAGES.forbidden }, requestId);
     return false;
   }
-  const limit = await teamRateLimit(teamId, plans.rateLimitPlans, plans.defaultRateLimitPlan).catch(
-    () => null,
-  );
+  const limit = await teamRateLimit(teamId, plans.limits()).catch(() => null);
   if (!limit) {
     // The table is unreachable: the same outage answer as the authorizer's.
     response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));

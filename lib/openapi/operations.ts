@@ -290,7 +290,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/limits': {
     id: 'getLimits',
     tag: 'Reference',
-    summary: "The team's quotas and their usage",
+    summary: "The team's quotas with their usage, and its rate limit",
     success: Limits,
     example: {
       response: {
@@ -300,6 +300,7 @@ export const OPERATIONS: Record<string, Operation> = {
           sites: { limit: 100, used: 2 },
           pages: { limit: 10000, used: 40 },
         },
+        rate_limit: { plan: 'standard', rate: 25, burst: 50, daily_quota: null },
       },
     },
   },

@@ -141,5 +141,14 @@ export const Limits = z
       .object({ brands: quota, contact_fields: quota, sites: quota, pages: quota })
       .strict()
       .meta({ description: 'A create beyond a quota is a 422 naming it.' }),
+    rate_limit: z
+      .object({
+        plan: z.string(),
+        rate: z.number().positive().meta({ description: 'Steady requests per second.' }),
+        burst: z.int().min(1).meta({ description: 'Requests at once above the steady rate.' }),
+        daily_quota: z.int().min(1).nullable().meta({ description: 'Requests per UTC day; null: no quota.' }),
+      })
+      .strict()
+      .meta({ description: "The team's rate limit plan: over it, 429 with Retry-After." }),
   })
   .strict();

@@ -82,10 +82,18 @@ export async function getQuotas(teamId: number): Promise<Record<QuotaKind, Quota
   const { Item = {} } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ConsistentRead: true }),
   );
+  return quotasOf(Item);
+}
+
+/** The quotas and usage a team item records, the deployment's defaults where it has no override. */
+export function quotasOf(teamItem: Record<string, unknown>): Record<QuotaKind, Quota> {
   return Object.fromEntries(
     QUOTA_KINDS.map((kind) => [
       kind,
-      { limit: Number(Item[`${kind}_quota`] ?? defaultQuota(kind)), used: Number(Item[`${kind}_used`] ?? 0) },
+      {
+        limit: Number(teamItem[`${kind}_quota`] ?? defaultQuota(kind)),
+        used: Number(teamItem[`${kind}_used`] ?? 0),
+      },
     ]),
   ) as Record<QuotaKind, Quota>;
 }

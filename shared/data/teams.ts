@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateLimitPlan, TeamRateLimit } from '../rate-limits.ts';
+import { config } from '../config.ts';
+import { type RateLimits, rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
+import { scanSortKey } from './items.ts';
 import { padId, teamKey, tokenKey } from './keys.ts';
+import { type Quota, type QuotaKind, quotasOf } from './quotas.ts';
 
 /** Teams and their API tokens. A token is shown once; only its SHA-256 is stored. */
 export interface Team {
@@ -69,12 +72,14 @@ export async function teamIdForToken(token: string): Promise<number | undefined>
 }
 
 /**
- * The API key that names the team's usage plan to API Gateway (the authorizer's `usageIdentifierKey`).
- * Derived from the team id, so the authorizer needs no more than the token item it reads, and the key never
- * changes: a plan change moves the key to another usage plan. It is no credential: with the API's key source
- * AUTHORIZER, API Gateway takes keys from the authorizer only and ignores any a caller sends.
+ * The API key that names the team's usage plan to API Gateway (the authorizer's `usageIdentifierKey`): the
+ * API's id and the team's, so the authorizer needs no read beyond the token's, the key never changes (a plan
+ * change moves it to another usage plan) and two stacks in one account, where key values must be unique,
+ * have different keys. It is no credential: with the API's key source AUTHORIZER, API Gateway ignores any
+ * key a caller sends.
  */
-export const usageKeyFor = (teamId: number): string => `team-${padId(teamId)}-usage`;
+export const usageKeyFor = (restApiId: string, teamId: number): string =>
+  `${restApiId}-team-${padId(teamId)}`;
 
 /** Records the team's rate limit plan (the admin CLI's `team plan`); returns the plan it had, if any. */
 export async function setRateLimitPlan(teamId: number, plan: string): Promise<string | undefined> {
@@ -91,23 +96,29 @@ export async function setRateLimitPlan(teamId: number, plan: string): Promise<st
   return Attributes?.rate_limit_plan;
 }
 
-/**
- * The rate limit that applies to the team: its plan, or the default plan when it has none or its plan is no
- * longer defined (the local gateway enforces it; GET /api/v1/limits can answer it).
- */
-export async function teamRateLimit(
-  teamId: number,
-  plans: Readonly<Record<string, RateLimitPlan>>,
-  defaultPlan: string,
-): Promise<TeamRateLimit> {
+/** Every team with the rate limit plan recorded for it, if any (`admin migrate`: a Scan). */
+export async function* teamPlans(): AsyncGenerator<{ teamId: number; plan: string | undefined }> {
+  for await (const team of scanSortKey('TEAM', 'id, rate_limit_plan')) {
+    yield { teamId: team.id as number, plan: team.rate_limit_plan as string | undefined };
+  }
+}
+
+/** The rate limit the team is held to (the local gateway enforces it before each request). */
+export async function teamRateLimit(teamId: number, limits: RateLimits): Promise<TeamRateLimit> {
   const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
   );
-  const named = Item?.rate_limit_plan as string | undefined;
-  const plan = named && Object.hasOwn(plans, named) ? named : defaultPlan;
-  const limits = plans[plan];
-  if (!limits) throw new Error(`no rate limit plan ${plan}`);
-  return { plan, ...limits };
+  return rateLimitOf(Item?.rate_limit_plan, limits);
+}
+
+/** GET /api/v1/limits: the team's quotas with their usage and its rate limit, from one read of the team item. */
+export async function getTeamLimits(
+  teamId: number,
+): Promise<{ quotas: Record<QuotaKind, Quota>; rateLimit: TeamRateLimit }> {
+  const { Item = {} } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ConsistentRead: true }),
+  );
+  return { quotas: quotasOf(Item), rateLimit: rateLimitOf(Item.rate_limit_plan, config.rateLimits()) };
 }
 
 function toBase62(bytes: Buffer): string {

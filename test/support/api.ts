@@ -8,10 +8,7 @@ import { contractProblems } from './contract.ts';
  * A plan no test reaches: the tests fire hundreds of requests per team at once to test other things (the
  * fuzz suite, races). test/rate-limits.test.ts starts its own gateway with small plans to test the limits.
  */
-export const TEST_RATE_LIMITS = {
-  rateLimitPlans: { test: { rate: 100_000, burst: 100_000 } },
-  defaultRateLimitPlan: 'test',
-};
+const TEST_RATE_LIMITS = { plans: { test: { rate: 100_000, burst: 100_000 } }, defaultPlan: 'test' };
 
 /** The local gateway on a random port of 127.0.0.1, serving the route table in this process. */
 export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
