@@ -515,7 +515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -608,7 +608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -713,7 +713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -846,7 +846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Unprocessable"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -947,7 +947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1077,7 +1077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1243,7 +1243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1388,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1560,7 +1560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1693,7 +1693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1824,7 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1966,7 +1966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2150,7 +2150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2306,7 +2306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2504,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2637,7 +2637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2758,7 +2758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2885,7 +2885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

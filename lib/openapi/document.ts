@@ -53,7 +53,11 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   412: { schema: 'Conflict', description: 'If-Match names another version: `precondition_failed`' },
   413: { schema: 'Message', description: 'Body over 1 MiB' },
   422: { schema: 'ValidationError', description: 'Validation failed' },
-  429: { schema: 'Message', description: 'Too many requests' },
+  429: {
+    schema: 'Message',
+    description:
+      "Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After`",
+  },
   500: { schema: 'Message', description: 'An unexpected failure (a bug): quote X-Request-Id' },
   503: { schema: 'Message', description: 'A dependency is unavailable; retry after `Retry-After` seconds' },
   504: { schema: 'Message', description: 'The request ran out of time' },
