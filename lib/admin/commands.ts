@@ -71,11 +71,12 @@ export async function runCommand(args: Args): Promise<unknown> {
   };
   switch (args.command) {
     case 'team create': {
+      // A deployed team's requests need its API key in a usage plan (else 403): the default plan's, found
+      // before the team is made.
       const keys = usagePlanKeys();
-      const plans = keys && (await keys.stackPlans());
+      const defaultPlan = (await keys?.stackPlans())?.defaultPlan;
       const created = await createTeam(text('name'));
-      // A deployed team's requests need its API key in a usage plan (else 403): the default plan's.
-      if (keys && plans) await keys.place(created.id, plans.defaultPlan);
+      if (keys && defaultPlan) await keys.place(created.id, defaultPlan);
       return { team_id: created.id, token: await createToken(created.id) };
     }
     case 'team plan': {
@@ -160,12 +161,14 @@ export async function runCommand(args: Args): Promise<unknown> {
     }
     case 'quota get':
       return getQuotas(await team());
-    case 'migrate':
+    case 'migrate': {
+      const keys = usagePlanKeys();
       return {
         default_brand_pointers: await migrateDefaultPointers(),
         teams_recounted: await recountUsage(),
-        ...(await placeEveryTeamKey(usagePlanKeys())),
+        ...(await placeEveryTeamKey(keys)),
       };
+    }
     default:
       throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
   }
