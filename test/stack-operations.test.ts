@@ -1,13 +1,13 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
 import { functionId } from '../lib/cdk/stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { ROOT } from './support/processes.ts';
-import { logicalId, type Synthesized, synthesize } from './support/synth.ts';
+import { defaultAndOverridden, logicalId, type Synthesized, synthesize } from './support/synth.ts';
 
 /**
  * The stack's operating surface: tracing, the functions' logger and metrics settings, throttling, logs,
@@ -25,15 +25,7 @@ const OVERRIDES = {
   quotas: '{"brands": 50, "pages": 200}',
 };
 
-let synth: Synthesized;
-let overridden: Synthesized;
-beforeAll(() => {
-  synth = synthesize({ full: false });
-  overridden = synthesize({ dev: true, full: false, context: OVERRIDES });
-});
-afterAll(() => {
-  for (const s of [synth, overridden]) if (s) rmSync(s.outdir, { recursive: true, force: true });
-});
+const stacks = defaultAndOverridden(OVERRIDES);
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
@@ -56,7 +48,7 @@ describe('CDK stack: settings', () => {
   });
 
   it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {
-    const functions = apiFunctions(synth);
+    const functions = apiFunctions(stacks.synth);
     expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -65,7 +57,7 @@ describe('CDK stack: settings', () => {
         LOG_LEVEL: 'INFO',
       });
     }
-    for (const fn of apiFunctions(overridden)) {
+    for (const fn of apiFunctions(stacks.overridden)) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVICE_NAME: 'messaging-eu',
         METRICS_NAMESPACE: 'MessagingEu',
@@ -82,8 +74,8 @@ describe('CDK stack: settings', () => {
       const [settings] = stage(s)?.MethodSettings ?? [];
       return [settings.ThrottlingRateLimit, settings.ThrottlingBurstLimit];
     };
-    expect(throttling(synth)).toEqual([100, 200]);
-    expect(throttling(overridden)).toEqual([50, 75]);
+    expect(throttling(stacks.synth)).toEqual([100, 200]);
+    expect(throttling(stacks.overridden)).toEqual([50, 75]);
   });
 
   it.each([
@@ -99,8 +91,8 @@ describe('CDK stack: settings', () => {
 
 describe('CDK stack: tracing', () => {
   it('traces every request with X-Ray: on the stage and in every function', () => {
-    expect(stage(synth)?.TracingEnabled).toBe(true);
-    const functions = apiFunctions(synth);
+    expect(stage(stacks.synth)?.TracingEnabled).toBe(true);
+    const functions = apiFunctions(stacks.synth);
     expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
@@ -110,7 +102,7 @@ describe('CDK stack: tracing', () => {
 
 describe('CDK stack: access logs', () => {
   it('writes one JSON line per request with the ids, route, status, latencies and errors', () => {
-    const format = JSON.parse(stage(synth)?.AccessLogSetting.Format);
+    const format = JSON.parse(stage(stacks.synth)?.AccessLogSetting.Format);
     expect(format).toMatchObject({
       requestId: '$context.requestId',
       xrayTraceId: '$context.xrayTraceId',
@@ -129,7 +121,7 @@ describe('CDK stack: access logs', () => {
 
 describe('CDK stack: logs', () => {
   it('keeps every log group of the template for a limited time', () => {
-    for (const s of [synth, overridden]) {
+    for (const s of [stacks.synth, stacks.overridden]) {
       const logGroups = resources(s, 'AWS::Logs::LogGroup');
       expect(logGroups.length).toBeGreaterThan(routes.length);
       for (const logGroup of logGroups) expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
@@ -142,16 +134,16 @@ describe('CDK stack: logs', () => {
         name: stringify(r.Properties.LogGroupName),
         days: r.Properties.RetentionInDays as number,
       }));
-    const api = logicalId(synth.stack, synth.stack.api.node.defaultChild);
-    const apiStage = logicalId(synth.stack, synth.stack.api.deploymentStage.node.defaultChild);
-    const [executionLogs, ...others] = retained(synth);
+    const api = logicalId(stacks.synth.stack, stacks.synth.stack.api.node.defaultChild);
+    const apiStage = logicalId(stacks.synth.stack, stacks.synth.stack.api.deploymentStage.node.defaultChild);
+    const [executionLogs, ...others] = retained(stacks.synth);
     expect(others).toEqual([]);
     expect(executionLogs?.name).toContain(
       `API-Gateway-Execution-Logs_",{"Ref":"${api}"},"/",{"Ref":"${apiStage}"}`,
     );
     expect(executionLogs?.days).toBe(30);
     // The dev stack's bucket-emptying function logs too.
-    const [, autoDelete, ...more] = retained(overridden);
+    const [, autoDelete, ...more] = retained(stacks.overridden);
     expect(more).toEqual([]);
     expect(autoDelete?.name).toMatch(
       /\/aws\/lambda\/.*CustomS3AutoDeleteObjectsCustomResourceProviderHandler/,
@@ -206,7 +198,7 @@ const authorizer = (s: Synthesized) => s.stack.node.findChild('Authorizer') as n
 
 describe('CDK stack: alarms', () => {
   it('alarms on the share of requests answered 5xx by the stage', () => {
-    const [fault5xx, ...others] = alarmsOn(synth, 'AWS/ApiGateway', '5XXError', {
+    const [fault5xx, ...others] = alarmsOn(stacks.synth, 'AWS/ApiGateway', '5XXError', {
       ApiName: 'TeamMessagingApi',
     });
     expect(others).toEqual([]);
@@ -218,11 +210,11 @@ describe('CDK stack: alarms', () => {
   it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {
     for (const route of routes) {
       const on = { Method: route.method, Resource: route.path };
-      const [latency, ...others] = alarmsOn(synth, 'AWS/ApiGateway', 'Latency', on);
+      const [latency, ...others] = alarmsOn(stacks.synth, 'AWS/ApiGateway', 'Latency', on);
       expect(others, `${route.method} ${route.path}`).toEqual([]);
       expect(metricsOf(latency as Resource)[0]?.stat).toBe('p99');
       expect(latency?.Properties.Threshold).toBe(route.fetchesWeb ? 10000 : 3000);
-      expect(alarmsOn(overridden, 'AWS/ApiGateway', 'Latency', on)[0]?.Properties.Threshold).toBe(
+      expect(alarmsOn(stacks.overridden, 'AWS/ApiGateway', 'Latency', on)[0]?.Properties.Threshold).toBe(
         route.fetchesWeb ? 10000 : 2000,
       );
     }
@@ -230,15 +222,15 @@ describe('CDK stack: alarms', () => {
 
   it('alarms on the errors and throttles of every function, the authorizer failures apart from its 401s', () => {
     for (const route of routes) {
-      const fn = { FunctionName: ref(synth, routeFunction(synth, route)) };
-      expect(alarmsOn(synth, 'AWS/Lambda', 'Errors', fn)).toHaveLength(1);
-      expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
-      const devFn = { FunctionName: ref(overridden, routeFunction(overridden, route)) };
-      expect(alarmsOn(overridden, 'AWS/Lambda', 'Errors', devFn)[0]?.Properties.Threshold).toBe(3);
+      const fn = { FunctionName: ref(stacks.synth, routeFunction(stacks.synth, route)) };
+      expect(alarmsOn(stacks.synth, 'AWS/Lambda', 'Errors', fn)).toHaveLength(1);
+      expect(alarmsOn(stacks.synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+      const devFn = { FunctionName: ref(stacks.overridden, routeFunction(stacks.overridden, route)) };
+      expect(alarmsOn(stacks.overridden, 'AWS/Lambda', 'Errors', devFn)[0]?.Properties.Threshold).toBe(3);
     }
-    const fn = { FunctionName: ref(synth, authorizer(synth)) };
-    expect(alarmsOn(synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
-    const [failures, ...others] = alarmsOn(synth, 'AWS/Lambda', 'Errors', fn);
+    const fn = { FunctionName: ref(stacks.synth, authorizer(stacks.synth)) };
+    expect(alarmsOn(stacks.synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
+    const [failures, ...others] = alarmsOn(stacks.synth, 'AWS/Lambda', 'Errors', fn);
     expect(others).toEqual([]);
     expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Authorizer-Failures-Critical');
     expect(metricsOf(failures as Resource)).toContainEqual({
@@ -250,35 +242,35 @@ describe('CDK stack: alarms', () => {
   });
 
   it('alarms on throttled reads and writes of the table and its index, and on its system errors', () => {
-    const table = { TableName: ref(synth, synth.stack.table) };
+    const table = { TableName: ref(stacks.synth, stacks.synth.stack.table) };
     const index = { ...table, GlobalSecondaryIndexName: ID_INDEX };
     for (const name of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
-      const alarms = alarmsOn(synth, 'AWS/DynamoDB', name, table);
+      const alarms = alarmsOn(stacks.synth, 'AWS/DynamoDB', name, table);
       expect(alarms, name).toHaveLength(2);
       expect(
         alarms.filter((a) => metricsOf(a)[0]?.dimensions.GlobalSecondaryIndexName),
         name,
-      ).toEqual(alarmsOn(synth, 'AWS/DynamoDB', name, index));
+      ).toEqual(alarmsOn(stacks.synth, 'AWS/DynamoDB', name, index));
     }
-    const [systemErrors, ...others] = alarmsOn(synth, 'AWS/DynamoDB', 'SystemErrors', table);
+    const [systemErrors, ...others] = alarmsOn(stacks.synth, 'AWS/DynamoDB', 'SystemErrors', table);
     expect(others).toEqual([]);
     expect(metricsOf(systemErrors as Resource).map((m) => m.dimensions.Operation)).toContain('PutItem');
   });
 
   it("alarms on the public bucket's 5xx, from the request metrics it now publishes", () => {
-    const bucket = synth.stack.publicFiles;
-    const properties = resources(synth, 'AWS::S3::Bucket').find(
+    const bucket = stacks.synth.stack.publicFiles;
+    const properties = resources(stacks.synth, 'AWS::S3::Bucket').find(
       (b) => b.Properties.MetricsConfigurations !== undefined,
     )?.Properties;
     expect(properties?.MetricsConfigurations).toEqual([{ Id: 'EntireBucket' }]);
-    const on = { BucketName: ref(synth, bucket), FilterId: 'EntireBucket' };
-    const [bucket5xx, ...others] = alarmsOn(synth, 'AWS/S3', '5xxErrors', on);
+    const on = { BucketName: ref(stacks.synth, bucket), FilterId: 'EntireBucket' };
+    const [bucket5xx, ...others] = alarmsOn(stacks.synth, 'AWS/S3', '5xxErrors', on);
     expect(others).toEqual([]);
     expect(bucket5xx?.Properties.Threshold).toBe(5);
   });
 
   it('sends every alarm, and its end, to the one SNS topic; by email only with alarmEmail', () => {
-    for (const s of [synth, overridden]) {
+    for (const s of [stacks.synth, stacks.overridden]) {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
       const alarms = resources(s, 'AWS::CloudWatch::Alarm');
@@ -290,16 +282,16 @@ describe('CDK stack: alarms', () => {
       }
       expect(new Set(alarms.map((a) => a.Properties.AlarmName)).size).toBe(alarms.length);
     }
-    expect(resources(synth, 'AWS::SNS::Subscription')).toEqual([]);
-    expect(resources(overridden, 'AWS::SNS::Subscription').map((s) => s.Properties)).toEqual([
+    expect(resources(stacks.synth, 'AWS::SNS::Subscription')).toEqual([]);
+    expect(resources(stacks.overridden, 'AWS::SNS::Subscription').map((s) => s.Properties)).toEqual([
       expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com' }),
     ]);
   });
 
   it('waits for datapointsToAlarm of evaluationPeriods breaching periods of 5 minutes', () => {
     for (const [s, periods, datapoints] of [
-      [synth, 3, 2],
-      [overridden, 5, 4],
+      [stacks.synth, 3, 2],
+      [stacks.overridden, 5, 4],
     ] as const) {
       for (const alarm of resources(s, 'AWS::CloudWatch::Alarm')) {
         expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
@@ -313,13 +305,13 @@ describe('CDK stack: dashboard', () => {
   const row = (...parts: string[]) => parts.map((part) => `\\"${part}\\"`).join(',');
 
   it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
-    const [dashboard, ...others] = resources(synth, 'AWS::CloudWatch::Dashboard');
+    const [dashboard, ...others] = resources(stacks.synth, 'AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
     expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
     const body = stringify(dashboard?.Properties.DashboardBody);
     for (const route of routes) {
       const name = `${route.method} ${route.path}`;
-      expect(body, name).toContain(stringify(ref(synth, routeFunction(synth, route))));
+      expect(body, name).toContain(stringify(ref(stacks.synth, routeFunction(stacks.synth, route))));
       expect(body, name).toContain(row('Method', route.method, 'Resource', route.path));
       for (const metric of ['Requests', 'Latency', 'ClientErrors', 'ServerErrors', 'DependencyUnavailable']) {
         expect(body, name).toContain(
@@ -327,14 +319,14 @@ describe('CDK stack: dashboard', () => {
         );
       }
     }
-    expect(body).toContain(stringify(ref(synth, authorizer(synth))));
+    expect(body).toContain(stringify(ref(stacks.synth, authorizer(stacks.synth))));
     expect(body).toContain(row('AWS/DynamoDB', 'ConsumedReadCapacityUnits', 'TableName'));
     expect(body).toContain(row('AWS/DynamoDB', 'ConsumedWriteCapacityUnits', 'TableName'));
-    expect(body).toContain(stringify(ref(synth, synth.stack.table)));
+    expect(body).toContain(stringify(ref(stacks.synth, stacks.synth.stack.table)));
     expect(body).toContain(row('TeamMessagingApi', 'AuthorizerDenied', 'service', 'team-messaging-api'));
     expect(body).toContain('MetricName=\\\\\\"AutoConfigureRefused\\\\\\"');
 
-    const devBody = stringify(resources(overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
+    const devBody = stringify(resources(stacks.overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
     expect(devBody).toContain(row('MessagingEu', 'AuthorizerAllowed', 'service', 'messaging-eu'));
   });
 });

@@ -1,12 +1,11 @@
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routes } from '../lib/routes.ts';
 import {
   DEFAULT_RATE_LIMIT_PLAN_TAG,
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_PLAN_TAG,
 } from '../shared/rate-limits.ts';
-import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
+import { defaultAndOverridden, reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
 
 /**
  * Per-team rate limits in the stack: the authorizer names the team's API key, every authenticated method
@@ -18,15 +17,7 @@ const OVERRIDES = {
   defaultRateLimitPlan: 'tiny',
 };
 
-let synth: Synthesized;
-let overridden: Synthesized;
-beforeAll(() => {
-  synth = synthesize({ full: false });
-  overridden = synthesize({ dev: true, full: false, context: OVERRIDES });
-});
-afterAll(() => {
-  for (const s of [synth, overridden]) if (s) rmSync(s.outdir, { recursive: true, force: true });
-});
+const stacks = defaultAndOverridden(OVERRIDES);
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -35,17 +26,17 @@ const resources = (s: Synthesized, type: string) =>
 
 describe('CDK stack: per-team rate limits', () => {
   it('takes the API key from the authorizer, never from a header', () => {
-    for (const s of [synth, overridden]) {
+    for (const s of [stacks.synth, stacks.overridden]) {
       const [api] = Object.values(resources(s, 'AWS::ApiGateway::RestApi'));
       expect(api?.Properties.ApiKeySourceType).toBe('AUTHORIZER');
     }
   });
 
   it('requires an API key on every authenticated method, and on no public one', () => {
-    const methods = Object.values(resources(synth, 'AWS::ApiGateway::Method'));
+    const methods = Object.values(resources(stacks.synth, 'AWS::ApiGateway::Method'));
     expect(methods).toHaveLength(routes.length);
     const paths = Object.fromEntries(
-      Object.entries(resources(synth, 'AWS::ApiGateway::Resource')).map(([id, r]) => [id, r]),
+      Object.entries(resources(stacks.synth, 'AWS::ApiGateway::Resource')).map(([id, r]) => [id, r]),
     );
     const fullPath = (id: string): string => {
       const resource = paths[id];
@@ -74,7 +65,7 @@ describe('CDK stack: per-team rate limits', () => {
         return { name: p.UsagePlanName, throttle: p.Throttle, quota: p.Quota };
       });
     };
-    expect(plansOf(synth)).toEqual([
+    expect(plansOf(stacks.synth)).toEqual([
       {
         name: 'TeamMessagingApi-standard',
         throttle: { RateLimit: 25, BurstLimit: 50 },
@@ -86,7 +77,7 @@ describe('CDK stack: per-team rate limits', () => {
         quota: { Limit: 1_000_000, Period: 'DAY' },
       },
     ]);
-    expect(plansOf(overridden)).toEqual([
+    expect(plansOf(stacks.overridden)).toEqual([
       { name: 'TeamMessagingApiDev-tiny', throttle: { RateLimit: 5, BurstLimit: 5 }, quota: undefined },
       {
         name: 'TeamMessagingApiDev-big',
@@ -95,7 +86,7 @@ describe('CDK stack: per-team rate limits', () => {
       },
     ]);
     // Teams are data: their keys are made by the admin CLI, not by the stack.
-    expect(Object.keys(resources(synth, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
+    expect(Object.keys(resources(stacks.synth, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
   });
 
   it('tags each usage plan with its plan name and the default plan as such, for the admin CLI', () => {
@@ -103,17 +94,17 @@ describe('CDK stack: per-team rate limits', () => {
       Object.values(resources(s, 'AWS::ApiGateway::UsagePlan')).map(({ Properties: p }) =>
         Object.fromEntries((p.Tags as Array<{ Key: string; Value: string }>).map((t) => [t.Key, t.Value])),
       );
-    expect(tagsOf(synth)).toEqual([
+    expect(tagsOf(stacks.synth)).toEqual([
       { [RATE_LIMIT_PLAN_TAG]: 'standard', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
       { [RATE_LIMIT_PLAN_TAG]: 'bulk' },
     ]);
-    expect(tagsOf(overridden)).toEqual([
+    expect(tagsOf(stacks.overridden)).toEqual([
       { [RATE_LIMIT_PLAN_TAG]: 'tiny', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
       { [RATE_LIMIT_PLAN_TAG]: 'big' },
     ]);
     // The admin CLI finds the plans on the API its AdminTarget output names.
-    const [apiId] = Object.keys(resources(synth, 'AWS::ApiGateway::RestApi'));
-    const target = JSON.stringify(synth.template.findOutputs('AdminTarget').AdminTarget?.Value);
+    const [apiId] = Object.keys(resources(stacks.synth, 'AWS::ApiGateway::RestApi'));
+    const target = JSON.stringify(stacks.synth.template.findOutputs('AdminTarget').AdminTarget?.Value);
     expect(target).toContain(`"--rest-api",{"Ref":"${apiId}"}`);
   });
 
@@ -124,15 +115,15 @@ describe('CDK stack: per-team rate limits', () => {
           .map((fn) => fn.Properties.Environment?.Variables?.RATE_LIMITS)
           .filter(Boolean),
       );
-    expect([...limitsOf(synth)].map((text) => JSON.parse(text))).toEqual([RATE_LIMIT_DEFAULTS]);
-    expect([...limitsOf(overridden)].map((text) => JSON.parse(text))).toEqual([
+    expect([...limitsOf(stacks.synth)].map((text) => JSON.parse(text))).toEqual([RATE_LIMIT_DEFAULTS]);
+    expect([...limitsOf(stacks.overridden)].map((text) => JSON.parse(text))).toEqual([
       { plans: JSON.parse(OVERRIDES.rateLimitPlans), defaultPlan: 'tiny' },
     ]);
   });
 
   it('stays clean of AwsSolutions findings with the plans', () => {
-    expect(reportedViolations(synth.assembly)).toEqual([]);
-    expect(reportedViolations(overridden.assembly)).toEqual([]);
+    expect(reportedViolations(stacks.synth.assembly)).toEqual([]);
+    expect(reportedViolations(stacks.overridden.assembly)).toEqual([]);
   });
 
   it.each([

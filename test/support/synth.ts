@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
 
 export interface Synthesized {
@@ -42,6 +43,26 @@ export function synthesize(options: {
     rmSync(outdir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * For a test file about settings: the production stack with cdk.json's defaults and the dev stack with
+ * `context` overrides (strings, as the CLI passes them), synthesized once each and removed after the file.
+ */
+export function defaultAndOverridden(context: Record<string, unknown>): {
+  readonly synth: Synthesized;
+  readonly overridden: Synthesized;
+} {
+  const stacks: Partial<{ synth: Synthesized; overridden: Synthesized }> = {};
+  beforeAll(() => {
+    stacks.synth = synthesize({ full: false });
+    stacks.overridden = synthesize({ dev: true, full: false, context });
+  });
+  afterAll(() => {
+    for (const s of [stacks.synth, stacks.overridden])
+      if (s) rmSync(s.outdir, { recursive: true, force: true });
+  });
+  return stacks as { synth: Synthesized; overridden: Synthesized };
 }
 
 /** Violations left in the synthesized validation report (cdk-nag findings that were not acknowledged). */
