@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest brand values from a website
-         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. A site that cannot be read is a 422 naming the cause.
+         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause.
          */
         post: operations["autoConfigureBrand"];
         delete?: never;
@@ -301,6 +301,57 @@ export interface components {
                 social_links: {
                     [key: string]: string;
                 } | null;
+            };
+            /** @description Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, `apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, `domain`, `url`, `header:img`, `header:a` or `footer:a`. */
+            sources: {
+                website_url?: string;
+                name?: string;
+                short_description?: string;
+                primary_color?: string;
+                secondary_color?: string;
+                logo_image?: string;
+                logo_square_image?: string;
+                header_image?: string;
+                footer_image?: string;
+                social_share_image?: string;
+                social_links?: {
+                    [key: string]: string;
+                };
+            };
+            /** @description By the kind of source: high when the page or its manifest declares the value for that field of this site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not shown to be this site; low when it is inferred (title, domain, header and footer images and links). */
+            confidence: {
+                /** @enum {string} */
+                website_url?: "high" | "medium" | "low";
+                /** @enum {string} */
+                name?: "high" | "medium" | "low";
+                /** @enum {string} */
+                short_description?: "high" | "medium" | "low";
+                /** @enum {string} */
+                primary_color?: "high" | "medium" | "low";
+                /** @enum {string} */
+                secondary_color?: "high" | "medium" | "low";
+                /** @enum {string} */
+                logo_image?: "high" | "medium" | "low";
+                /** @enum {string} */
+                logo_square_image?: "high" | "medium" | "low";
+                /** @enum {string} */
+                header_image?: "high" | "medium" | "low";
+                /** @enum {string} */
+                footer_image?: "high" | "medium" | "low";
+                /** @enum {string} */
+                social_share_image?: "high" | "medium" | "low";
+                social_links?: {
+                    [key: string]: "high" | "medium" | "low";
+                };
+            };
+            /** @description Dark-mode values the page declares (theme-color for dark, a logo <picture> source for dark, dark icon links, the manifest's dark overrides); `{}` when there are none. Never part of suggestions. */
+            variants: {
+                dark?: {
+                    primary_color?: string;
+                    secondary_color?: string;
+                    logo_image?: string;
+                    logo_square_image?: string;
+                };
             };
         };
         Conflict: {
@@ -798,7 +849,36 @@ export interface operations {
                      *         "footer_image": null,
                      *         "social_share_image": "https://acme.example/og.png",
                      *         "social_links": {
-                     *           "twitter": "https://twitter.com/acme"
+                     *           "x": "https://x.com/acme"
+                     *         }
+                     *       },
+                     *       "sources": {
+                     *         "website_url": "url",
+                     *         "name": "og:site_name",
+                     *         "short_description": "description",
+                     *         "primary_color": "theme-color",
+                     *         "logo_image": "json-ld:Organization.logo",
+                     *         "logo_square_image": "apple-touch-icon",
+                     *         "social_share_image": "og:image",
+                     *         "social_links": {
+                     *           "x": "twitter:site"
+                     *         }
+                     *       },
+                     *       "confidence": {
+                     *         "website_url": "high",
+                     *         "name": "high",
+                     *         "short_description": "high",
+                     *         "primary_color": "high",
+                     *         "logo_image": "high",
+                     *         "logo_square_image": "high",
+                     *         "social_share_image": "high",
+                     *         "social_links": {
+                     *           "x": "high"
+                     *         }
+                     *       },
+                     *       "variants": {
+                     *         "dark": {
+                     *           "primary_color": "#0d1117"
                      *         }
                      *       }
                      *     }

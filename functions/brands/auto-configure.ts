@@ -6,10 +6,10 @@ import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
   const { url } = validate(autoConfigureRequest, req.body);
-  const suggestions = await autoConfigure(url).catch((error: unknown) => {
+  const configuration = await autoConfigure(url).catch((error: unknown) => {
     if (error instanceof FetchRefusal) req.metrics.count('AutoConfigureRefused', 1, { reason: error.reason });
     throw error;
   });
   req.metrics.count('AutoConfigureSuggested');
-  return ok({ suggestions });
+  return ok(configuration);
 });

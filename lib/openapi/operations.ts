@@ -122,8 +122,9 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: 'Suggest brand values from a website',
     description:
-      'Fetches the page (and its web manifest) and reads its metadata; creates nothing. A site that cannot ' +
-      'be read is a 422 naming the cause.',
+      'Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the ' +
+      'suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read ' +
+      'is a 422 naming the cause.',
     body: autoConfigureRequest,
     success: BrandSuggestions,
     example: {
@@ -140,8 +141,29 @@ export const OPERATIONS: Record<string, Operation> = {
           header_image: null,
           footer_image: null,
           social_share_image: 'https://acme.example/og.png',
-          social_links: { twitter: 'https://twitter.com/acme' },
+          social_links: { x: 'https://x.com/acme' },
         },
+        sources: {
+          website_url: 'url',
+          name: 'og:site_name',
+          short_description: 'description',
+          primary_color: 'theme-color',
+          logo_image: 'json-ld:Organization.logo',
+          logo_square_image: 'apple-touch-icon',
+          social_share_image: 'og:image',
+          social_links: { x: 'twitter:site' },
+        },
+        confidence: {
+          website_url: 'high',
+          name: 'high',
+          short_description: 'high',
+          primary_color: 'high',
+          logo_image: 'high',
+          logo_square_image: 'high',
+          social_share_image: 'high',
+          social_links: { x: 'high' },
+        },
+        variants: { dark: { primary_color: '#0d1117' } },
       },
     },
   },

@@ -75,24 +75,69 @@ export const Page = z
   })
   .strict();
 
+const suggestedFields = [
+  'website_url',
+  'name',
+  'short_description',
+  'primary_color',
+  'secondary_color',
+  'logo_image',
+  'logo_square_image',
+  'header_image',
+  'footer_image',
+  'social_share_image',
+] as const;
+
+/** One value per suggested field (fields that were not suggested are absent); social links per network. */
+function perSuggestedField(value: z.ZodType, description: string) {
+  const fields = Object.fromEntries(suggestedFields.map((field) => [field, value.optional()]));
+  return z
+    .object({ ...fields, social_links: z.record(z.string(), value).optional() })
+    .strict()
+    .meta({ description });
+}
+
+const confidence = z.enum(['high', 'medium', 'low']);
+
 export const BrandSuggestions = z
   .object({
     suggestions: z
       .object({
-        website_url: text,
-        name: text,
-        short_description: text,
-        primary_color: text,
-        secondary_color: text,
-        logo_image: text,
-        logo_square_image: text,
-        header_image: text,
-        footer_image: text,
-        social_share_image: text,
+        ...Object.fromEntries(suggestedFields.map((field) => [field, text])),
         social_links: z.record(z.string(), z.string()).nullable(),
       })
       .strict()
       .meta({ description: 'Valid create-brand input; values that could not be derived are null.' }),
+    sources: perSuggestedField(
+      z.string(),
+      'Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, ' +
+        '`apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, ' +
+        '`domain`, `url`, `header:img`, `header:a` or `footer:a`.',
+    ),
+    confidence: perSuggestedField(
+      confidence,
+      'By the kind of source: high when the page or its manifest declares the value for that field of this ' +
+        'site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not ' +
+        'shown to be this site; low when it is inferred (title, domain, header and footer images and links).',
+    ),
+    variants: z
+      .object({
+        dark: z
+          .object({
+            primary_color: z.string().optional(),
+            secondary_color: z.string().optional(),
+            logo_image: z.string().optional(),
+            logo_square_image: z.string().optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .meta({
+        description:
+          'Dark-mode values the page declares (theme-color for dark, a logo <picture> source for dark, dark ' +
+          "icon links, the manifest's dark overrides); `{}` when there are none. Never part of suggestions.",
+      }),
   })
   .strict();
 

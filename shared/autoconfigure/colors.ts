@@ -1,3 +1,5 @@
+import type { Candidate, Sourced } from './provenance.ts';
+
 /** Brand colours as create-brand stores them: `#rrggbb`, lowercase. */
 
 // A common subset of CSS named colours; theme-color values in the wild are almost always hex or rgb().
@@ -100,14 +102,21 @@ function toHexByte(channel: number): string {
 
 /**
  * Picks primary and secondary from colours in priority order. Black, white and greys say little about a brand, so
- * chromatic colours go first (keeping their order); the secondary must differ from the primary.
+ * chromatic colours go first (keeping their order); the secondary must differ from the primary. Each keeps the
+ * provenance of its first candidate.
  */
-export function pickBrandColors(candidates: readonly string[]): {
-  primary: string | null;
-  secondary: string | null;
+export function pickBrandColors(candidates: readonly Candidate[]): {
+  primary: Sourced<string> | null;
+  secondary: Sourced<string> | null;
 } {
-  const colors = [...new Set(candidates.map(normaliseColor).filter((color) => color !== null))];
-  const ranked = [...colors.filter((color) => !isAchromatic(color)), ...colors.filter(isAchromatic)];
+  const byColor = new Map<string, Sourced<string>>();
+  for (const { value, source, confidence } of candidates) {
+    const color = normaliseColor(value ?? '');
+    if (color !== null && !byColor.has(color)) byColor.set(color, { value: color, source, confidence });
+  }
+  const colors = [...byColor.values()];
+  const isGrey = (color: Sourced<string>) => isAchromatic(color.value);
+  const ranked = [...colors.filter((color) => !isGrey(color)), ...colors.filter(isGrey)];
   return { primary: ranked[0] ?? null, secondary: ranked[1] ?? null };
 }
 

@@ -3,20 +3,28 @@ import type { HTMLElement } from 'node-html-parser';
 import { socialNetworkOf } from '../domain/social-links.ts';
 import { pickBrandColors } from './colors.ts';
 import {
+  colorSchemeOf,
   contentOf,
   fieldText,
   httpUrl,
   linksWithRel,
-  MAX_FIELD_LENGTH,
   MetaTags,
   type ParsedPage,
-  relTokens,
-  siteChromeOf,
 } from './html-document.ts';
-import { iconOf, isPngOrSvgIcon, largestIcon } from './icons.ts';
+import { type Icon, iconOf, isPngOrSvgIcon, largestIcon } from './icons.ts';
 import { type JsonLdFacts, readJsonLd } from './json-ld.ts';
-import { profileUrl, siteHost, twitterHandleUrl } from './social-profiles.ts';
-import type { WebManifest } from './web-manifest.ts';
+import { darkPictureSource, headerLogoImages, itempropLogos, itempropLogoUrl } from './logo-images.ts';
+import { profileLinksOf } from './profile-links.ts';
+import {
+  type Candidate,
+  type Confidence,
+  candidate,
+  firstAccepted,
+  jsonLdCandidate,
+  type Sourced,
+} from './provenance.ts';
+import { siteNameInTitle, titleOf } from './title-name.ts';
+import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
 /** Suggested create-brand input. Every value is valid create-brand input as it stands; null when not derivable. */
 export interface BrandSuggestions {
@@ -34,8 +42,27 @@ export interface BrandSuggestions {
   social_links: Record<string, string> | null;
 }
 
+type ScalarField = Exclude<keyof BrandSuggestions, 'social_links'>;
+
+/** Per suggested field (only those not null), a fact about it; social links per network. */
+export type PerField<T> = { [Field in ScalarField]?: T } & { social_links?: Record<string, T> };
+
+/** Values for a dark colour scheme, when the page declares them; never part of `suggestions`. */
+export type DarkVariant = Partial<
+  Pick<BrandSuggestions, 'primary_color' | 'secondary_color' | 'logo_image' | 'logo_square_image'>
+>;
+
+/** What auto-configure answers: the suggestions, where each came from, how sure it is, and dark-mode values. */
+export interface AutoConfiguration {
+  suggestions: BrandSuggestions;
+  sources: PerField<string>;
+  confidence: PerField<Confidence>;
+  /** `{}` when the page declares no dark-mode values, else `{dark: {...}}` with only the values found. */
+  variants: { dark?: DarkVariant };
+}
+
 /** Everything extractors read, gathered once per page. */
-interface Sources {
+interface Facts {
   page: ParsedPage;
   meta: MetaTags;
   jsonLd: JsonLdFacts;
@@ -43,27 +70,43 @@ interface Sources {
 }
 
 /**
- * Brand suggestions from a parsed page (and its web manifest, when one was fetched). Pure: no I/O. Each field takes
- * the first usable value in its priority order (the functions below, each listing its sources best first).
+ * Brand suggestions from a parsed page (and its web manifest, when one was fetched), with their provenance. Pure: no
+ * I/O. Each field takes the first usable value in its priority order (the functions below, each listing its sources
+ * best first).
  */
-export function extractSuggestions(page: ParsedPage, manifest: WebManifest | null = null): BrandSuggestions {
-  const sources: Sources = { page, meta: new MetaTags(page.root), jsonLd: readJsonLd(page.root), manifest };
-  const name = nameOf(sources);
-  const colors = pickBrandColors(colorCandidates(sources));
-  return {
-    website_url: httpUrl(page.url.origin, page.url)?.href ?? null,
-    name,
-    short_description: descriptionOf(sources),
+export function autoConfiguration(page: ParsedPage, manifest: WebManifest | null = null): AutoConfiguration {
+  const facts: Facts = {
+    page,
+    meta: new MetaTags(page.root),
+    jsonLd: readJsonLd(page.root, page.url),
+    manifest,
+  };
+  const colors = pickBrandColors(colorCandidates(facts, 'light'));
+  const fields: Record<ScalarField, Sourced<string> | null> = {
+    website_url: firstAccepted(
+      [candidate(page.url.origin, 'url')],
+      (value) => httpUrl(value, page.url)?.href ?? null,
+    ),
+    name: nameOf(facts),
+    short_description: descriptionOf(facts),
     primary_color: colors.primary,
     secondary_color: colors.secondary,
-    logo_image: horizontalLogoOf(sources),
-    logo_square_image: squareLogoOf(sources),
+    logo_image: firstUrl(page.baseUrl, horizontalLogoCandidates(facts)),
+    logo_square_image: firstUrl(page.baseUrl, squareLogoCandidates(facts, 'light')),
     // No metadata names an email banner; anything else would be a guess from random body images.
     header_image: null,
     footer_image: null,
-    social_share_image: shareImageOf(sources),
-    social_links: socialLinksOf(sources, name),
+    social_share_image: shareImageOf(facts),
   };
+  return {
+    ...withProvenance(fields, profileLinksOf(page, facts.meta, facts.jsonLd)),
+    variants: variantsOf(facts),
+  };
+}
+
+/** The suggestions alone. */
+export function extractSuggestions(page: ParsedPage, manifest: WebManifest | null = null): BrandSuggestions {
+  return autoConfiguration(page, manifest).suggestions;
 }
 
 /** The page's `<link rel=manifest>`, resolved, if any. */
@@ -72,177 +115,160 @@ export function manifestUrlOf(page: ParsedPage): string | null {
   return httpUrl(link?.getAttribute('href'), page.baseUrl)?.href ?? null;
 }
 
-function nameOf({ page, meta, jsonLd, manifest }: Sources): string | null {
+function withProvenance(
+  fields: Record<ScalarField, Sourced<string> | null>,
+  profiles: Record<string, Sourced<string>>,
+): Omit<AutoConfiguration, 'variants'> {
+  const suggestions = {} as BrandSuggestions;
+  const sources: PerField<string> = {};
+  const confidence: PerField<Confidence> = {};
+  for (const [field, found] of Object.entries(fields) as Array<[ScalarField, Sourced<string> | null]>) {
+    suggestions[field] = found?.value ?? null;
+    if (found !== null) {
+      sources[field] = found.source;
+      confidence[field] = found.confidence;
+    }
+  }
+  const networks = Object.entries(profiles);
+  suggestions.social_links = networks.length > 0 ? mapValues(profiles, (found) => found.value) : null;
+  if (networks.length > 0) {
+    sources.social_links = mapValues(profiles, (found) => found.source);
+    confidence.social_links = mapValues(profiles, (found) => found.confidence);
+  }
+  return { suggestions, sources, confidence };
+}
+
+function nameOf({ page, meta, jsonLd, manifest }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  return firstText([
-    ...meta.contents('og:site_name', 'application-name'),
-    jsonLd.organizationName,
-    jsonLd.websiteName,
-    manifest?.name,
-    manifest?.shortName,
-    siteNameInTitle(titleOf(page.root), label),
-    label === null ? null : label.charAt(0).toUpperCase() + label.slice(1),
-  ]);
+  const { organization, website } = jsonLd;
+  return firstAccepted(
+    [
+      ...meta.contents('og:site_name').map((value) => candidate(value, 'og:site_name')),
+      ...meta.contents('application-name').map((value) => candidate(value, 'application-name')),
+      ...(organization ? [jsonLdCandidate(organization.name, organization, 'name')] : []),
+      ...(website ? [jsonLdCandidate(website.name, website, 'name')] : []),
+      candidate(manifest?.name, 'manifest:name'),
+      candidate(manifest?.shortName, 'manifest:short_name'),
+      candidate(siteNameInTitle(titleOf(page.root), label), 'title'),
+      candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain'),
+    ],
+    fieldText,
+  );
 }
 
-function descriptionOf({ meta, jsonLd }: Sources): string | null {
-  return firstText([
-    ...meta.contents('og:description', 'description', 'twitter:description'),
-    jsonLd.description,
-  ]);
+function descriptionOf({ meta, jsonLd }: Facts): Sourced<string> | null {
+  const entities = [jsonLd.organization, jsonLd.website].filter((entity) => entity !== null);
+  return firstAccepted(
+    [
+      ...metaCandidates(meta, 'og:description', 'description', 'twitter:description'),
+      ...entities.map((entity) => jsonLdCandidate(entity.description, entity, 'description')),
+    ],
+    fieldText,
+  );
 }
 
-function colorCandidates({ page, meta, manifest }: Sources): string[] {
-  // A dark-scheme theme colour is the site's dark mode, not its brand colour.
-  const themeColors = meta
-    .tags('theme-color')
-    .filter((tag) => !/dark/i.test(tag.getAttribute('media') ?? ''));
-  const maskIconColors = linksWithRel(page.root, 'mask-icon').map((link) => link.getAttribute('color') ?? '');
+/**
+ * Colours for one scheme, best first. A theme-color for the other scheme is not this scheme's colour; one with no
+ * scheme in its media counts for light, after those for light or without media.
+ */
+function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dark'): Candidate[] {
+  const themeColors = meta.tags('theme-color').filter((tag) => (colorSchemeOf(tag) ?? 'light') === scheme);
+  const ranked = [
+    ...themeColors.filter((tag) => !tag.hasAttribute('media') || colorSchemeOf(tag) !== null),
+    ...themeColors.filter((tag) => tag.hasAttribute('media') && colorSchemeOf(tag) === null),
+  ];
+  const theme = scheme === 'dark' ? manifest?.dark : manifest;
+  const pageColors =
+    scheme === 'dark'
+      ? []
+      : [
+          ...metaCandidates(meta, 'msapplication-TileColor'),
+          ...linksWithRel(page.root, 'mask-icon').map((link) =>
+            candidate(link.getAttribute('color'), 'mask-icon'),
+          ),
+        ];
   return [
-    ...themeColors.map(contentOf),
-    ...meta.contents('msapplication-tilecolor'),
-    ...maskIconColors,
-    manifest?.themeColor ?? '',
-    manifest?.backgroundColor ?? '',
+    ...ranked.map((tag) => candidate(contentOf(tag), 'theme-color')),
+    ...pageColors,
+    candidate(theme?.themeColor, 'manifest:theme_color'),
+    candidate(theme?.backgroundColor, 'manifest:background_color'),
   ];
 }
 
-function squareLogoOf({ page, jsonLd, manifest }: Sources): string | null {
+/** Square logo for one scheme: largest apple-touch-icon, manifest icon, square JSON-LD logo, largest PNG/SVG icon. */
+function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light' | 'dark'): Candidate[] {
+  // An icon link's media may name a colour scheme (HTML's link media); no scheme counts for light.
+  const forScheme = (link: HTMLElement) => (colorSchemeOf(link) ?? 'light') === scheme;
   const appleTouchIcons = linksWithRel(page.root, 'apple-touch-icon', 'apple-touch-icon-precomposed');
   const pngOrSvgIcons = linksWithRel(page.root, 'icon').filter(isPngOrSvgIcon);
-  return firstUrl(page.baseUrl, [
-    largestIcon(appleTouchIcons.map(iconOf)),
-    largestIcon(manifest?.icons.map((icon) => ({ href: icon.url.href, sizes: icon.sizes })) ?? []),
-    jsonLd.logo?.isSquare ? jsonLd.logo.url : null,
-    largestIcon(pngOrSvgIcons.map(iconOf)),
-  ]);
+  const manifestIcons = (scheme === 'dark' ? manifest?.dark.icons : manifest?.icons) ?? [];
+  const logo = jsonLd.organization?.logo;
+  return [
+    candidate(largestIcon(appleTouchIcons.filter(forScheme).map(iconOf)), 'apple-touch-icon'),
+    candidate(largestIcon(manifestIcons.map(manifestIconOf)), 'manifest:icons'),
+    ...(scheme === 'light' && jsonLd.organization && logo?.isSquare
+      ? [jsonLdCandidate(logo.url, jsonLd.organization, 'logo')]
+      : []),
+    candidate(largestIcon(pngOrSvgIcons.filter(forScheme).map(iconOf)), 'icon'),
+  ];
 }
 
-function horizontalLogoOf({ page, meta, jsonLd }: Sources): string | null {
-  const itempropLogos = page.root
-    .querySelectorAll('[itemprop]')
-    .filter((element) => (element.getAttribute('itemprop') ?? '').split(/\s+/).includes('logo'))
-    .map(
-      (element) =>
-        element.getAttribute('src') ?? element.getAttribute('content') ?? element.getAttribute('href'),
-    );
-  const headerLogos = page.root
-    .querySelectorAll('img')
-    .filter((img) => siteChromeOf(img) === 'header' && mentionsLogo(img))
-    .map((img) => img.getAttribute('src'));
-  return firstUrl(page.baseUrl, [
-    jsonLd.logo?.url,
-    ...meta.contents('og:logo'),
-    ...itempropLogos,
-    ...headerLogos,
-  ]);
+/** Horizontal logo: JSON-LD logo, og:logo, itemprop=logo, a logo image in the header. */
+function horizontalLogoCandidates({ page, meta, jsonLd }: Facts): Candidate[] {
+  const { organization } = jsonLd;
+  return [
+    ...(organization ? [jsonLdCandidate(organization.logo?.url, organization, 'logo')] : []),
+    ...metaCandidates(meta, 'og:logo'),
+    ...itempropLogos(page.root).map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
+    ...headerLogoImages(page.root).map((img) => candidate(img.getAttribute('src'), 'header:img')),
+  ];
 }
 
-function shareImageOf({ page, meta }: Sources): string | null {
+function shareImageOf({ page, meta }: Facts): Sourced<string> | null {
   return firstUrl(
     page.baseUrl,
-    meta.contents('og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src'),
+    metaCandidates(
+      meta,
+      'og:image',
+      'og:image:url',
+      'og:image:secure_url',
+      'twitter:image',
+      'twitter:image:src',
+    ),
   );
 }
 
 /**
- * Profiles in priority order: JSON-LD sameAs, twitter:site, rel=me, then links in the site's header and footer.
- * The first profile found for a network wins; links back to the site itself are navigation, not profiles.
+ * Dark-mode values: the colours of theme-color tags for dark and the manifest's dark overrides; icon links for dark
+ * and the manifest's dark icons; the dark `<source>` of a logo `<picture>`.
  */
-function socialLinksOf({ page, meta, jsonLd }: Sources, name: string | null): Record<string, string> | null {
-  // Declared profiles (sameAs, rel=me) may be on any network; found links must be on a known one.
-  const candidates = [
-    ...jsonLd.sameAs.map((href) => ({ href, anyHost: true })),
-    ...twitterSiteLinks(meta, page.url, name).map((href) => ({ href, anyHost: false })),
-    ...relMeLinks(page.root).map((href) => ({ href, anyHost: true })),
-    ...chromeLinks(page.root).map((href) => ({ href, anyHost: false })),
-  ];
-  const links: Record<string, string> = {};
-  for (const { href, anyHost } of candidates) {
-    const url = httpUrl(href, page.baseUrl);
-    const profile = url === null || siteHost(url) === siteHost(page.url) ? null : profileUrl(url, anyHost);
-    if (profile !== null && profile.length <= MAX_FIELD_LENGTH) links[socialNetworkOf(profile)] ??= profile;
-  }
-  return Object.keys(links).length > 0 ? links : null;
+function variantsOf(facts: Facts): AutoConfiguration['variants'] {
+  const colors = pickBrandColors(colorCandidates(facts, 'dark'));
+  const logos = [...itempropLogos(facts.page.root), ...headerLogoImages(facts.page.root)];
+  const dark: DarkVariant = {
+    primary_color: colors.primary?.value,
+    secondary_color: colors.secondary?.value,
+    logo_image: firstUrl(
+      facts.page.baseUrl,
+      logos.map((img) => candidate(darkPictureSource(img), 'header:img')),
+    )?.value,
+    logo_square_image: firstUrl(facts.page.baseUrl, squareLogoCandidates(facts, 'dark'))?.value,
+  };
+  const found = Object.entries(dark).filter(([, value]) => value !== undefined);
+  return found.length > 0 ? { dark: Object.fromEntries(found) } : {};
 }
 
-/**
- * twitter:site often names the author or the agency rather than the site (learnnode.com says @wesbos), so the
- * handle counts only when it resembles the brand's domain label or name.
- */
-function twitterSiteLinks(meta: MetaTags, pageUrl: URL, name: string | null): string[] {
-  const brandTexts = [domainLabelOf(pageUrl), name];
-  return meta.contents('twitter:site').flatMap((handle) => {
-    const url = twitterHandleUrl(handle);
-    return url !== null && resemblesBrand(handle, brandTexts) ? [url] : [];
-  });
+/** Meta tags' contents, keys in priority order, each labelled with its key as written in the standard. */
+function metaCandidates(meta: MetaTags, ...keys: Array<Parameters<typeof candidate>[1]>): Candidate[] {
+  return keys.flatMap((key) => meta.contents(key.toLowerCase()).map((value) => candidate(value, key)));
 }
 
-/**
- * The handle equals or contains the whole label or name (bbc → @BBCNews), contains one of their words of 4+
- * letters (acme-widgets → @AcmeUK), or is a 4+ letter part of them (theverge → @verge).
- */
-function resemblesBrand(handle: string, brandTexts: ReadonlyArray<string | null>): boolean {
-  const word = compact(handle);
-  const wholes = brandTexts.map(compact).filter((whole) => whole !== '');
-  const words = brandTexts.flatMap((text) => (text ?? '').split(/[\s_.-]+/)).map(compact);
-  return (
-    wholes.some((whole) => whole === word || (whole.length >= 3 && word.includes(whole))) ||
-    words.some((brandWord) => brandWord.length >= 4 && word.includes(brandWord)) ||
-    (word.length >= 4 && wholes.some((whole) => whole.includes(word)))
-  );
+function manifestIconOf(icon: ManifestIcon): Icon {
+  return { href: icon.url.href, sizes: icon.sizes };
 }
 
-function relMeLinks(root: HTMLElement): string[] {
-  return root
-    .querySelectorAll('a[rel], link[rel]')
-    .filter((element) => relTokens(element).includes('me'))
-    .map((element) => element.getAttribute('href') ?? '');
-}
-
-function chromeLinks(root: HTMLElement): string[] {
-  return root
-    .querySelectorAll('a[href]')
-    .filter((anchor) => siteChromeOf(anchor) !== null)
-    .map((anchor) => anchor.getAttribute('href') ?? '');
-}
-
-/** The document's `<title>`: the first one not inside the body or an inline SVG. */
-function titleOf(root: HTMLElement): string | null {
-  const title = root.querySelectorAll('title').find((element) => !hasAncestor(element, ['body', 'svg']));
-  return title?.text ?? null;
-}
-
-const TITLE_SEPARATOR = /\s+[|–—·•»:-]\s+|\s+::\s+/;
-const GENERIC_PAGE_NAMES = new Set([
-  'home',
-  'homepage',
-  'home page',
-  'welcome',
-  'index',
-  'start',
-  'official site',
-]);
-
-/**
- * The site's name within a title like "Home | Acme" or "Acme — the best widgets": the part that matches the
- * domain, else the first part that is not a generic page name.
- */
-function siteNameInTitle(title: string | null, domainLabel: string | null): string | null {
-  const parts = (title ?? '')
-    .split(TITLE_SEPARATOR)
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  const label = compact(domainLabel);
-  const matchesDomain = (part: string) =>
-    label !== '' &&
-    (compact(part).includes(label) || (compact(part).length >= 3 && label.includes(compact(part))));
-  return (
-    parts.find(matchesDomain) ??
-    parts.find((part) => !GENERIC_PAGE_NAMES.has(part.toLowerCase())) ??
-    parts[0] ??
-    null
-  );
+function firstUrl(base: URL, candidates: readonly Candidate[]): Sourced<string> | null {
+  return firstAccepted(candidates, (value) => httpUrl(value, base)?.href ?? null);
 }
 
 /** The registrable domain's label (www.theverge.com → theverge); null for IP addresses. */
@@ -250,38 +276,6 @@ function domainLabelOf(url: URL): string | null {
   return isIP(url.hostname.replace(/^\[|\]$/g, '')) ? null : socialNetworkOf(url.href);
 }
 
-function mentionsLogo(img: HTMLElement): boolean {
-  const own = ['class', 'id', 'alt', 'src'].map((attribute) => img.getAttribute(attribute) ?? '').join(' ');
-  const wrappers = [img.parentNode, img.parentNode?.parentNode].map((node) =>
-    node?.tagName ? `${node.getAttribute('class') ?? ''} ${node.id}` : '',
-  );
-  return /logo/i.test([own, ...wrappers].join(' '));
-}
-
-function hasAncestor(element: HTMLElement, tags: readonly string[]): boolean {
-  for (let node = element.parentNode; node?.tagName; node = node.parentNode) {
-    if (tags.includes(node.tagName.toLowerCase())) return true;
-  }
-  return false;
-}
-
-function firstText(values: ReadonlyArray<string | null | undefined>): string | null {
-  for (const value of values) {
-    const text = fieldText(value);
-    if (text !== null) return text;
-  }
-  return null;
-}
-
-function firstUrl(base: URL, values: ReadonlyArray<string | null | undefined>): string | null {
-  for (const value of values) {
-    const url = httpUrl(value, base);
-    if (url !== null) return url.href;
-  }
-  return null;
-}
-
-/** Lowercase letters and digits only, for comparing names, handles and domains. */
-function compact(text: string | null): string {
-  return (text ?? '').toLowerCase().replace(/[^a-z0-9]/g, '');
+function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
 }

@@ -28,6 +28,14 @@ export function httpUrl(raw: string | null | undefined, base: URL): URL | null {
   return isHttp && url.href.length <= MAX_FIELD_LENGTH ? url : null;
 }
 
+/** Host without one leading www. or m.: the site a URL belongs to, for comparing sites and network hosts. */
+export function siteHost(url: URL): string {
+  return url.hostname
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^(?:www|m)\./, '');
+}
+
 /** `<meta>` tags by lowercased `property` and `name` (sites mix them up), in document order. */
 export class MetaTags {
   readonly #byKey = new Map<string, HTMLElement[]>();
@@ -108,4 +116,10 @@ export function fieldText(raw: string | null | undefined): string | null {
   // No usable word boundary (e.g. CJK text): cut hard, without splitting a surrogate pair.
   const clipped = lastSpace > MAX_FIELD_LENGTH / 2 ? cut.slice(0, lastSpace) : cut.slice(0, MAX_FIELD_LENGTH);
   return clipped.replace(/[\uD800-\uDBFF]$/, '').replace(/[\s,;:|–—-]+$/, '');
+}
+
+/** The colour scheme an element's `media` query is for (`(prefers-color-scheme: dark)`), or null for any. */
+export function colorSchemeOf(element: HTMLElement): 'dark' | 'light' | null {
+  const scheme = /prefers-color-scheme\s*:\s*(dark|light)/i.exec(element.getAttribute('media') ?? '')?.[1];
+  return scheme === undefined ? null : (scheme.toLowerCase() as 'dark' | 'light');
 }

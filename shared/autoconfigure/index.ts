@@ -1,27 +1,32 @@
 import { UnprocessableError } from '../http/errors.ts';
 import { decodeHtml } from './decode.ts';
-import { type BrandSuggestions, extractSuggestions, manifestUrlOf } from './extract.ts';
+import {
+  type AutoConfiguration,
+  autoConfiguration,
+  type BrandSuggestions,
+  manifestUrlOf,
+} from './extract.ts';
 import { GuardedClient, type GuardedFetchOptions } from './guarded-fetch.ts';
 import { parsePage } from './html-document.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
-export type { BrandSuggestions };
+export type { AutoConfiguration, BrandSuggestions };
 export type AutoConfigureOptions = GuardedFetchOptions;
 
 /**
- * Suggests brand values for a website: fetches the page (and its web manifest) through the guarded client and reads
- * its metadata. Creates nothing. Throws UnprocessableError (422) naming the cause when the site cannot be fetched.
+ * Suggests brand values for a website, with their sources, confidence and dark-mode variants: fetches the page (and
+ * its web manifest) through the guarded client and reads its metadata. Creates nothing. Throws UnprocessableError (422) naming the cause when the site cannot be fetched.
  */
 export async function autoConfigure(
   url: string,
   options: AutoConfigureOptions = {},
-): Promise<BrandSuggestions> {
+): Promise<AutoConfiguration> {
   const client = new GuardedClient(options);
   try {
     const document = await client.get(url, 'html');
     const page = parsePage(decodeHtml(document.body, document.contentType), document.url);
     const manifest = await fetchManifest(client, manifestUrlOf(page));
-    return extractSuggestions(page, manifest);
+    return autoConfiguration(page, manifest);
   } finally {
     await client.close();
   }

@@ -1,47 +1,144 @@
 import type { HTMLElement } from 'node-html-parser';
+import { httpUrl, siteHost } from './html-document.ts';
 import { isJsonObject, type JsonObject, listOf, nonEmptyString, parseJsonOrNull } from './json-values.ts';
 
-/** What a page's JSON-LD says about the site's owner. URLs are as written; callers resolve them. */
-export interface JsonLdFacts {
-  organizationName: string | null;
-  websiteName: string | null;
+/** What one JSON-LD node says about an organisation or a website. URLs are as written; callers resolve them. */
+export interface JsonLdEntity {
+  /** The node's schema.org type, e.g. `Organization`, `NewsMediaOrganization`, `WebSite`. */
+  type: string;
+  /** Shown to describe the page's own site: its `url` is on the site, or it publishes the site's WebSite. */
+  isSite: boolean;
+  name: string | null;
   description: string | null;
   logo: { url: string; isSquare: boolean } | null;
   sameAs: string[];
 }
 
+export interface JsonLdFacts {
+  organization: JsonLdEntity | null;
+  website: JsonLdEntity | null;
+}
+
 // Organization and its common subtypes (NewsMediaOrganization, Corporation, LocalBusiness, OnlineStore, ...).
 const ORGANIZATION_TYPE = /(?:Organization|Corporation|Business|Store|NGO)$/;
+// Deeper than any real page nests its entities; bounds the walk over someone else's JSON.
+const MAX_DEPTH = 8;
 
-export function readJsonLd(root: HTMLElement): JsonLdFacts {
-  const nodes = root
-    .querySelectorAll('script[type]')
-    .filter((script) => script.getAttribute('type')?.trim().toLowerCase() === 'application/ld+json')
-    .flatMap((script) => topLevelNodes(parseJsonOrNull(script.rawText)));
-  const organization = nodes.find((node) => typesOf(node).some((type) => ORGANIZATION_TYPE.test(type)));
-  const website = nodes.find((node) => typesOf(node).includes('WebSite'));
-  return {
-    organizationName: nonEmptyString(organization?.name),
-    websiteName: nonEmptyString(website?.name),
-    description: nonEmptyString(organization?.description) ?? nonEmptyString(website?.description),
-    logo: logoOf(organization?.logo),
-    sameAs: [organization?.sameAs, website?.sameAs].flatMap(listOf).filter((url) => typeof url === 'string'),
-  };
+/** A node and whether the page states it about itself (top level, `@graph` member, or a stated node's publisher). */
+interface FoundNode {
+  node: JsonObject;
+  isStated: boolean;
 }
 
 /**
- * The entities a page states about itself: top-level items, `@graph` members and their `publisher`. Deeper nodes
- * (a product's manufacturer, an article's author) describe someone else.
+ * Every block, every `@graph` and every nested node is read; `@id` references are joined to the node they name.
+ * The organisation chosen is, best first: one shown to be the site; one the page states with no `url`; one the page
+ * states with a `url` elsewhere (a parent company). Nested organisations with no such tie (an article's author, a
+ * product's manufacturer) describe someone else.
  */
-function topLevelNodes(value: unknown): JsonObject[] {
-  if (Array.isArray(value)) return value.flatMap(topLevelNodes);
-  if (!isJsonObject(value)) return [];
-  const graph = listOf(value['@graph']).flatMap(topLevelNodes);
-  const publisher = listOf(value.publisher).filter(isJsonObject);
-  return [value, ...graph, ...publisher];
+export function readJsonLd(root: HTMLElement, pageUrl: URL): JsonLdFacts {
+  const found = root
+    .querySelectorAll('script[type]')
+    .filter((script) => script.getAttribute('type')?.trim().toLowerCase() === 'application/ld+json')
+    .flatMap((script) => nodesIn(parseJsonOrNull(script.rawText), true, 0));
+  const { nodes, resolve } = joinById(found);
+  const onSite = (node: JsonObject) => isOnSite(node, pageUrl);
+  const websites = nodes.filter(({ node }) => typeNamed(node, (type) => type === 'WebSite') !== null);
+  const website =
+    websites.find(({ node }) => onSite(node)) ?? websites.find(({ node }) => node.url === undefined) ?? null;
+  const publishers = new Set(listOf(website?.node.publisher).map(resolve));
+  const isSite = (found: FoundNode) => onSite(found.node) || publishers.has(found);
+  const organization = bestOrganization(nodes, isSite);
+  return {
+    organization: organization === null ? null : entityOf(organization.node, isSite(organization)),
+    website: website === null ? null : entityOf(website.node, onSite(website.node)),
+  };
 }
 
-function logoOf(value: unknown): JsonLdFacts['logo'] {
+function bestOrganization(
+  nodes: readonly FoundNode[],
+  isSite: (found: FoundNode) => boolean,
+): FoundNode | null {
+  const organizations = nodes.filter(({ node }) => typeNamed(node, isOrganizationType) !== null);
+  return (
+    organizations.find(isSite) ??
+    organizations.find(({ node, isStated }) => isStated && node.url === undefined) ??
+    organizations.find(({ isStated }) => isStated) ??
+    null
+  );
+}
+
+function nodesIn(value: unknown, isStated: boolean, depth: number): FoundNode[] {
+  if (depth > MAX_DEPTH) return [];
+  if (Array.isArray(value)) return value.flatMap((item) => nodesIn(item, isStated, depth + 1));
+  if (!isJsonObject(value)) return [];
+  const nested = Object.entries(value).flatMap(([key, child]) =>
+    nodesIn(child, isStated && (key === 'publisher' || key === '@graph'), depth + 1),
+  );
+  return [{ node: value, isStated }, ...nested];
+}
+
+/**
+ * One node per `@id`, its properties joined from every place it appears (the first value of each wins), so that a
+ * reference like `"publisher": {"@id": "#org"}` finds the organisation's name and logo; in document order. Joined
+ * nodes have no prototype (the JSON is someone else's). `resolve` maps a value found in a node to its joined node.
+ */
+function joinById(found: readonly FoundNode[]): {
+  nodes: FoundNode[];
+  resolve: (value: unknown) => FoundNode | undefined;
+} {
+  const byId = new Map<string, FoundNode>();
+  const byOriginal = new Map<unknown, FoundNode>();
+  const nodes: FoundNode[] = [];
+  for (const { node, isStated } of found) {
+    const id = idOf(node);
+    const known = id === null ? undefined : byId.get(id);
+    if (known === undefined) {
+      const joined: FoundNode = { node: Object.assign(Object.create(null), node), isStated };
+      if (id !== null) byId.set(id, joined);
+      byOriginal.set(node, joined);
+      nodes.push(joined);
+      continue;
+    }
+    byOriginal.set(node, known);
+    known.isStated ||= isStated;
+    for (const [key, child] of Object.entries(node))
+      if (!Object.hasOwn(known.node, key)) known.node[key] = child;
+  }
+  return { nodes, resolve: (value) => byOriginal.get(value) };
+}
+
+function entityOf(node: JsonObject, isSite: boolean): JsonLdEntity {
+  return {
+    type: typeNamed(node, isOrganizationType) ?? typeNamed(node, () => true) ?? 'Thing',
+    isSite,
+    name: nonEmptyString(node.name),
+    description: nonEmptyString(node.description),
+    logo: logoOf(node.logo),
+    sameAs: listOf(node.sameAs).filter((url) => typeof url === 'string'),
+  };
+}
+
+function isOnSite(node: JsonObject, pageUrl: URL): boolean {
+  const url = httpUrl(nonEmptyString(listOf(node.url)[0]), pageUrl);
+  return url !== null && siteHost(url) === siteHost(pageUrl);
+}
+
+function isOrganizationType(type: string): boolean {
+  return ORGANIZATION_TYPE.test(type);
+}
+
+function typeNamed(node: JsonObject, matches: (type: string) => boolean): string | null {
+  return (
+    listOf(node['@type']).find((type): type is string => typeof type === 'string' && matches(type)) ?? null
+  );
+}
+
+function idOf(value: unknown): string | null {
+  return isJsonObject(value) ? nonEmptyString(value['@id']) : null;
+}
+
+function logoOf(value: unknown): JsonLdEntity['logo'] {
   const logo = listOf(value)[0];
   const image = isJsonObject(logo) ? logo : {};
   const url = nonEmptyString(logo) ?? nonEmptyString(image.url) ?? nonEmptyString(image.contentUrl);
@@ -54,8 +151,4 @@ function dimensionOf(value: unknown): number | null {
   const raw = isJsonObject(value) ? value.value : value;
   const number = Number.parseFloat(String(raw ?? ''));
   return Number.isFinite(number) && number > 0 ? number : null;
-}
-
-function typesOf(node: JsonObject): string[] {
-  return listOf(node['@type']).filter((type) => typeof type === 'string');
 }

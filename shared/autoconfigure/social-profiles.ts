@@ -1,8 +1,11 @@
 /**
  * Which links are a brand's profile on a social network. Pages link to networks for many other reasons (share
- * buttons, embedded posts, videos, hashtags, other people), so a link counts only when its host is exactly a known
- * network (optionally www./m./mobile.) and its path has the shape of that network's profile pages.
+ * buttons, embedded posts, videos, hashtags, other people, link aggregators, app stores), so a link counts only when
+ * its host is one of a known network's own hosts (exactly, or with www./m.) and its path has the shape of that
+ * network's profile pages. A look-alike (a *.github.io page, twitter.com.evil.example) is not the network.
  */
+
+import { siteHost } from './html-document.ts';
 
 /** Whether a path (split into segments) on a network's host is a profile page. */
 type ProfilePath = (segments: readonly string[], query: URLSearchParams) => boolean;
@@ -19,8 +22,11 @@ const singleName = (pattern: RegExp, reserved: string) => {
 const atHandle = (segments: readonly string[]): boolean =>
   segments.length === 1 && /^@[\w.-]+$/.test(segments[0] ?? '');
 
+// X handles: 1-15 letters, digits or underscores.
+const X_HANDLE = /^\w{1,15}$/;
+
 const twitterProfile = singleName(
-  /^\w{1,15}$/,
+  X_HANDLE,
   'home share intent search explore hashtag i login signup settings messages notifications tos privacy compose',
 );
 
@@ -37,6 +43,25 @@ const facebookProfile: ProfilePath = (segments, query) =>
   (segments[0] === 'pages' && segments.length >= 2 && segments.length <= 3) ||
   (isProfilePhp(segments) && query.has('id'));
 
+/** A channel in every form YouTube has used: /@handle, /channel/<id>, /c/<name>, /user/<name>, legacy /<name>. */
+const legacyYoutubeName = singleName(
+  /^[a-z\d]+$/i,
+  'watch embed shorts playlist results feed live channel c user redirect premium music gaming kids about t v e s signin logout account upload ads creators howyoutubeworks hashtag trending post clip index jobs new',
+);
+const youtubeProfile: ProfilePath = (segments) =>
+  atHandle(segments) ||
+  legacyYoutubeName(segments) ||
+  (segments.length === 2 && ['channel', 'c', 'user'].includes(segments[0] ?? ''));
+
+const pinterestProfile = singleName(/^[\w.-]+$/, 'pin search ideas today login business');
+// Pinterest serves profiles on its country domains too (pinterest.ca/<name>, pinterest.co.uk/<name>).
+const PINTEREST_HOSTS = [
+  'pinterest.com',
+  ...'ca co.uk com.au com.mx de fr es it jp nz ie at ch pt se dk cl ph'
+    .split(' ')
+    .map((suffix) => `pinterest.${suffix}`),
+];
+
 const PROFILE_PATHS: Record<string, ProfilePath> = {
   'twitter.com': twitterProfile,
   'x.com': twitterProfile,
@@ -45,10 +70,9 @@ const PROFILE_PATHS: Record<string, ProfilePath> = {
   'instagram.com': singleName(/^[\w.]+$/, 'p reel reels explore stories tv accounts direct'),
   'linkedin.com': (segments) =>
     segments.length === 2 && ['company', 'in', 'school', 'showcase'].includes(segments[0] ?? ''),
-  'youtube.com': (segments) =>
-    atHandle(segments) || (segments.length === 2 && ['channel', 'c', 'user'].includes(segments[0] ?? '')),
+  'youtube.com': youtubeProfile,
   'tiktok.com': atHandle,
-  'pinterest.com': singleName(/^[\w.-]+$/, 'pin search ideas today login business'),
+  ...Object.fromEntries(PINTEREST_HOSTS.map((host) => [host, pinterestProfile])),
   'github.com': singleName(
     /^[a-z\d-]+$/i,
     'about pricing features security enterprise login join marketplace explore topics trending collections sponsors settings notifications new organizations orgs apps site contact customer-stories readme team search',
@@ -57,41 +81,29 @@ const PROFILE_PATHS: Record<string, ProfilePath> = {
   'threads.com': atHandle,
 };
 
-const MOBILE_OR_WWW = /^(?:www|m|mobile)\./;
-
-/** Host without www./m./mobile., used to compare a link's site with the page's own site. */
-export function siteHost(url: URL): string {
-  return url.hostname.toLowerCase().replace(/\.$/, '').replace(MOBILE_OR_WWW, '');
-}
+const X_HOSTS = new Set(['twitter.com', 'x.com']);
 
 /**
- * The profile URL a link points to, or null. Known networks must have a profile-shaped path; other hosts are
- * accepted only when `anyHost` (the page declared the link a profile: JSON-LD sameAs, rel=me). The query (tracking,
- * `?sub_confirmation=1`) and fragment are dropped, except the id a Facebook profile.php URL needs.
+ * The profile URL a link points to, or null. The query (tracking, `?sub_confirmation=1`) and fragment are dropped,
+ * except the id a Facebook profile.php URL needs; an X or Twitter profile becomes `https://x.com/<handle>`.
  */
-export function profileUrl(url: URL, anyHost: boolean): string | null {
-  const isProfilePath = PROFILE_PATHS[siteHost(url)];
+export function profileUrl(url: URL): string | null {
+  const host = siteHost(url);
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
-  const accepted =
-    isProfilePath === undefined
-      ? anyHost && isDeclaredProfile(segments)
-      : isProfilePath(segments, url.searchParams);
-  if (!accepted) return null;
+  if (!PROFILE_PATHS[host]?.(segments, url.searchParams)) return null;
+  if (X_HOSTS.has(host)) return xProfileUrl(segments[0] ?? '');
   const profile = new URL(url.href);
   profile.hash = '';
   profile.search = isProfilePhp(segments) ? `?id=${url.searchParams.get('id')}` : '';
   return profile.href;
 }
 
-/** A declared profile on a network we have no rules for: anything but the home page or a share intent. */
-function isDeclaredProfile(segments: readonly string[]): boolean {
-  return (
-    segments.length > 0 && !segments.some((segment) => /^(?:share|sharer|intent)(?:\.|$)/i.test(segment))
-  );
+/** The X profile for a handle as twitter:site gives it (`@name` or `name`); null when it is not a valid handle. */
+export function xHandleUrl(handle: string): string | null {
+  const name = handle.trim().replace(/^@/, '');
+  return X_HANDLE.test(name) ? xProfileUrl(name) : null;
 }
 
-/** The profile URL for an X/Twitter handle (`@name` or `name`), in the twitter.com form most pages link to. */
-export function twitterHandleUrl(handle: string): string | null {
-  const name = /^@?(\w{1,15})$/.exec(handle.trim())?.[1];
-  return name === undefined ? null : `https://twitter.com/${name}`;
+function xProfileUrl(handle: string): string {
+  return `https://x.com/${handle}`;
 }

@@ -1,13 +1,24 @@
 import { httpUrl } from './html-document.ts';
-import { isJsonObject, nonEmptyString, parseJsonOrNull } from './json-values.ts';
+import { isJsonObject, type JsonObject, nonEmptyString, parseJsonOrNull } from './json-values.ts';
 
-/** The parts of a web app manifest that describe a brand; icon URLs already resolved against the manifest's URL. */
-export interface WebManifest {
-  name: string | null;
-  shortName: string | null;
+export interface ManifestIcon {
+  url: URL;
+  sizes: string;
+}
+
+/** The colours and icons a manifest gives for one colour scheme. */
+export interface ManifestTheme {
   themeColor: string | null;
   backgroundColor: string | null;
-  icons: Array<{ url: URL; sizes: string }>;
+  icons: ManifestIcon[];
+}
+
+/** The parts of a web app manifest that describe a brand; icon URLs already resolved against the manifest's URL. */
+export interface WebManifest extends ManifestTheme {
+  name: string | null;
+  shortName: string | null;
+  /** Dark-mode overrides; every field empty when the manifest has none. */
+  dark: ManifestTheme;
 }
 
 /** Reads a manifest's JSON text; anything that is not a JSON object yields null (a bad manifest is ignored). */
@@ -15,10 +26,31 @@ export function readWebManifest(text: string, manifestUrl: string): WebManifest 
   const data = parseJsonOrNull(text);
   if (!isJsonObject(data)) return null;
   const base = new URL(manifestUrl);
-  const icons = Array.isArray(data.icons) ? data.icons.filter(isJsonObject) : [];
   return {
     name: nonEmptyString(data.name),
     shortName: nonEmptyString(data.short_name),
+    ...themeOf(data, base),
+    dark: themeOf(darkOverridesOf(data), base),
+  };
+}
+
+/**
+ * The manifest's dark-mode overrides: `color_scheme_dark` of the Web App Manifest spec (theme and background colour
+ * only), then `user_preferences.color_scheme.dark` (or its earlier name `user_preferences.color_scheme_dark`) of
+ * the WICG incubation, which may also replace `icons`. Icon `purpose` (monochrome, maskable) is about masking, not
+ * the colour scheme, so it marks nothing as dark.
+ */
+function darkOverridesOf(data: JsonObject): JsonObject {
+  const preferences = isJsonObject(data.user_preferences) ? data.user_preferences : {};
+  const colorScheme = isJsonObject(preferences.color_scheme) ? preferences.color_scheme : {};
+  const overrides = [data.color_scheme_dark, colorScheme.dark, preferences.color_scheme_dark];
+  // Earlier sources win field by field; a fresh object without prototype holds them.
+  return Object.assign(Object.create(null), ...overrides.filter(isJsonObject).reverse());
+}
+
+function themeOf(data: JsonObject, base: URL): ManifestTheme {
+  const icons = Array.isArray(data.icons) ? data.icons.filter(isJsonObject) : [];
+  return {
     themeColor: nonEmptyString(data.theme_color),
     backgroundColor: nonEmptyString(data.background_color),
     icons: icons.flatMap((icon) => {

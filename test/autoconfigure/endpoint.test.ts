@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, newTeam, startApi } from '../support/api.ts';
 import { useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, OWN_FIXTURES, startFixtureServer, status } from './fixture-server.ts';
-import { expectValidBrandInput } from './valid-suggestions.ts';
+import { expectValidAutoConfiguration } from './valid-suggestions.ts';
 
 /** POST /api/v1/brands/auto-configure through the gateway: suggestions that create-brand accepts as they are. */
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -27,9 +27,12 @@ describe('auto-configure endpoint', () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
     expect(response.status).toBe(200);
-    const { suggestions } = response.body;
-    expectValidBrandInput(suggestions);
+    const { suggestions, sources, confidence } = response.body;
+    expectValidAutoConfiguration(response.body);
     expect(suggestions.name).toEqual(expect.any(String));
+    expect(sources.name).toBe('json-ld:Organization.name');
+    // Served from 127.0.0.1, so the Organization (url northwind.example) is not shown to be this site.
+    expect(confidence.name).toBe('medium');
     expect((await client.get('/api/v1/brands')).body).toEqual([]);
 
     const created = await client.post('/api/v1/brands', suggestions);

@@ -6,7 +6,8 @@ import {
   manifestUrlOf,
 } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
-import { profileUrl, twitterHandleUrl } from '../../shared/autoconfigure/social-profiles.ts';
+import { candidate } from '../../shared/autoconfigure/provenance.ts';
+import { profileUrl, xHandleUrl } from '../../shared/autoconfigure/social-profiles.ts';
 import { readWebManifest } from '../../shared/autoconfigure/web-manifest.ts';
 import { expectValidBrandInput } from './valid-suggestions.ts';
 
@@ -43,15 +44,36 @@ describe('colours', () => {
   );
 
   it('ranks chromatic colours before black, white and greys, and keeps the secondary distinct', () => {
-    expect(pickBrandColors(['#ffffff', '#FFF', '#333333', '#e4572e', '#e4572e', '#0a7d3b'])).toEqual({
+    const pick = (...colors: string[]) => {
+      const { primary, secondary } = pickBrandColors(colors.map((color) => candidate(color, 'theme-color')));
+      return { primary: primary?.value ?? null, secondary: secondary?.value ?? null };
+    };
+    expect(pick('#ffffff', '#FFF', '#333333', '#e4572e', '#e4572e', '#0a7d3b')).toEqual({
       primary: '#e4572e',
       secondary: '#0a7d3b',
     });
-    expect(pickBrandColors(['#ffffff', 'white', '#000000'])).toEqual({
-      primary: '#ffffff',
-      secondary: '#000000',
-    });
-    expect(pickBrandColors(['nonsense'])).toEqual({ primary: null, secondary: null });
+    expect(pick('#ffffff', 'white', '#000000')).toEqual({ primary: '#ffffff', secondary: '#000000' });
+    expect(pick('nonsense')).toEqual({ primary: null, secondary: null });
+  });
+
+  it('keeps the source of the first candidate of each colour', () => {
+    const colors = pickBrandColors([
+      candidate('#FFF', 'theme-color'),
+      candidate('#ffffff', 'msapplication-TileColor'),
+      candidate('#0a7d3b', 'mask-icon'),
+    ]);
+    expect(colors.primary).toEqual({ value: '#0a7d3b', source: 'mask-icon', confidence: 'medium' });
+    expect(colors.secondary).toEqual({ value: '#ffffff', source: 'theme-color', confidence: 'high' });
+  });
+
+  it('prefers theme-color without media or for light, then other media, and never takes the dark one', () => {
+    const suggestions = extract(
+      '<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#101820">' +
+        '<meta name="theme-color" media="(max-width: 600px)" content="#0a7d3b">' +
+        '<meta name="theme-color" content="#f2aa4c">',
+    );
+    expect(suggestions.primary_color).toBe('#f2aa4c');
+    expect(suggestions.secondary_color).toBe('#0a7d3b');
   });
 
   it('takes theme-color without media or for the light scheme, never the dark one', () => {
@@ -101,6 +123,22 @@ describe('name', () => {
     ['Widget World', 'Widget World'],
   ])('cleans the title %j to %j', (title, name) => {
     expect(extract(`<title>${title}</title>`).name).toBe(name);
+  });
+
+  it.each([
+    ['Picadillo Recipe - Great British Chefs', 'https://www.greatbritishchefs.com/x', 'Great British Chefs'],
+    ['Great British Chefs | Picadillo Recipe', 'https://www.greatbritishchefs.com/x', 'Great British Chefs'],
+    ['Spring menu - Great British Chefs', 'https://www.gbchefs.com/', 'Great British Chefs'],
+    ['Opinion | The New York Times', 'https://www.nyt.com/', 'The New York Times'],
+    ['A long headline about storms in the north | Ledger', 'https://news.example/', 'Ledger'],
+    ['Ledger | A long headline about storms in the north', 'https://news.example/', 'Ledger'],
+    ['Home | Welcome to our new site', 'https://news.example/', 'Welcome to our new site'],
+  ])('picks the site name from the title %j on %s', (title, pageUrl, name) => {
+    expect(extract(`<title>${title}</title>`, '', pageUrl).name).toBe(name);
+  });
+
+  it('falls back to the domain when every title segment is a generic page name', () => {
+    expect(extract('<title>Home | Welcome</title>').name).toBe('Acme-widgets');
   });
 
   it('reads the title from the head, not from an SVG in the body', () => {
@@ -244,9 +282,17 @@ describe('images', () => {
 
 describe('social links', () => {
   it.each([
-    'https://twitter.com/acme',
+    ['https://twitter.com/acme', 'https://x.com/acme'],
+    ['https://www.twitter.com/Acme_Widgets?lang=en', 'https://x.com/Acme_Widgets'],
+    ['https://m.twitter.com/acme/', 'https://x.com/acme'],
+    ['http://x.com/acme#top', 'https://x.com/acme'],
+    ['https://www.youtube.com/c/Acme?sub_confirmation=1', 'https://www.youtube.com/c/Acme'],
+  ])('emits %s as %s', (url, expected) => {
+    expect(profileUrl(new URL(url))).toBe(expected);
+  });
+
+  it.each([
     'https://x.com/acme',
-    'https://mobile.twitter.com/acme',
     'https://www.facebook.com/acme.widgets/',
     'https://m.facebook.com/pages/Acme/123456',
     'https://www.facebook.com/profile.php?id=1000123',
@@ -257,12 +303,15 @@ describe('social links', () => {
     'https://www.youtube.com/channel/UC123',
     'https://www.youtube.com/c/Acme',
     'https://www.youtube.com/user/acme',
+    'https://www.youtube.com/AcmeWidgets',
+    'https://m.youtube.com/@acme',
     'https://www.tiktok.com/@acme',
     'https://www.pinterest.com/acme/',
+    'https://www.pinterest.co.uk/acme/',
     'https://github.com/acme',
     'https://www.threads.net/@acme',
   ])('accepts the profile %s', (url) => {
-    expect(profileUrl(new URL(url), false)).toBe(url);
+    expect(profileUrl(new URL(url))).toBe(url);
   });
 
   it.each([
@@ -282,7 +331,13 @@ describe('social links', () => {
     'https://www.linkedin.com/feed/',
     'https://www.youtube.com/watch?v=abc',
     'https://www.youtube.com/shorts/abc',
+    'https://www.youtube.com/embed/abc',
+    'https://www.youtube.com/playlist?list=PL123',
+    'https://www.youtube.com/results?search_query=acme',
+    'https://www.youtube.com/channel/UC123/videos',
+    'https://www.youtube.com/@acme/videos',
     'https://youtu.be/abc',
+    'https://music.youtube.com/channel/UC123',
     'https://www.pinterest.com/pin/create/button/',
     'https://github.com/acme/widgets',
     'https://github.com/acme/widgets/issues/new',
@@ -291,38 +346,64 @@ describe('social links', () => {
     'https://twitter.com.evil.example/acme',
     'https://eviltwitter.com/acme',
     'https://api.twitter.com/acme',
+    'https://mobile.twitter.com/acme',
+    'https://pl-pl.facebook.com/acme/',
     'https://example.com/acme',
+    // Look-alikes, link aggregators, app stores and other networks' hosts are not a known network's own host.
+    'https://acme.github.io/',
+    'https://acme.github.io/widgets/',
+    'https://linktr.ee/acme',
+    'https://apps.apple.com/app/acme/id123',
+    'https://play.google.com/store/apps/details?id=com.acme',
+    'https://mastodon.social/@acme',
+    'https://en.wikipedia.org/wiki/Acme',
   ])('rejects %s', (url) => {
-    expect(profileUrl(new URL(url), false)).toBeNull();
+    expect(profileUrl(new URL(url))).toBeNull();
   });
 
-  it('drops tracking queries and fragments', () => {
-    expect(profileUrl(new URL('https://www.youtube.com/channel/UC1?sub_confirmation=1#x'), false)).toBe(
-      'https://www.youtube.com/channel/UC1',
-    );
+  it('turns a twitter:site handle into the x.com profile', () => {
+    expect(xHandleUrl('@Acme_Widgets')).toBe('https://x.com/Acme_Widgets');
+    expect(xHandleUrl(' acme ')).toBe('https://x.com/acme');
+    expect(xHandleUrl('https://twitter.com/acme')).toBeNull();
+    expect(xHandleUrl('@way_too_long_handle_here')).toBeNull();
+    expect(xHandleUrl('@')).toBeNull();
   });
 
-  it('accepts other hosts only when declared (sameAs, rel=me), and never their share intents', () => {
-    expect(profileUrl(new URL('https://mastodon.social/@acme'), true)).toBe('https://mastodon.social/@acme');
-    expect(profileUrl(new URL('https://mastodon.social/share?text=x'), true)).toBeNull();
-    expect(profileUrl(new URL('https://mastodon.social/'), true)).toBeNull();
-  });
-
-  it('turns a twitter:site handle into a twitter.com URL', () => {
-    expect(twitterHandleUrl('@Acme_Widgets')).toBe('https://twitter.com/Acme_Widgets');
-    expect(twitterHandleUrl('acme')).toBe('https://twitter.com/acme');
-    expect(twitterHandleUrl('https://twitter.com/acme')).toBeNull();
-    expect(twitterHandleUrl('@way_too_long_handle_here')).toBeNull();
-  });
-
-  it('keeps twitter:site only when it resembles the brand', () => {
-    expect(extract('<meta name="twitter:site" content="@acmewidgets">').social_links).toEqual({
-      x: 'https://twitter.com/acmewidgets',
+  it('takes twitter:site as the X profile whatever the handle, and twitter:creator only when nothing else gives X', () => {
+    expect(extract('<meta name="twitter:site" content="@some_agency">').social_links).toEqual({
+      x: 'https://x.com/some_agency',
     });
-    expect(extract('<meta name="twitter:site" content="@AcmeUK">').social_links).toEqual({
-      x: 'https://twitter.com/AcmeUK',
+    expect(
+      extract('<meta name="twitter:creator" content="@author"><meta name="twitter:site" content="@acme">')
+        .social_links,
+    ).toEqual({ x: 'https://x.com/acme' });
+    expect(
+      extract(
+        '<meta name="twitter:creator" content="@author">',
+        '<footer><a href="https://twitter.com/acme">t</a></footer>',
+      ).social_links,
+    ).toEqual({ x: 'https://x.com/acme' });
+    expect(extract('<meta name="twitter:creator" content="@author">').social_links).toEqual({
+      x: 'https://x.com/author',
     });
-    expect(extract('<meta name="twitter:site" content="@some_agency">').social_links).toBeNull();
+    expect(extract('<meta name="twitter:site" content="not a handle!">').social_links).toBeNull();
+  });
+
+  it("files JSON-LD sameAs links only on a network's own hosts with profile paths", () => {
+    const sameAs = [
+      'https://acme.github.io/',
+      'https://linktr.ee/acme',
+      'https://apps.apple.com/app/acme/id123',
+      'https://www.youtube.com/watch?v=abc',
+      'https://twitter.com/acme/status/1',
+      'https://www.youtube.com/user/acmewidgets',
+      'https://twitter.com/AcmeWidgets',
+    ];
+    const jsonLd = `<script type="application/ld+json">${JSON.stringify({ '@type': 'Organization', sameAs })}</script>`;
+    expect(extract(jsonLd).social_links).toEqual({
+      youtube: 'https://www.youtube.com/user/acmewidgets',
+      x: 'https://x.com/AcmeWidgets',
+    });
   });
 
   it('ranks JSON-LD sameAs, twitter:site, rel=me, then header/footer links; one per network', () => {
@@ -335,7 +416,7 @@ describe('social links', () => {
     );
     expect(suggestions.social_links).toEqual({
       facebook: 'https://www.facebook.com/acme.sameas',
-      x: 'https://twitter.com/acme_widgets',
+      x: 'https://x.com/acme_widgets',
       github: 'https://github.com/acme',
     });
   });

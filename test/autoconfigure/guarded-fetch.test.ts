@@ -241,7 +241,7 @@ describe('guarded fetch: the loopback test hook', () => {
 
   it('is read from the configuration at call time', async () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
-    expect((await autoConfigure(server.url('/page/'))).name).toBe('Fixture Co');
+    expect((await autoConfigure(server.url('/page/'))).suggestions.name).toBe('Fixture Co');
   });
 
   it('has no effect inside Lambda', async () => {

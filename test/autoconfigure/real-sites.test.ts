@@ -3,12 +3,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeHtml } from '../../shared/autoconfigure/decode.ts';
-import { type BrandSuggestions, extractSuggestions } from '../../shared/autoconfigure/extract.ts';
+import {
+  type AutoConfiguration,
+  autoConfiguration,
+  type BrandSuggestions,
+} from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { siteNameInTitle, titleOf } from '../../shared/autoconfigure/title-name.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
-import { expectValidBrandInput } from './valid-suggestions.ts';
+import { expectValidAutoConfiguration, expectValidBrandInput } from './valid-suggestions.ts';
 
 /** The saved real pages (test/fixtures/real-sites/README.md: origin, licence, encoding), read with their real page URLs. */
 const REAL_SITES = {
@@ -18,6 +23,18 @@ const REAL_SITES = {
   microlink: 'https://microlink.io',
   github: 'https://github.com/microlinkhq/mql',
   'rakuten-euc-jp': 'https://www.rakuten.co.jp/',
+  zeitmagazin:
+    'https://www.zeit.de/zeit-magazin/wochenmarkt/2021-08/kohlrabi-fenchel-carpaccio-fior-di-latte-rezept',
+  jow: 'https://jow.fr/recipes/tartine-a-la-provencale-et-oeuf-mollet-8xrr5dkz6fc002uv0ihv',
+  'bake-eat-repeat': 'https://bake-eat-repeat.com/hawaiian-sliders-recipe/',
+  alltommat: 'https://alltommat.expressen.se/recept/briochehamburgerbrod/',
+  greatbritishchefs: 'https://www.greatbritishchefs.com/recipes/picadillo-recipe',
+  'rp-pl-windows-1250':
+    'http://www.rp.pl/Lekarze-i-pielegniarki/311209901-Lekarze-orzecznicy-ZUS-nie-chca-ujawniac-majatkow-i-groza-porzuceniem-pracy.html',
+  // The source repository does not record this page's URL; any page on the site reads the same.
+  'aozora-shift-jis': 'https://www.aozora.gr.jp/cards/000000/files/51242_54045.html',
+  'newyorker-home': 'http://www.newyorker.com/',
+  'daringfireball-home': 'https://daringfireball.net/',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -26,8 +43,21 @@ function bytesOf(site: Site): Buffer {
   return readFileSync(path.join(REAL_SITE_FIXTURES, `${site}.html`));
 }
 
-function suggestionsFor(site: Site, pageUrl: string = REAL_SITES[site]): BrandSuggestions {
-  return extractSuggestions(parsePage(decodeHtml(bytesOf(site), 'text/html'), pageUrl));
+function pageOf(site: Site, pageUrl: string = REAL_SITES[site]) {
+  return parsePage(decodeHtml(bytesOf(site), 'text/html'), pageUrl);
+}
+
+function configurationFor(site: Site, pageUrl: string = REAL_SITES[site]): AutoConfiguration {
+  return autoConfiguration(pageOf(site, pageUrl));
+}
+
+function suggestionsFor(site: Site): BrandSuggestions {
+  return configurationFor(site).suggestions;
+}
+
+/** The site name the title alone gives (the name's fallback when there is no og:site_name). */
+function nameInTitleOf(site: Site, domainLabel: string): string | null {
+  return siteNameInTitle(titleOf(pageOf(site).root), domainLabel);
 }
 
 /** git's blob id of a file's bytes: the same as in the repository the page was copied from. */
@@ -65,7 +95,7 @@ describe('real sites, extracted with their real URLs', () => {
       social_share_image:
         'https://cdn.vox-cdn.com/uploads/chorus_asset/file/9672633/VergeOG.0_1200x627.0.png',
       // twitter:site "verge" and the header link agree; /youtube and /instagram are pages on theverge.com.
-      social_links: { facebook: 'https://www.facebook.com/verge', x: 'https://twitter.com/verge' },
+      social_links: { facebook: 'https://www.facebook.com/verge', x: 'https://x.com/verge' },
     });
     expect(suggestions.short_description).toMatch(
       /^The Verge was founded in 2011 in partnership with Vox Media, and covers the intersection of technology, science, art, and culture\. /,
@@ -86,8 +116,9 @@ describe('real sites, extracted with their real URLs', () => {
       header_image: null,
       footer_image: null,
       social_share_image: 'https://learnnode.com/images/NODE/node-facebook-share.jpg',
-      // @wesbos (twitter:site) is the author, share buttons and embedded tweets are not profiles.
-      social_links: null,
+      // twitter:site is the site's account by definition, though here it is the author's (@wesbos); share buttons
+      // and embedded tweets are not profiles.
+      social_links: { x: 'https://x.com/wesbos' },
     });
   });
 
@@ -128,7 +159,7 @@ describe('real sites, extracted with their real URLs', () => {
       social_share_image: 'https://microlink.io/preview.jpg',
       // twitter:site (@microlinkio) outranks the footer's twitter.com/microlinkhq; the footer adds GitHub,
       // and its issue-form links are not profiles.
-      social_links: { x: 'https://twitter.com/microlinkio', github: 'https://github.com/microlinkhq' },
+      social_links: { x: 'https://x.com/microlinkio', github: 'https://github.com/microlinkhq' },
     });
   });
 
@@ -146,7 +177,7 @@ describe('real sites, extracted with their real URLs', () => {
       social_share_image:
         'https://opengraph.githubassets.com/0d2af1011fc53210b9778b88a31fa2f993cc70fad0b68c8dfa4553cfc124f7dc/microlinkhq/mql',
       // GitHub's own account; the README's Microlink profiles (article.markdown-body) are not GitHub's.
-      social_links: { x: 'https://twitter.com/github' },
+      social_links: { x: 'https://x.com/github' },
     });
     // og:description is escaped twice in the source: one decoding leaves a literal "&amp;".
     expect(suggestions.short_description).toMatch(/^Microlink Query Language\. .* browsers &amp; Deno\./);
@@ -166,13 +197,270 @@ describe('real sites, extracted with their real URLs', () => {
       header_image: null,
       footer_image: null,
       social_share_image: 'https://r.r10s.jp/com/inc/home/20080930/spt/common/img/20180702_ogp.png',
-      social_links: { x: 'https://twitter.com/RakutenJP' },
+      social_links: { x: 'https://x.com/RakutenJP' },
     });
   });
 
-  it.each(Object.keys(REAL_SITES) as Site[])('%s: every suggestion is valid create-brand input', (site) => {
-    expectValidBrandInput(suggestionsFor(site));
+  it('zeitmagazin.html', () => {
+    const { suggestions, sources, variants } = configurationFor('zeitmagazin');
+
+    expect(suggestions).toMatchObject({
+      website_url: 'https://www.zeit.de/',
+      name: 'ZEITmagazin',
+      // theme-color #ffffff is for light mode; #121212 is for dark mode and goes to variants.dark only.
+      primary_color: '#ffffff',
+      secondary_color: null,
+      // The publisher Organization (block 1, url on www.zeit.de, the WebPage's and Article's #publisher).
+      logo_image: 'https://static.zeit.de/p/zeit.web/images/structured-data-publisher-logo-zmo.png',
+      logo_square_image: 'https://img.zeit.de/static/img/ZO-ipad-114x114.png',
+      social_share_image:
+        'https://img.zeit.de/zeit-magazin/wochenmarkt/2021-08/kohlrabi-fenchel-carpaccio/wide__1300x731',
+      // Its sameAs outranks twitter:site (@zeitonline); the tweet-intent link is no profile.
+      social_links: {
+        facebook: 'https://www.facebook.com/zeitmagazin/',
+        instagram: 'https://www.instagram.com/zeitmagazin/',
+        x: 'https://x.com/zeitmagazin',
+      },
+    });
+    expect(suggestions.short_description).toMatch(/^Am besten lässt man den Kohlrabi roh/);
+    expect(sources).toMatchObject({
+      logo_image: 'json-ld:Organization.logo',
+      social_links: { x: 'json-ld:Organization.sameAs' },
+    });
+    expect(variants).toEqual({ dark: { primary_color: '#121212' } });
+    expect(nameInTitleOf('zeitmagazin', 'zeit')).toBe('ZEITmagazin');
   });
+
+  it('jow.html', () => {
+    const { suggestions, sources, variants } = configurationFor('jow');
+
+    expect(suggestions).toMatchObject({
+      website_url: 'https://jow.fr/',
+      name: 'Jow',
+      // The theme-color without media; the dark one (#1e1e1e) is a variant.
+      primary_color: '#fdf4e7',
+      secondary_color: null,
+      // The Recipe's author Organization ("Jow") is nested and has no logo; no og:logo or header logo image.
+      logo_image: null,
+      logo_square_image: 'https://jow.fr/apple-touch-icon-retina.png',
+      social_share_image:
+        'https://static.jow.fr/550x550/patterns/raddish-01-202309.png_merge_recipes/Ub9KZwLRZ8GsVA.png.jpg',
+      social_links: { x: 'https://x.com/Jow_france' },
+    });
+    expect(suggestions.short_description).toMatch(/^Tartine à la provençale & œuf mollet en 5 étapes/);
+    expect(sources).toMatchObject({ primary_color: 'theme-color', social_links: { x: 'twitter:site' } });
+    expect(variants).toEqual({ dark: { primary_color: '#1e1e1e' } });
+    // "Jow - Recette : Tartine à la provençale & œuf mollet": the segment that is the domain label.
+    expect(nameInTitleOf('jow', 'jow')).toBe('Jow');
+  });
+
+  it('bake-eat-repeat.html', () => {
+    const { suggestions, sources, confidence, variants } = configurationFor('bake-eat-repeat');
+
+    expect(suggestions).toEqual({
+      website_url: 'https://bake-eat-repeat.com/',
+      name: 'Bake. Eat. Repeat.',
+      short_description:
+        'These baked Hawaiian sliders make a super easy weeknight dinner that the whole family will love! These sandwiches make the perfect meal!',
+      primary_color: '#243746',
+      secondary_color: null,
+      // The @graph Organization: the WebSite's publisher, its url the site.
+      logo_image: 'https://bake-eat-repeat.com/wp-content/uploads/2020/11/ber-logo@2x.png',
+      logo_square_image: 'https://bake-eat-repeat.com/wp-content/uploads/2021/03/square-logo-300x300.png',
+      header_image: null,
+      footer_image: null,
+      social_share_image: 'https://bake-eat-repeat.com/wp-content/uploads/2021/10/Hawaiian-Sliders-1.jpg',
+      // Its sameAs: Pinterest on pinterest.ca, YouTube in the /c/ form; the Person's sameAs is the site itself.
+      social_links: {
+        facebook: 'https://www.facebook.com/bakerepeat',
+        x: 'https://x.com/bakeeatrepeat',
+        instagram: 'https://www.instagram.com/bake.eat.repeat/',
+        pinterest: 'https://www.pinterest.ca/BakeRepeat/',
+        youtube: 'https://www.youtube.com/c/BakeeatrepeatCablog',
+      },
+    });
+    expect(sources.social_links).toEqual({
+      facebook: 'json-ld:Organization.sameAs',
+      x: 'json-ld:Organization.sameAs',
+      instagram: 'json-ld:Organization.sameAs',
+      pinterest: 'json-ld:Organization.sameAs',
+      youtube: 'json-ld:Organization.sameAs',
+    });
+    expect(confidence).toMatchObject({ logo_image: 'high', social_links: { youtube: 'high' } });
+    expect(variants).toEqual({});
+    // "Hawaiian SlidersRecipe - Bake. Eat. Repeat.": the segment spelling the domain label.
+    expect(nameInTitleOf('bake-eat-repeat', 'bake-eat-repeat')).toBe('Bake. Eat. Repeat.');
+  });
+
+  it('alltommat.html', () => {
+    const { suggestions, sources } = configurationFor('alltommat');
+
+    expect(suggestions).toMatchObject({
+      website_url: 'https://alltommat.expressen.se/',
+      name: 'Allt om Mat',
+      // <meta name="theme-color"> has no content; there is no other colour.
+      primary_color: null,
+      secondary_color: null,
+      // Not the publisher's (Expressen, url www.expressen.se) logo: the subOrganization on this site has none, so
+      // the header's "Allt om Mat" logo image is next.
+      logo_image:
+        'https://static.cdn-expressen.se/bundles/lifestyle/images/brands/alltommat/logo-site-menu.svg',
+      logo_square_image:
+        'https://static.cdn-expressen.se/bundles/lifestyle/images/brands/alltommat/apple-touch-icon.png',
+      social_share_image:
+        'https://static.cdn-expressen.se/images/8b/46/8b46181ad1eb42e98d7b05cfdf21e0a9/16x9/1280@80.jpg',
+      // From the footer; Expressen's sameAs (Wikipedia, YouTube, TikTok, ...) are the parent's, not taken.
+      social_links: {
+        instagram: 'https://www.instagram.com/alltommat/',
+        facebook: 'https://www.facebook.com/alltommat/',
+        x: 'https://x.com/Expressen',
+      },
+    });
+    expect(suggestions.short_description).toMatch(/^Recept på briochehamburgerbröd\. Perfekta hamburgerbröd/);
+    expect(sources).toMatchObject({ logo_image: 'header:img', social_links: { x: 'footer:a' } });
+    expect(nameInTitleOf('alltommat', 'alltommat')).toBe('Allt om Mat');
+  });
+
+  it('greatbritishchefs.html', () => {
+    const { suggestions, sources, confidence } = configurationFor('greatbritishchefs');
+
+    expect(suggestions).toEqual({
+      website_url: 'https://www.greatbritishchefs.com/',
+      name: 'Great British Chefs',
+      short_description:
+        'This simple picadillo recipe has the perfect balance of sweetness and spice. A pleasing tanginess comes from the addition of vibrant tomatillo salsa for a great depth of flavour.',
+      primary_color: null,
+      secondary_color: null,
+      // The Article/Recipe's publisher, its url on this site.
+      logo_image: 'https://media-cdn2.greatbritishchefs.com/media/kxtop14a/gbc_logo1.svg',
+      logo_square_image: 'https://www.greatbritishchefs.com/icons/apple-touch-icon-180x180.png',
+      header_image: null,
+      footer_image: null,
+      social_share_image:
+        'https://media-cdn2.greatbritishchefs.com/media/mwtkdmv3/img73858.whqc_1426x713q80.jpg',
+      // The publisher's sameAs, before the footer (whose YouTube link is the /user/ form).
+      social_links: {
+        facebook: 'https://www.facebook.com/greatbritishchefs',
+        instagram: 'https://www.instagram.com/gbchefs/',
+        x: 'https://x.com/gbchefs',
+        tiktok: 'https://www.tiktok.com/@gbchefs',
+        pinterest: 'https://www.pinterest.co.uk/gbchefs/',
+        youtube: 'https://www.youtube.com/@GreatBritishChefs',
+        linkedin: 'https://www.linkedin.com/company/great-british-chefs/',
+      },
+    });
+    expect(sources).toMatchObject({ logo_image: 'json-ld:Organization.logo', name: 'og:site_name' });
+    expect(confidence).toMatchObject({ logo_image: 'high', social_links: { linkedin: 'high' } });
+    expect(nameInTitleOf('greatbritishchefs', 'greatbritishchefs')).toBe('Great British Chefs');
+  });
+
+  it('rp-pl-windows-1250.html', () => {
+    const { suggestions, sources, confidence } = configurationFor('rp-pl-windows-1250');
+
+    expect(suggestions).toEqual({
+      website_url: 'http://www.rp.pl/',
+      // No og:site_name: the WebPage's publisher Organization (stated, without url, so medium confidence).
+      name: 'Rzeczpospolita',
+      short_description:
+        'Lekarze przyznający renty grożą, że porzucą pracę, bo nie chcą ujawniać swoich majątków.',
+      // theme-color "ffffff" (no #) is no CSS colour; msapplication-TileColor is next.
+      primary_color: '#ffffff',
+      secondary_color: null,
+      logo_image: 'http://www.rp.pl/public/images/logo_glowne.png',
+      // The largest apple-touch-icon (192x192).
+      logo_square_image: 'http://www.rp.pl/android-icon-192x192.png',
+      header_image: null,
+      footer_image: null,
+      social_share_image:
+        'http://www.rp.pl/storyimage/RP/20171120/PCD/311209901/AR/0/AR-311209901.jpg?minW=200&minH=200&exactW=600&exactH=351&exactFit=crop',
+      // Footer links (?lang=pl dropped); pl-pl.facebook.com is not Facebook's www./m. host, the article's
+      // Facebook link and share links are not in the site's chrome.
+      social_links: {
+        x: 'https://x.com/rzeczpospolita',
+        linkedin: 'https://www.linkedin.com/company/rzeczpospolita',
+      },
+    });
+    expect(sources).toMatchObject({
+      name: 'json-ld:Organization.name',
+      primary_color: 'msapplication-TileColor',
+    });
+    expect(confidence).toMatchObject({ name: 'medium', primary_color: 'medium' });
+    // Three segments; the last names the domain.
+    expect(nameInTitleOf('rp-pl-windows-1250', 'rp')).toBe('rp.pl');
+  });
+
+  it('aozora-shift-jis.html', () => {
+    const configuration = configurationFor('aozora-shift-jis');
+
+    // Only a <title> (author and work, no separator): the name, from the title, with low confidence.
+    expect(configuration).toEqual({
+      suggestions: {
+        website_url: 'https://www.aozora.gr.jp/',
+        name: '吉井勇 或る日の小せん',
+        short_description: null,
+        primary_color: null,
+        secondary_color: null,
+        logo_image: null,
+        logo_square_image: null,
+        header_image: null,
+        footer_image: null,
+        social_share_image: null,
+        social_links: null,
+      },
+      sources: { website_url: 'url', name: 'title' },
+      confidence: { website_url: 'high', name: 'low' },
+      variants: {},
+    });
+  });
+
+  it('newyorker-home.html', () => {
+    const { suggestions, sources } = configurationFor('newyorker-home');
+
+    expect(suggestions).toEqual({
+      website_url: 'http://www.newyorker.com/',
+      name: 'The New Yorker',
+      short_description:
+        'Reporting, Profiles, daily news, cultural coverage, podcasts, videos, and cartoons from The New Yorker.',
+      primary_color: null,
+      secondary_color: null,
+      logo_image: null,
+      // The largest sized apple-touch-icon(-precomposed): 144x144.
+      logo_square_image:
+        'http://www.newyorker.com/wp-content/assets/dist/img/icon/apple-touch-icon-144x144-precomposed.png',
+      header_image: null,
+      footer_image: null,
+      social_share_image: null,
+      social_links: { x: 'https://x.com/newyorker', facebook: 'https://facebook.com/newyorker' },
+    });
+    expect(sources.social_links).toEqual({ x: 'twitter:site', facebook: 'header:a' });
+  });
+
+  it('daringfireball-home.html', () => {
+    const { suggestions, sources } = configurationFor('daringfireball-home');
+
+    expect(suggestions).toEqual({
+      website_url: 'https://daringfireball.net/',
+      name: 'Daring Fireball',
+      short_description: null,
+      primary_color: null,
+      secondary_color: null,
+      logo_image: null,
+      logo_square_image: 'https://daringfireball.net/graphics/apple-touch-icon.png',
+      header_image: null,
+      footer_image: null,
+      social_share_image: null,
+      // The site's Twitter link is in div#Sidebar, not in a header, nav or footer; tweets and videos are content.
+      social_links: null,
+    });
+    expect(sources).toEqual({ website_url: 'url', name: 'title', logo_square_image: 'apple-touch-icon' });
+  });
+
+  it.each(Object.keys(REAL_SITES) as Site[])(
+    '%s: every suggestion is valid create-brand input, with a source and confidence for each',
+    (site) => {
+      expectValidAutoConfiguration(configurationFor(site));
+    },
+  );
 });
 
 describe('real sites, served by the fixture server', () => {
@@ -198,16 +486,16 @@ describe('real sites, served by the fixture server', () => {
     '%s: autoConfigure gives what extraction gives for the fixture URL',
     async (site) => {
       const pageUrl = server.url(`/${site}/`);
-      const suggestions = await autoConfigure(pageUrl);
+      const configuration = await autoConfigure(pageUrl);
 
-      expect(suggestions).toEqual(suggestionsFor(site, pageUrl));
-      expect(suggestions.website_url).toBe(`${server.origin}/`);
-      expectValidBrandInput(suggestions);
+      expect(configuration).toEqual(configurationFor(site, pageUrl));
+      expect(configuration.suggestions.website_url).toBe(`${server.origin}/`);
+      expectValidAutoConfiguration(configuration);
     },
   );
 
   it('resolves relative URLs against the fixture server', async () => {
-    const suggestions = await autoConfigure(server.url('/learnnode/'));
+    const { suggestions } = await autoConfigure(server.url('/learnnode/'));
 
     expect(suggestions.name).toBe('Learn Node');
     expect(suggestions.logo_square_image).toBe(server.url('/images/NODE/favicon.png'));

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { BrandSuggestions } from '../../shared/autoconfigure/index.ts';
+import type { AutoConfiguration, BrandSuggestions } from '../../shared/autoconfigure/index.ts';
 
 /**
  * The create-brand rules every suggestion must meet as it stands: text and URLs at most 255 characters, URLs
@@ -57,4 +57,42 @@ function expectValidUrl(url: string, field: string): void {
   expect(url.length, field).toBeLessThanOrEqual(255);
   expect(URL.canParse(url), `${field}: ${url}`).toBe(true);
   expect(['http:', 'https:'], field).toContain(new URL(url).protocol);
+}
+
+/**
+ * A whole answer: valid suggestions; a source and a confidence for exactly the suggested (non-null) fields and
+ * networks; dark variants either absent or non-empty, each value valid create-brand input.
+ */
+export function expectValidAutoConfiguration(configuration: AutoConfiguration): void {
+  const { suggestions, sources, confidence, variants } = configuration;
+  expect(Object.keys(configuration).sort()).toEqual(['confidence', 'sources', 'suggestions', 'variants']);
+  expectValidBrandInput(suggestions);
+  const suggested = Object.keys(suggestions).filter(
+    (field) => suggestions[field as keyof BrandSuggestions] !== null,
+  );
+  expect(Object.keys(sources)).toEqual(suggested);
+  expect(Object.keys(confidence)).toEqual(suggested);
+  const networks = Object.keys(suggestions.social_links ?? {});
+  expect(Object.keys(sources.social_links ?? {})).toEqual(networks);
+  expect(Object.keys(confidence.social_links ?? {})).toEqual(networks);
+  const levels = [
+    ...Object.values(confidence).filter((level) => typeof level === 'string'),
+    ...Object.values(confidence.social_links ?? {}),
+  ];
+  for (const level of levels) expect(['high', 'medium', 'low']).toContain(level);
+  for (const source of [...Object.values(sources), ...Object.values(sources.social_links ?? {})]) {
+    if (typeof source === 'string') expect(source).toMatch(/^[\w:=.-]+$/);
+  }
+  expect(Object.keys(variants).every((scheme) => scheme === 'dark')).toBe(true);
+  if (variants.dark !== undefined) {
+    expect(Object.keys(variants.dark).length).toBeGreaterThan(0);
+    for (const field of ['primary_color', 'secondary_color'] as const) {
+      const color = variants.dark[field];
+      if (color !== undefined) expect(color, `dark ${field}`).toMatch(/^#[0-9a-f]{6}$/);
+    }
+    for (const field of ['logo_image', 'logo_square_image'] as const) {
+      const url = variants.dark[field];
+      if (url !== undefined && url !== null) expectValidUrl(url, `dark ${field}`);
+    }
+  }
 }

@@ -1,0 +1,43 @@
+import type { HTMLElement } from 'node-html-parser';
+import { colorSchemeOf, siteChromeOf } from './html-document.ts';
+
+/** Logo images in the page's markup: `itemprop=logo` and the logo image of the site's header. */
+
+/** Elements marked `itemprop="logo"` (an img, or a meta/link carrying the URL). */
+export function itempropLogos(root: HTMLElement): HTMLElement[] {
+  return root
+    .querySelectorAll('[itemprop]')
+    .filter((element) => (element.getAttribute('itemprop') ?? '').split(/\s+/).includes('logo'));
+}
+
+export function itempropLogoUrl(element: HTMLElement): string | undefined {
+  return element.getAttribute('src') ?? element.getAttribute('content') ?? element.getAttribute('href');
+}
+
+/** Images in the header or nav that say they are a logo (class, id, alt, file name, or those of their wrapper). */
+export function headerLogoImages(root: HTMLElement): HTMLElement[] {
+  return root.querySelectorAll('img').filter((img) => siteChromeOf(img) === 'header' && mentionsLogo(img));
+}
+
+/**
+ * The dark-mode image of a logo `<img>` inside `<picture>`: the first URL of the srcset of a `<source>` whose media
+ * is `(prefers-color-scheme: dark)`.
+ */
+export function darkPictureSource(img: HTMLElement): string | null {
+  const picture = img.parentNode;
+  if (picture?.tagName?.toLowerCase() !== 'picture') return null;
+  const source = picture
+    .querySelectorAll('source')
+    .find((element) => element.parentNode === picture && colorSchemeOf(element) === 'dark');
+  return source?.getAttribute('srcset')?.trim().split(/\s+/)[0]?.replace(/,$/, '') ?? null;
+}
+
+function mentionsLogo(img: HTMLElement): boolean {
+  const own = ['class', 'id', 'alt', 'src'].map((attribute) => img.getAttribute(attribute) ?? '').join(' ');
+  // A <picture> wrapper says nothing; look past it.
+  const first = img.parentNode?.tagName?.toLowerCase() === 'picture' ? img.parentNode : img;
+  const wrappers = [first.parentNode, first.parentNode?.parentNode].map((node) =>
+    node?.tagName ? `${node.getAttribute('class') ?? ''} ${node.id}` : '',
+  );
+  return /logo/i.test([own, ...wrappers].join(' '));
+}
