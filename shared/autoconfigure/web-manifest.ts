@@ -53,9 +53,19 @@ function themeOf(data: JsonObject, base: URL): ManifestTheme {
   return {
     themeColor: nonEmptyString(data.theme_color),
     backgroundColor: nonEmptyString(data.background_color),
-    icons: icons.flatMap((icon) => {
+    icons: icons.filter(isForAnyContext).flatMap((icon) => {
       const url = httpUrl(nonEmptyString(icon.src), base);
       return url === null ? [] : [{ url, sizes: nonEmptyString(icon.sizes) ?? '' }];
     }),
   };
+}
+
+/**
+ * An icon meant to be shown as it is: its `purpose` (a list, `any` when absent) includes `any`. A `monochrome`
+ * icon is a silhouette to be filled with one colour and a `maskable` one has safe-zone padding to be cropped:
+ * neither is the brand's logo as drawn.
+ */
+function isForAnyContext(icon: JsonObject): boolean {
+  const purposes = (nonEmptyString(icon.purpose) ?? 'any').toLowerCase().split(/\s+/);
+  return purposes.includes('any');
 }

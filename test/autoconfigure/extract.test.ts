@@ -226,6 +226,16 @@ describe('images', () => {
     expect(
       extractSuggestions(parsePage('<link rel="icon" href="/x.png">', PAGE_URL), manifest).logo_square_image,
     ).toBe('https://static.acme.example/app/b.png');
+    // Only icons for any context: a monochrome silhouette or a maskable (padded) icon is not the logo as drawn.
+    const purposes = readWebManifest(
+      '{"icons":[{"src":"mono.png","sizes":"512x512","purpose":"monochrome"},' +
+        '{"src":"mask.png","sizes":"384x384","purpose":"maskable"},' +
+        '{"src":"both.png","sizes":"256x256","purpose":"maskable any"},{"src":"plain.png","sizes":"192x192"}]}',
+      'https://static.acme.example/app/manifest.json',
+    );
+    expect(extractSuggestions(parsePage('', PAGE_URL), purposes).logo_square_image).toBe(
+      'https://static.acme.example/app/both.png',
+    );
 
     const squareLogo =
       '<script type="application/ld+json">{"@type":"Corporation","logo":{"@type":"ImageObject","url":"/logo-sq.png","width":"400","height":"400px"}}</script>';

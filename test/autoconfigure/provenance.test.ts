@@ -194,7 +194,7 @@ describe('dark variants', () => {
       '',
       JSON.stringify({
         theme_color: '#2f6b3a',
-        icons: [{ src: '/icon.png', sizes: '512x512', purpose: 'monochrome' }],
+        icons: [{ src: '/icon.png', sizes: '512x512', purpose: 'any monochrome' }],
         color_scheme_dark: { theme_color: '#0b1f10', background_color: '#000000' },
         user_preferences: {
           color_scheme: {
