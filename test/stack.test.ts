@@ -334,6 +334,7 @@ describe('CDK stack: gateway', () => {
     const expected: Array<[string, string | undefined, string]> = [
       ['UNAUTHORIZED', '401', 'Unauthenticated.'],
       ['ACCESS_DENIED', '403', 'This action is unauthorized.'],
+      ['INVALID_API_KEY', '403', 'This action is unauthorized.'],
       ['MISSING_AUTHENTICATION_TOKEN', '404', 'Not Found.'],
       ['RESOURCE_NOT_FOUND', '404', 'Not Found.'],
       ['REQUEST_TOO_LARGE', '413', 'The request body is too large.'],

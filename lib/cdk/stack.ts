@@ -71,6 +71,8 @@ const GATEWAY_RESPONSES: Array<{
 }> = [
   { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: message(MESSAGES.unauthenticated) },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
+  // A team whose API key is in no usage plan yet (admin CLI `migrate`): the same 403 as the local gateway's.
+  { type: ResponseType.INVALID_API_KEY, statusCode: '403', body: message(MESSAGES.forbidden) },
   // API Gateway answers an unknown route or method with this 403; clients should see a 404.
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
