@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
 import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 
 /**
@@ -75,22 +76,9 @@ export const Page = z
   })
   .strict();
 
-const suggestedFields = [
-  'website_url',
-  'name',
-  'short_description',
-  'primary_color',
-  'secondary_color',
-  'logo_image',
-  'logo_square_image',
-  'header_image',
-  'footer_image',
-  'social_share_image',
-] as const;
-
 /** One value per suggested field (fields that were not suggested are absent); social links per network. */
 function perSuggestedField(value: z.ZodType, description: string) {
-  const fields = Object.fromEntries(suggestedFields.map((field) => [field, value.optional()]));
+  const fields = Object.fromEntries(SUGGESTED_FIELDS.map((field) => [field, value.optional()]));
   return z
     .object({ ...fields, social_links: z.record(z.string(), value).optional() })
     .strict()
@@ -103,7 +91,7 @@ export const BrandSuggestions = z
   .object({
     suggestions: z
       .object({
-        ...Object.fromEntries(suggestedFields.map((field) => [field, text])),
+        ...Object.fromEntries(SUGGESTED_FIELDS.map((field) => [field, text])),
         social_links: z.record(z.string(), z.string()).nullable(),
       })
       .strict()

@@ -44,6 +44,20 @@ export interface BrandSuggestions {
 
 type ScalarField = Exclude<keyof BrandSuggestions, 'social_links'>;
 
+/** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
+export const SUGGESTED_FIELDS = [
+  'website_url',
+  'name',
+  'short_description',
+  'primary_color',
+  'secondary_color',
+  'logo_image',
+  'logo_square_image',
+  'header_image',
+  'footer_image',
+  'social_share_image',
+] as const satisfies ReadonlyArray<ScalarField>;
+
 /** Per suggested field (only those not null), a fact about it; social links per network. */
 export type PerField<T> = { [Field in ScalarField]?: T } & { social_links?: Record<string, T> };
 

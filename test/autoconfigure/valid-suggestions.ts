@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
 import type { AutoConfiguration, BrandSuggestions } from '../../shared/autoconfigure/index.ts';
 
 /**
@@ -6,21 +7,7 @@ import type { AutoConfiguration, BrandSuggestions } from '../../shared/autoconfi
  * absolute http(s), colours `#rrggbb` lowercase, social links a map of valid URLs.
  */
 export function expectValidBrandInput(suggestions: BrandSuggestions): void {
-  expect(Object.keys(suggestions).sort()).toEqual(
-    [
-      'website_url',
-      'name',
-      'short_description',
-      'primary_color',
-      'secondary_color',
-      'logo_image',
-      'logo_square_image',
-      'header_image',
-      'footer_image',
-      'social_share_image',
-      'social_links',
-    ].sort(),
-  );
+  expect(Object.keys(suggestions)).toEqual([...SUGGESTED_FIELDS, 'social_links']);
   for (const field of ['name', 'short_description'] as const) {
     const text = suggestions[field];
     if (text !== null) {
