@@ -29,7 +29,13 @@ import {
   teamPk,
 } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
-import { beforeRetry, type Cancellation, type GuardedItem, LabelledTransaction } from './transactions.ts';
+import {
+  beforeRetry,
+  type Cancellation,
+  type GuardedItem,
+  LabelledTransaction,
+  plainItem,
+} from './transactions.ts';
 
 /**
  * Brands. The team's default brand is whatever one pointer item per team names (`BRAND#DEFAULT`, in the
@@ -288,7 +294,7 @@ async function updateInPlace(
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if (!error.Item) return throwMissing('BRAND', 'Brand', brandId);
-    if (Number(error.Item.version?.N) !== expected?.version) throw new PreconditionFailedError();
+    if (plainItem(error.Item)?.version !== expected?.version) throw new PreconditionFailedError();
     return undefined;
   }
 }
@@ -391,14 +397,11 @@ export async function deleteBrand(teamId: number, brandId: number, expected?: Ve
     }
     const old = cancellation.oldItem('brand');
     if (cancellation.conditionFailed('brand') && !old) return throwMissing('BRAND', 'Brand', brandId);
-    if (
-      expected &&
-      (cancellation.conditionFailed('pointer') || Number(old?.version?.N) !== expected.version)
-    ) {
+    if (expected && (cancellation.conditionFailed('pointer') || old?.version !== expected.version)) {
       throw new PreconditionFailedError();
     }
     // Lists changed since the Query (one was linked, or one of ours changed): find them again.
-    if (cancellation.conditionFailed('list') || (old && Number(old.linked_lists?.N ?? 0) !== batch.length)) {
+    if (cancellation.conditionFailed('list') || (old && (old.linked_lists ?? 0) !== batch.length)) {
       lists = undefined;
     }
     await beforeRetry(attempt++, 'brand');

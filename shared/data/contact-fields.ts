@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { BlindRevision, ContactFieldDefinition } from '../domain/contact-field-input.ts';
 import {
   type ContactFieldType,
@@ -14,7 +13,13 @@ import { nextId } from './ids.ts';
 import { throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
-import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
+import {
+  beforeRetry,
+  type GuardedItem,
+  LabelledTransaction,
+  type PlainItem,
+  plainItem,
+} from './transactions.ts';
 
 /**
  * Contact fields. A field's tag is unique per team across both contact types: a `FIELDTAG#<tag>` item
@@ -322,8 +327,7 @@ async function updateInPlace(
     if (error instanceof TransactionConflictException) return undefined;
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if (!error.Item) return throwMissing('FIELD', 'ContactField', id);
-    // The document client does not unmarshall the item that comes with a failed condition.
-    const item = unmarshall(error.Item);
+    const item = plainItem(error.Item) as PlainItem;
     return { field: fromItem(item), version: (item.version as number | undefined) ?? 0, written: false };
   }
 }

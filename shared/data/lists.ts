@@ -1,5 +1,4 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { pointedId, readPointer } from './brands.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
@@ -73,8 +72,7 @@ export async function createList(teamId: number, kind: ListKind, name: string): 
     if (!cancellation) return list;
     // The default moved since it was read (the refusal returns the pointer), or its brand is gone.
     const moved = cancellation.conditionFailed('pointer');
-    // The document client does not unmarshall the item that comes with a failed condition.
-    if (moved) pointed = pointedId(unmarshall(cancellation.oldItem('pointer') ?? {}));
+    if (moved) pointed = pointedId(cancellation.oldItem('pointer'));
     if (cancellation.conditionFailed('brand')) stale = brandId ?? undefined;
     await beforeRetry(attempt, 'default brand', moved || cancellation.conditionFailed('brand'));
   }

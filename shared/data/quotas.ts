@@ -65,7 +65,7 @@ export function releaseQuota(teamId: number, kind: QuotaKind): TransactItem {
 export function throwIfQuotaReached(cancellation: Cancellation, kind: QuotaKind): void {
   if (!cancellation.conditionFailed('quota')) return;
   const team = cancellation.oldItem('quota');
-  const limit = Number(team?.[`${kind}_quota`]?.N ?? defaultQuota(kind));
+  const limit = Number(team?.[`${kind}_quota`] ?? defaultQuota(kind));
   throw ValidationError.single(
     'quota',
     `The team has reached its quota of ${limit} ${NAMES[kind]}; delete some or ask for a higher quota.`,

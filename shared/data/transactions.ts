@@ -1,5 +1,6 @@
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError } from '../http/errors.ts';
 import { dynamo, type TransactItem } from './dynamo.ts';
 
@@ -71,8 +72,8 @@ export class Cancellation {
   }
 
   /** The item as it was when its condition failed (with `ReturnValuesOnConditionCheckFailure: ALL_OLD`). */
-  oldItem(label: string): CancellationReason['Item'] {
-    return this.reasons.get(label)?.Item;
+  oldItem(label: string): PlainItem | undefined {
+    return plainItem(this.reasons.get(label)?.Item);
   }
 
   /** Some item collided with a concurrent transaction (or was throttled): worth retrying as it is. */
@@ -95,6 +96,15 @@ export interface GuardedItem {
   item: TransactItem;
   refused: (old: CancellationReason['Item']) => Error;
 }
+
+/**
+ * An item that came back with a failed condition, as the document client returns items elsewhere: it
+ * leaves these marshalled (`{"version": {"N": "3"}}`).
+ */
+export const plainItem = (item: CancellationReason['Item']): PlainItem | undefined =>
+  item && unmarshall(item);
+
+export type PlainItem = Record<string, NativeAttributeValue>;
 
 /** How many times a write that met a concurrent one is tried in all, by every data module. */
 export const WRITE_ATTEMPTS = 25;

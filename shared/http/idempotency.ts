@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { idempotencyKey } from '../data/keys.ts';
-import type { GuardedItem } from '../data/transactions.ts';
+import { type GuardedItem, plainItem } from '../data/transactions.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
 import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
 import type { ApiResponse } from './response.ts';
@@ -107,7 +106,7 @@ class KeyedRequest implements IdempotencyScope {
       return [
         {
           item: { Put: this.recordPut(render(resource)) },
-          refused: (old) => new KeyTaken(unmarshall(old ?? {}) as IdempotencyRecord),
+          refused: (old) => new KeyTaken((plainItem(old) ?? {}) as IdempotencyRecord),
         },
       ];
     };
@@ -123,7 +122,7 @@ class KeyedRequest implements IdempotencyScope {
     } catch (error) {
       const old = (error as ConditionalCheckFailedException).Item;
       if (!(error instanceof ConditionalCheckFailedException) || !old) throw error;
-      return this.answerFrom(unmarshall(old) as IdempotencyRecord);
+      return this.answerFrom(plainItem(old) as IdempotencyRecord);
     }
   }
 
