@@ -24,8 +24,8 @@ export interface List {
  * removed; a pointer naming a deleted brand is "no default".
  */
 export async function createList(teamId: number, kind: ListKind, name: string): Promise<List> {
-  const id = await nextId('list');
-  let pointed = await readPointer(teamId);
+  const [id, pointedAtStart] = await Promise.all([nextId('list'), readPointer(teamId)]);
+  let pointed = pointedAtStart;
   let stale: number | undefined; // a pointed brand found deleted
   for (let attempt = 1; ; attempt++) {
     const brandId = pointed === stale ? null : (pointed ?? null);
