@@ -116,7 +116,7 @@ function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
     startedAt: performance.now(),
     coldStart: takeColdStart(),
     fields: {
-      request_id: event.requestContext?.requestId ?? context.awsRequestId,
+      request_id: gatewayRequestId(event, context),
       function_request_id: context.awsRequestId,
       team_id: Number(event.requestContext?.authorizer?.teamId) || null,
       method: event.httpMethod,
@@ -161,7 +161,7 @@ const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent
   before: (request) => {
     const event = request.event as APIGatewayProxyEvent;
     const context = request.context;
-    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    const requestId = gatewayRequestId(event, context);
     const teamId = Number(event.requestContext?.authorizer?.teamId);
     // The authorizer guarantees a team; this only guards a misconfigured deployment.
     if (teamRequired && (!Number.isSafeInteger(teamId) || teamId <= 0)) throw new UnauthenticatedError();
@@ -197,9 +197,12 @@ function answer(
 
 function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; context: Context }): string {
   const event = request.event;
-  if ('requestId' in event) return event.requestId;
-  return event.requestContext?.requestId ?? request.context.awsRequestId;
+  return 'requestId' in event ? event.requestId : gatewayRequestId(event, request.context);
 }
+
+/** API Gateway's id of the request (X-Request-Id), or Lambda's when invoked without one. */
+const gatewayRequestId = (event: APIGatewayProxyEvent, context: Context): string =>
+  event.requestContext?.requestId ?? context.awsRequestId;
 
 export function renderError(error: unknown, requestId: string): ApiResponse {
   if (isDependencyFailure(error)) {
