@@ -10,7 +10,7 @@ import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-la
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/stack.ts';
-import { type Route, routes } from '../lib/routes.ts';
+import { type Route, routeKey, routes } from '../lib/routes.ts';
 import { synthesize } from '../test/support/synth.ts';
 
 /**
@@ -66,7 +66,7 @@ export function buildBundles(): { functions: Bundle[]; floors: Bundle[]; remove(
       const fn = app.stack.node.findChild(id) as LambdaFunction;
       const needs = route ? heavyPackagesNeeded(route) : [];
       return {
-        name: route ? `${route.method} ${route.path}` : 'authorizer',
+        name: route ? routeKey(route) : 'authorizer',
         ...asset(app.assembly, app.stack, fn),
         needs,
         floor: floorFor(needs),

@@ -23,6 +23,12 @@ export interface Route {
 }
 
 /**
+ * A route's name, `GET /api/v1/brands/{id}`: the key of its OpenAPI operation and the `route` dimension of
+ * its metrics (the handler names it so from API Gateway's method and resource).
+ */
+export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+/**
  * What any route may answer: a malformed request (400), no or a bad token (401), a body over the limit
  * (413), throttling (429), a dependency outage (503), a timeout (504).
  */

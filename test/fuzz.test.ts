@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Route, routes } from '../lib/routes.ts';
+import { type Route, routeKey, routes } from '../lib/routes.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
@@ -109,14 +109,13 @@ function expectError(response: FuzzResponse, status: number): Record<string, unk
   return body;
 }
 
-const routeName = (route: Route) => `${route.method} ${route.path}`;
 const byName = (method: Route['method'], path: string) => {
   const route = routes.find((candidate) => candidate.method === method && candidate.path === path);
   if (!route) throw new Error(`no route ${method} ${path}`);
   return route;
 };
 
-describe.each(routes.map((route) => [routeName(route), route] as const))('fuzz %s', (_name, route) => {
+describe.each(routes.map((route) => [routeKey(route), route] as const))('fuzz %s', (_name, route) => {
   const dimensions: Dimension[] = ['body', 'headers', 'query', 'id', 'all'];
   for (const dimension of dimensions.filter((d) => d !== 'id' || route.path.includes('{'))) {
     it(`answers a documented JSON status to random ${dimension === 'all' ? 'everything' : dimension}`, async () => {
@@ -343,7 +342,7 @@ describe('the largest items the limits allow', () => {
   });
 });
 
-describe.each(routes.map((route) => [routeName(route), route] as const))(
+describe.each(routes.map((route) => [routeKey(route), route] as const))(
   'prototype names on %s',
   (_name, route) => {
     const path = route.path.replace('{id}', '999999999');
@@ -420,7 +419,7 @@ describe('a body on GET and DELETE is ignored', () => {
   });
 
   const bodiless = routes.filter((route) => route.method === 'GET' || route.method === 'DELETE');
-  it.each(bodiless.map((route) => [routeName(route), route] as const))(
+  it.each(bodiless.map((route) => [routeKey(route), route] as const))(
     '%s answers the same with the body `{` as without one',
     async (_name, route) => {
       // A missing id: a DELETE then changes nothing, so both requests see the same state.

@@ -16,7 +16,7 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import type { Route } from '../routes.ts';
+import { type Route, routeKey } from '../routes.ts';
 import type { Settings } from './settings.ts';
 
 /** The thresholds in cdk.json are per period of this length. */
@@ -96,7 +96,7 @@ export class StackMonitoring extends Construct {
 
     facade.addLargeHeader('Routes: API Gateway method, then its function');
     for (const { route, fn, id: routeId } of routeFunctions) {
-      const name = `${route.method} ${route.path}`;
+      const name = routeKey(route);
       const p99LatencyMs = route.fetchesWeb ? alarms.webP99LatencyMs : alarms.p99LatencyMs;
       // Per-method metrics: the stage's `metricsEnabled` turns on API Gateway's detailed metrics.
       facade.monitorApiGateway({
@@ -244,7 +244,7 @@ export class StackMonitoring extends Construct {
   private routeMetrics(settings: Settings, routeFunctions: RouteFunction[]): CustomMetricGroup[] {
     const perRoute = (metricName: string, statistic: MetricStatistic) =>
       routeFunctions.map(({ route }) => {
-        const name = `${route.method} ${route.path}`;
+        const name = routeKey(route);
         return this.ownMetric(settings, metricName, statistic, { route: name }, name);
       });
     const autoConfigure = routeFunctions.filter(({ route }) => route.fetchesWeb);
@@ -269,7 +269,7 @@ export class StackMonitoring extends Construct {
         metrics: [
           ...autoConfigure.map(({ route }) =>
             this.ownMetric(settings, 'AutoConfigureSuggested', MetricStatistic.SUM, {
-              route: `${route.method} ${route.path}`,
+              route: routeKey(route),
             }),
           ),
           this.ownSearch(settings, 'AutoConfigureRefused', ['route', 'reason']),

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
-import { COMMON_STATUSES, type Route, routes } from '../routes.ts';
+import { COMMON_STATUSES, type Route, routeKey, routes } from '../routes.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import * as representations from './representations.ts';
 
@@ -207,8 +207,6 @@ function operationObject(route: Route, operation: Operation) {
     responses: responses(route, operation),
   };
 }
-
-export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
 
 export function buildDocument() {
   const paths: Record<string, Record<string, unknown>> = {};

@@ -1,9 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
-import { routeKey } from '../../lib/openapi/document.ts';
 import { OPERATIONS } from '../../lib/openapi/operations.ts';
-import { COMMON_STATUSES, type Route } from '../../lib/routes.ts';
+import { COMMON_STATUSES, type Route, routeKey } from '../../lib/routes.ts';
 import { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
