@@ -70,5 +70,12 @@ export class ApiFunction extends NodejsFunction {
         'pinned dependencies support it; moving to a newer runtime is a deliberate upgrade, not a side ' +
         'effect of a CDK release.',
     });
+    // Active tracing adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` on `*` to the role.
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray has no resource-level permissions: the two write-only actions CDK adds for active tracing ' +
+        '(PutTraceSegments, PutTelemetryRecords) can only be granted on `*`; they read nothing.',
+    });
   }
 }

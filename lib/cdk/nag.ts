@@ -30,16 +30,6 @@ export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant
   }
 }
 
-/** Active tracing adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` on `*` to the function's role. */
-export function acknowledgeTracingWildcard(fn: ApiFunction): void {
-  Validations.of(fn.role ?? fn).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason:
-      'X-Ray has no resource-level permissions: the two write-only actions CDK adds for active tracing ' +
-      '(PutTraceSegments, PutTelemetryRecords) can only be granted on `*`; they read nothing.',
-  });
-}
-
 /** The singleton function behind CDK's LogRetention resources (service-logs.ts), as CDK names it. */
 const LOG_RETENTION_PROVIDER = 'LogRetentionaae0aa3c5b4d4f87b02d85b201efdd8a';
 

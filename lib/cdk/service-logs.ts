@@ -2,6 +2,7 @@ import type { CustomResourceProviderBase, Stack } from 'aws-cdk-lib';
 import { Fn } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { LogRetention, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { acknowledgeLogRetentionProvider } from './nag.ts';
 
 /** CDK's function that empties a dev stack's buckets (`autoDeleteObjects`), a singleton of the stack. */
 const AUTO_DELETE_PROVIDER = 'Custom::S3AutoDeleteObjectsCustomResourceProvider';
@@ -13,23 +14,19 @@ const AUTO_DELETE_PROVIDER = 'Custom::S3AutoDeleteObjectsCustomResourceProvider'
  * custom resource sets their retention instead, creating them if need be (its own function's logs are kept
  * one day). They outlive the stack, as they did before, now with a retention.
  */
-export function retainServiceLogs(stack: Stack, api: RestApi): LogRetention[] {
-  const retentions = [
-    new LogRetention(stack, 'ApiExecutionLogsRetention', {
-      logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${api.deploymentStage.stageName}`,
-      retention: RetentionDays.ONE_MONTH,
-    }),
-  ];
+export function retainServiceLogs(stack: Stack, api: RestApi): void {
+  new LogRetention(stack, 'ApiExecutionLogsRetention', {
+    logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${api.deploymentStage.stageName}`,
+    retention: RetentionDays.ONE_MONTH,
+  });
   const autoDelete = stack.node.tryFindChild(AUTO_DELETE_PROVIDER) as CustomResourceProviderBase | undefined;
   if (autoDelete) {
     // arn:aws:lambda:<region>:<account>:function:<name>
     const functionName = Fn.select(6, Fn.split(':', autoDelete.serviceToken));
-    retentions.push(
-      new LogRetention(stack, 'AutoDeleteObjectsLogsRetention', {
-        logGroupName: `/aws/lambda/${functionName}`,
-        retention: RetentionDays.ONE_DAY,
-      }),
-    );
+    new LogRetention(stack, 'AutoDeleteObjectsLogsRetention', {
+      logGroupName: `/aws/lambda/${functionName}`,
+      retention: RetentionDays.ONE_DAY,
+    });
   }
-  return retentions;
+  acknowledgeLogRetentionProvider(stack);
 }

@@ -50,11 +50,9 @@ import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
 import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
 import {
-  acknowledgeLogRetentionProvider,
   acknowledgeNagFindings,
   acknowledgeObjectWildcards,
   acknowledgePublicMethod,
-  acknowledgeTracingWildcard,
   addAwsSolutionsChecks,
 } from './nag.ts';
 import { retainServiceLogs } from './service-logs.ts';
@@ -164,7 +162,6 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl,
     });
     retainServiceLogs(this, this.api);
-    acknowledgeLogRetentionProvider(this);
     const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
       routeFunctions,
@@ -277,7 +274,6 @@ export class TeamMessagingStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
-      acknowledgeTracingWildcard(fn);
       // A team's requests count against its usage plan through the key its authorizer answer names; a
       // public route has no caller to count against.
       const method = this.api.root
@@ -304,7 +300,6 @@ export class TeamMessagingStack extends Stack {
       logRemovalPolicy: removalPolicy,
     });
     grantTableAccess(fn, authorizerRoute.table, this.table);
-    acknowledgeTracingWildcard(fn);
     return fn;
   }
 
