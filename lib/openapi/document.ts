@@ -102,11 +102,7 @@ function responses(route: Route, operation: Operation) {
         return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
-      // Auto-configure's 422 may also be a refusal with only a message (the site could not be read).
-      const schema =
-        status === 422 && route.statuses.includes(422) && operation.id === 'autoConfigureBrand'
-          ? 'Unprocessable'
-          : error.schema;
+      const schema = operation.errorSchemas?.[status] ?? error.schema;
       return [
         String(status),
         {
