@@ -191,8 +191,7 @@ async function authorize(
     TIMEOUTS.authorizerSeconds * 1000,
   ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
   if (policy instanceof Error || policy === TIMED_OUT) {
-    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
-    send(response, 503, { message: MESSAGES.unavailable }, requestId);
+    sendUnavailable(response, requestId);
     return null;
   }
   if (!policy) {
@@ -227,8 +226,7 @@ async function withinUsagePlan(
   const limit = await teamRateLimit(teamId, plans.limits()).catch(() => null);
   if (!limit) {
     // The table is unreachable: the same outage answer as the authorizer's.
-    response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
-    send(response, 503, { message: MESSAGES.unavailable }, requestId);
+    sendUnavailable(response, requestId);
     return false;
   }
   const admission = plans.limiter.admit(key, limit);
@@ -315,6 +313,12 @@ function readBody(request: IncomingMessage): Promise<string | undefined | null> 
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', () => resolve(null));
   });
+}
+
+/** A dependency (the table) could not answer: 503 with Retry-After, as the deployed stack answers. */
+function sendUnavailable(response: ServerResponse, requestId: string): void {
+  response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
+  send(response, 503, { message: MESSAGES.unavailable }, requestId);
 }
 
 function send(

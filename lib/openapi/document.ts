@@ -69,7 +69,7 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
  * The route's own statuses, those any route may answer, and 500: no request should cause one, but an
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
-export function documentedStatuses(route: Route): number[] {
+function documentedStatuses(route: Route): number[] {
   return [...new Set([...route.statuses, ...COMMON_STATUSES, 500])]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
