@@ -15,11 +15,11 @@ import { synthesize } from '../test/support/synth.ts';
 
 /**
  * Cold start cost: every function's bundle exactly as `cdk synth` builds it (the app synthesized into a
- * temporary directory), the floor bundle built by the same function construct, what each contains, and
+ * temporary directory), the floor bundles (one per kind) built by the same function construct, what each contains, and
  * how long a fresh Node process takes to import it.
  */
 export interface Bundle {
-  /** `GET /api/v1/brands`, `authorizer` or `floor`. */
+  /** `GET /api/v1/brands`, `authorizer`, or a floor's name (`floor`, `floor + S3`, …). */
   name: string;
   dir: string;
   /** The function's environment from the template (resource references as placeholders). */

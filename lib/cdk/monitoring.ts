@@ -52,7 +52,8 @@ export interface StackMonitoringProps {
  */
 export class StackMonitoring extends Construct {
   readonly alarmTopic: Topic;
-  readonly facade: MonitoringFacade;
+  /** Metrics built with the facade's defaults (period), for the math and custom metric groups. */
+  private readonly metrics: MetricFactory;
 
   constructor(scope: Construct, id: string, props: StackMonitoringProps) {
     super(scope, id);
@@ -79,7 +80,7 @@ export class StackMonitoring extends Construct {
       },
       dashboardFactory: new DefaultDashboardFactory(this, 'Dashboards', { dashboardNamePrefix: stackName }),
     });
-    this.facade = facade;
+    this.metrics = facade.createMetricFactory();
 
     facade.addLargeHeader(`${stackName}: the API (stage "${apiStage}")`);
     facade.monitorApiGateway({
@@ -202,10 +203,6 @@ export class StackMonitoring extends Construct {
       humanReadableName: `Namespace ${settings.metricsNamespace}, service ${settings.serviceName}, per route`,
       metricGroups: this.routeMetrics(settings, routeFunctions),
     });
-  }
-
-  private get metrics(): MetricFactory {
-    return this.facade.createMetricFactory();
   }
 
   /** Lambda errors of the authorizer minus its 401 denials (its own `AuthorizerDenied` metric). */
