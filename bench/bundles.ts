@@ -15,8 +15,8 @@ import { synthesize } from '../test/support/synth.ts';
 
 /**
  * Cold start cost: every function's bundle exactly as `cdk synth` builds it (the app synthesized into a
- * temporary directory), the floor bundles (one per kind) built by the same function construct, what each contains, and
- * how long a fresh Node process takes to import it.
+ * temporary directory), the floor bundles (one per kind) built by the same function construct, what each
+ * contains, and how long a fresh Node process takes to import it.
  */
 export interface Bundle {
   /** `GET /api/v1/brands`, `authorizer`, or a floor's name (`floor`, `floor + S3`, …). */
