@@ -106,17 +106,9 @@ export function readSettings(node: Node): Settings {
 /** `quotas` as an object or JSON text: whole numbers for known kinds only. */
 function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAULTS> } {
   if (context === undefined) return {};
-  const given = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw new Error('context quotas: an object of quotas');
-  }
   const quotas: Partial<typeof QUOTA_DEFAULTS> = {};
-  for (const [key, value] of Object.entries(given)) {
-    if (!(key in QUOTA_DEFAULTS))
-      throw new Error(`context quotas.${key}: unknown (${Object.keys(QUOTA_DEFAULTS).join(', ')})`);
-    if (!Number.isInteger(value) || (value as number) < 0)
-      throw new Error(`context quotas.${key}: a whole number`);
-    quotas[key as keyof typeof QUOTA_DEFAULTS] = value as number;
+  for (const [key, value] of knownEntries('quotas', contextObject('quotas', context), QUOTA_DEFAULTS)) {
+    quotas[key] = whole(`quotas.${key}`, value, 0);
   }
   return { quotas };
 }
@@ -130,29 +122,19 @@ function rateLimits(
   context: unknown,
   defaultContext: unknown,
 ): Pick<Settings, 'rateLimitPlans' | 'defaultRateLimitPlan'> {
-  const given = typeof context === 'string' ? (JSON.parse(context) as unknown) : context;
-  const plans = given ?? DEFAULT_SETTINGS.rateLimitPlans;
-  if (typeof plans !== 'object' || plans === null || Array.isArray(plans) || !Object.keys(plans).length) {
-    throw new Error('context rateLimitPlans: an object of plans, {"name": {"rate", "burst", "dailyQuota"?}}');
-  }
+  const plans = contextObject('rateLimitPlans', context ?? DEFAULT_SETTINGS.rateLimitPlans);
+  if (!Object.keys(plans).length) throw new Error('context rateLimitPlans: at least one plan');
   const checked: Record<string, RateLimitPlan> = {};
-  for (const [name, plan] of Object.entries(plans as Record<string, Record<string, unknown>>)) {
+  for (const [name, plan] of Object.entries(plans)) {
     if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
-    const { rate, burst, dailyQuota, ...unknown } = plan ?? {};
-    if (Object.keys(unknown).length) {
-      throw new Error(
-        `context rateLimitPlans.${name}.${Object.keys(unknown)[0]}: unknown (rate, burst, dailyQuota)`,
-      );
-    }
-    const wholeAtLeastOne = (key: string, value: unknown) => {
-      const number = positive(`rateLimitPlans.${name}.${key}`, value);
-      if (!Number.isInteger(number)) throw new Error(`context rateLimitPlans.${name}.${key}: a whole number`);
-      return number;
-    };
+    const key = `rateLimitPlans.${name}`;
+    const given = Object.fromEntries(
+      knownEntries(key, contextObject(key, plan), { rate: 0, burst: 0, dailyQuota: 0 }),
+    );
     checked[name] = {
-      rate: positive(`rateLimitPlans.${name}.rate`, rate),
-      burst: wholeAtLeastOne('burst', burst),
-      ...(dailyQuota === undefined ? {} : { dailyQuota: wholeAtLeastOne('dailyQuota', dailyQuota) }),
+      rate: positive(`${key}.rate`, given.rate),
+      burst: whole(`${key}.burst`, given.burst, 1),
+      ...(given.dailyQuota !== undefined && { dailyQuota: whole(`${key}.dailyQuota`, given.dailyQuota, 1) }),
     };
   }
   const defaultRateLimitPlan = defaultContext ?? DEFAULT_SETTINGS.defaultRateLimitPlan;
@@ -164,24 +146,53 @@ function rateLimits(
 
 /** `alarms` as an object (cdk.json) or JSON text (`-c alarms=...`), over the defaults key by key. */
 function alarmThresholds(context: unknown): AlarmThresholds {
-  const given = typeof context === 'string' ? (JSON.parse(context) as unknown) : (context ?? {});
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw new Error('context alarms: an object of thresholds');
-  }
   const alarms = { ...DEFAULT_SETTINGS.alarms };
-  for (const [key, value] of Object.entries(given)) {
-    if (!(key in alarms))
-      throw new Error(`context alarms.${key}: unknown (${Object.keys(alarms).join(', ')})`);
-    alarms[key as keyof AlarmThresholds] = nonNegative(`alarms.${key}`, value);
+  for (const [key, value] of knownEntries('alarms', contextObject('alarms', context ?? {}), alarms)) {
+    alarms[key] = nonNegative(`alarms.${key}`, value);
   }
-  for (const key of ['evaluationPeriods', 'datapointsToAlarm'] as const) {
-    if (!Number.isInteger(alarms[key]) || alarms[key] < 1)
-      throw new Error(`context alarms.${key}: 1 or more`);
-  }
+  for (const key of ['evaluationPeriods', 'datapointsToAlarm'] as const)
+    whole(`alarms.${key}`, alarms[key], 1);
   if (alarms.datapointsToAlarm > alarms.evaluationPeriods) {
     throw new Error('context alarms: datapointsToAlarm must be at most evaluationPeriods');
   }
   return alarms;
+}
+
+/** An object given in cdk.json, or as JSON text with `-c key=...`. */
+function contextObject(key: string, context: unknown): Record<string, unknown> {
+  let given = context;
+  if (typeof context === 'string') {
+    try {
+      given = JSON.parse(context);
+    } catch {
+      throw new Error(`context ${key}: not valid JSON`);
+    }
+  }
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new Error(`context ${key}: an object`);
+  }
+  return given as Record<string, unknown>;
+}
+
+/** The object's entries, each named by a key of `known` (a typo fails the synth, naming it). */
+function knownEntries<K extends string>(
+  key: string,
+  given: Record<string, unknown>,
+  known: Record<K, unknown>,
+): Array<[K, unknown]> {
+  return Object.entries(given).map(([name, value]) => {
+    if (!(name in known))
+      throw new Error(`context ${key}.${name}: unknown (${Object.keys(known).join(', ')})`);
+    return [name as K, value];
+  });
+}
+
+/** A whole number of at least `min`. */
+function whole(key: string, value: unknown, min: number): number {
+  const number = nonNegative(key, value);
+  if (!Number.isInteger(number) || number < min)
+    throw new Error(`context ${key}: a whole number, ${min} or more`);
+  return number;
 }
 
 /** A number, also from `-c key=value` (a string). */
