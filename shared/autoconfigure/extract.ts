@@ -12,7 +12,7 @@ import {
   type ParsedPage,
 } from './html-document.ts';
 import { type Icon, iconOf, isPngOrSvgIcon, largestIcon } from './icons.ts';
-import { type JsonLdFacts, readJsonLd } from './json-ld.ts';
+import { entitiesOf, type JsonLdFacts, readJsonLd } from './json-ld.ts';
 import { darkPictureSource, headerLogoImages, itempropLogos, itempropLogoUrl } from './logo-images.ts';
 import { profileLinksOf } from './profile-links.ts';
 import {
@@ -26,24 +26,6 @@ import {
 import { siteNameInTitle, titleOf } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
-/** Suggested create-brand input. Every value is valid create-brand input as it stands; null when not derivable. */
-export interface BrandSuggestions {
-  website_url: string | null;
-  name: string | null;
-  short_description: string | null;
-  primary_color: string | null;
-  secondary_color: string | null;
-  logo_image: string | null;
-  logo_square_image: string | null;
-  header_image: string | null;
-  footer_image: string | null;
-  social_share_image: string | null;
-  /** Network name (socialNetworkOf) → profile URL. */
-  social_links: Record<string, string> | null;
-}
-
-type ScalarField = Exclude<keyof BrandSuggestions, 'social_links'>;
-
 /** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
 export const SUGGESTED_FIELDS = [
   'website_url',
@@ -56,7 +38,15 @@ export const SUGGESTED_FIELDS = [
   'header_image',
   'footer_image',
   'social_share_image',
-] as const satisfies ReadonlyArray<ScalarField>;
+] as const;
+
+type ScalarField = (typeof SUGGESTED_FIELDS)[number];
+
+/** Suggested create-brand input. Every value is valid create-brand input as it stands; null when not derivable. */
+export type BrandSuggestions = Record<ScalarField, string | null> & {
+  /** Network name (socialNetworkOf) → profile URL. */
+  social_links: Record<string, string> | null;
+};
 
 /** Per suggested field (only those not null), a fact about it; social links per network. */
 export type PerField<T> = { [Field in ScalarField]?: T } & { social_links?: Record<string, T> };
@@ -81,6 +71,8 @@ interface Facts {
   meta: MetaTags;
   jsonLd: JsonLdFacts;
   manifest: WebManifest | null;
+  /** What may be the horizontal logo in the markup (and hold its dark `<picture>` source). */
+  logoElements: { itemprop: HTMLElement[]; header: HTMLElement[] };
 }
 
 /**
@@ -94,13 +86,11 @@ export function autoConfiguration(page: ParsedPage, manifest: WebManifest | null
     meta: new MetaTags(page.root),
     jsonLd: readJsonLd(page.root, page.url),
     manifest,
+    logoElements: { itemprop: itempropLogos(page.root), header: headerLogoImages(page.root) },
   };
   const colors = pickBrandColors(colorCandidates(facts, 'light'));
   const fields: Record<ScalarField, Sourced<string> | null> = {
-    website_url: firstAccepted(
-      [candidate(page.url.origin, 'url')],
-      (value) => httpUrl(value, page.url)?.href ?? null,
-    ),
+    website_url: firstUrl(page.url, [candidate(page.url.origin, 'url')]),
     name: nameOf(facts),
     short_description: descriptionOf(facts),
     primary_color: colors.primary,
@@ -125,7 +115,7 @@ export function extractSuggestions(page: ParsedPage, manifest: WebManifest | nul
 
 /** The page's `<link rel=manifest>`, resolved, if any. */
 export function manifestUrlOf(page: ParsedPage): string | null {
-  const link = linksWithRel(page.root, 'manifest')[0];
+  const link = linksWithRel(page, 'manifest')[0];
   return httpUrl(link?.getAttribute('href'), page.baseUrl)?.href ?? null;
 }
 
@@ -136,16 +126,17 @@ function withProvenance(
   const suggestions = {} as BrandSuggestions;
   const sources: PerField<string> = {};
   const confidence: PerField<Confidence> = {};
-  for (const [field, found] of Object.entries(fields) as Array<[ScalarField, Sourced<string> | null]>) {
+  for (const field of SUGGESTED_FIELDS) {
+    const found = fields[field];
     suggestions[field] = found?.value ?? null;
     if (found !== null) {
       sources[field] = found.source;
       confidence[field] = found.confidence;
     }
   }
-  const networks = Object.entries(profiles);
-  suggestions.social_links = networks.length > 0 ? mapValues(profiles, (found) => found.value) : null;
-  if (networks.length > 0) {
+  suggestions.social_links = null;
+  if (Object.keys(profiles).length > 0) {
+    suggestions.social_links = mapValues(profiles, (found) => found.value);
     sources.social_links = mapValues(profiles, (found) => found.source);
     confidence.social_links = mapValues(profiles, (found) => found.confidence);
   }
@@ -154,13 +145,10 @@ function withProvenance(
 
 function nameOf({ page, meta, jsonLd, manifest }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  const { organization, website } = jsonLd;
   return firstAccepted(
     [
-      ...meta.contents('og:site_name').map((value) => candidate(value, 'og:site_name')),
-      ...meta.contents('application-name').map((value) => candidate(value, 'application-name')),
-      ...(organization ? [jsonLdCandidate(organization.name, organization, 'name')] : []),
-      ...(website ? [jsonLdCandidate(website.name, website, 'name')] : []),
+      ...metaCandidates(meta, 'og:site_name', 'application-name'),
+      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
       candidate(manifest?.name, 'manifest:name'),
       candidate(manifest?.shortName, 'manifest:short_name'),
       candidate(siteNameInTitle(titleOf(page.root), label), 'title'),
@@ -171,11 +159,10 @@ function nameOf({ page, meta, jsonLd, manifest }: Facts): Sourced<string> | null
 }
 
 function descriptionOf({ meta, jsonLd }: Facts): Sourced<string> | null {
-  const entities = [jsonLd.organization, jsonLd.website].filter((entity) => entity !== null);
   return firstAccepted(
     [
       ...metaCandidates(meta, 'og:description', 'description', 'twitter:description'),
-      ...entities.map((entity) => jsonLdCandidate(entity.description, entity, 'description')),
+      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.description, entity, 'description')),
     ],
     fieldText,
   );
@@ -197,7 +184,7 @@ function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dar
       ? []
       : [
           ...metaCandidates(meta, 'msapplication-TileColor'),
-          ...linksWithRel(page.root, 'mask-icon').map((link) =>
+          ...linksWithRel(page, 'mask-icon').map((link) =>
             candidate(link.getAttribute('color'), 'mask-icon'),
           ),
         ];
@@ -213,8 +200,8 @@ function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dar
 function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light' | 'dark'): Candidate[] {
   // An icon link's media may name a colour scheme (HTML's link media); no scheme counts for light.
   const forScheme = (link: HTMLElement) => (colorSchemeOf(link) ?? 'light') === scheme;
-  const appleTouchIcons = linksWithRel(page.root, 'apple-touch-icon', 'apple-touch-icon-precomposed');
-  const pngOrSvgIcons = linksWithRel(page.root, 'icon').filter(isPngOrSvgIcon);
+  const appleTouchIcons = linksWithRel(page, 'apple-touch-icon', 'apple-touch-icon-precomposed');
+  const pngOrSvgIcons = linksWithRel(page, 'icon').filter(isPngOrSvgIcon);
   const manifestIcons = (scheme === 'dark' ? manifest?.dark.icons : manifest?.icons) ?? [];
   const logo = jsonLd.organization?.logo;
   return [
@@ -228,13 +215,13 @@ function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light'
 }
 
 /** Horizontal logo: JSON-LD logo, og:logo, itemprop=logo, a logo image in the header. */
-function horizontalLogoCandidates({ page, meta, jsonLd }: Facts): Candidate[] {
+function horizontalLogoCandidates({ meta, jsonLd, logoElements }: Facts): Candidate[] {
   const { organization } = jsonLd;
   return [
     ...(organization ? [jsonLdCandidate(organization.logo?.url, organization, 'logo')] : []),
     ...metaCandidates(meta, 'og:logo'),
-    ...itempropLogos(page.root).map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
-    ...headerLogoImages(page.root).map((img) => candidate(img.getAttribute('src'), 'header:img')),
+    ...logoElements.itemprop.map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
+    ...logoElements.header.map((img) => candidate(img.getAttribute('src'), 'header:img')),
   ];
 }
 
@@ -258,14 +245,13 @@ function shareImageOf({ page, meta }: Facts): Sourced<string> | null {
  */
 function variantsOf(facts: Facts): AutoConfiguration['variants'] {
   const colors = pickBrandColors(colorCandidates(facts, 'dark'));
-  const logos = [...itempropLogos(facts.page.root), ...headerLogoImages(facts.page.root)];
+  const logos = [...facts.logoElements.itemprop, ...facts.logoElements.header];
   const dark: DarkVariant = {
     primary_color: colors.primary?.value,
     secondary_color: colors.secondary?.value,
-    logo_image: firstUrl(
-      facts.page.baseUrl,
-      logos.map((img) => candidate(darkPictureSource(img), 'header:img')),
-    )?.value,
+    logo_image: logos
+      .map((img) => httpUrl(darkPictureSource(img), facts.page.baseUrl)?.href)
+      .find((href) => href !== undefined),
     logo_square_image: firstUrl(facts.page.baseUrl, squareLogoCandidates(facts, 'dark'))?.value,
   };
   const found = Object.entries(dark).filter(([, value]) => value !== undefined);

@@ -10,13 +10,15 @@ export interface ParsedPage {
   readonly url: URL;
   /** What relative URLs resolve against: `<base href>` when present, else the page URL. */
   readonly baseUrl: URL;
+  /** Every `<link rel>`, found once: icons, the manifest and mask-icon are all read from them. */
+  readonly links: readonly HTMLElement[];
 }
 
 export function parsePage(html: string, pageUrl: string): ParsedPage {
   const root = parse(html);
   const url = new URL(pageUrl);
   const baseUrl = httpUrl(root.querySelector('base[href]')?.getAttribute('href'), url) ?? url;
-  return { root, url, baseUrl };
+  return { root, url, baseUrl, links: root.querySelectorAll('link[rel]') };
 }
 
 /** An absolute http(s) URL resolved against `base`, or null (also when longer than create-brand accepts). */
@@ -68,10 +70,8 @@ export function contentOf(tag: HTMLElement): string {
 }
 
 /** `<link>` elements whose rel has any of the given tokens. */
-export function linksWithRel(root: HTMLElement, ...rels: string[]): HTMLElement[] {
-  return root
-    .querySelectorAll('link[rel]')
-    .filter((link) => relTokens(link).some((token) => rels.includes(token)));
+export function linksWithRel(page: ParsedPage, ...rels: string[]): HTMLElement[] {
+  return page.links.filter((link) => relTokens(link).some((token) => rels.includes(token)));
 }
 
 export function relTokens(element: HTMLElement): string[] {

@@ -19,6 +19,10 @@ export interface JsonLdFacts {
   website: JsonLdEntity | null;
 }
 
+/** The entities found, the organisation first. */
+export const entitiesOf = (facts: JsonLdFacts): JsonLdEntity[] =>
+  [facts.organization, facts.website].filter((entity) => entity !== null);
+
 // Organization and its common subtypes (NewsMediaOrganization, Corporation, LocalBusiness, OnlineStore, ...).
 const ORGANIZATION_TYPE = /(?:Organization|Corporation|Business|Store|NGO)$/;
 // Deeper than any real page nests its entities; bounds the walk over someone else's JSON.

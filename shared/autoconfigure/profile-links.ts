@@ -8,7 +8,7 @@ import {
   siteChromeOf,
   siteHost,
 } from './html-document.ts';
-import type { JsonLdFacts } from './json-ld.ts';
+import { entitiesOf, type JsonLdFacts } from './json-ld.ts';
 import { type Candidate, candidate, jsonLdCandidate, type Sourced } from './provenance.ts';
 import { profileUrl, xHandleUrl } from './social-profiles.ts';
 
@@ -23,9 +23,10 @@ export function profileLinksOf(
   meta: MetaTags,
   jsonLd: JsonLdFacts,
 ): Record<string, Sourced<string>> {
-  const entities = [jsonLd.organization, jsonLd.website].filter((entity) => entity !== null);
   const candidates: Candidate[] = [
-    ...entities.flatMap((entity) => entity.sameAs.map((href) => jsonLdCandidate(href, entity, 'sameAs'))),
+    ...entitiesOf(jsonLd).flatMap((entity) =>
+      entity.sameAs.map((href) => jsonLdCandidate(href, entity, 'sameAs')),
+    ),
     ...meta.contents('twitter:site').map((handle) => candidate(xHandleUrl(handle), 'twitter:site')),
     ...relMeLinks(page.root).map((href) => candidate(href, 'rel=me')),
     ...chromeLinks(page.root),
