@@ -252,7 +252,7 @@ function discard(response: Reply): void {
   response.body.destroy();
 }
 
-/** Maps whatever fetch threw to the 422 a user sees. Our own refusals (from the connector too) pass through. */
+/** Maps what a request threw to the 422 a user sees. Our own refusals (address checks, size) pass through. */
 function describeFailure(error: unknown, signal: AbortSignal, url: URL): HttpError {
   const cause = error instanceof Error ? error.cause : undefined;
   if (error instanceof HttpError) return error;
