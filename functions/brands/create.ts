@@ -3,14 +3,12 @@ import { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import { promoteImagePaths } from '../../shared/files/brand-images.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
-import { entityTag } from '../../shared/http/preconditions.ts';
+import { tagged } from '../../shared/http/preconditions.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 /** A new brand is at version 1. */
-const respond = (brand: Brand) => ({
-  ...created(brand),
-  headers: { ETag: entityTag('brand', { version: 1, isDefault: brand.is_default }) },
-});
+const respond = (brand: Brand) =>
+  tagged(created(brand), 'brand', { version: 1, isDefault: brand.is_default });
 
 /** Images given as library paths are copied to the public library before the brand is written. */
 export const handler = idempotentHandler(async (req, idempotency) => {

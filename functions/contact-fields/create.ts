@@ -2,14 +2,11 @@ import { type ContactField, contactFieldView, createContactField } from '../../s
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
-import { entityTag } from '../../shared/http/preconditions.ts';
+import { tagged } from '../../shared/http/preconditions.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 /** A new field is at version 1. */
-const respond = (field: ContactField) => ({
-  ...created(contactFieldView(field)),
-  headers: { ETag: entityTag('field', { version: 1 }) },
-});
+const respond = (field: ContactField) => tagged(created(contactFieldView(field)), 'field', { version: 1 });
 
 export const handler = idempotentHandler(async (req, idempotency) => {
   const input = validate(newContactFieldSchema, req.body);

@@ -5,7 +5,7 @@ import {
   reviseContactField,
 } from '../../shared/domain/contact-field-input.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
-import { entityTag, ifMatchOf } from '../../shared/http/preconditions.ts';
+import { ifMatchOf, tagged } from '../../shared/http/preconditions.ts';
 
 /** The body is checked against the stored field (after the ownership and integration checks). */
 export const handler = httpHandler(async (req) => {
@@ -19,5 +19,5 @@ export const handler = httpHandler(async (req) => {
     blindRevision(req.body),
     expected,
   );
-  return { ...ok(contactFieldView(field)), headers: { ETag: entityTag('field', { version }) } };
+  return tagged(ok(contactFieldView(field)), 'field', { version });
 });

@@ -1,4 +1,5 @@
 import { BadRequestError } from './errors.ts';
+import type { ApiResponse } from './response.ts';
 
 /**
  * Entity tags of the versioned representations (brands, contact fields) and the If-Match they are sent
@@ -14,8 +15,17 @@ export interface VersionTag {
   isDefault?: boolean;
 }
 
-export function entityTag(kind: TaggedKind, tag: VersionTag): string {
+function entityTag(kind: TaggedKind, tag: VersionTag): string {
   return kind === 'brand' ? `"b.${tag.version}.${tag.isDefault ? 1 : 0}"` : `"f.${tag.version}"`;
+}
+
+/** The response with the representation's ETag. */
+export function tagged(
+  response: ApiResponse,
+  kind: TaggedKind,
+  tag: VersionTag,
+): ApiResponse & { headers: { ETag: string } } {
+  return { ...response, headers: { ...response.headers, ETag: entityTag(kind, tag) } };
 }
 
 /** A version no item has: what a tag of another kind or shape stands for (it can match nothing). */
