@@ -214,7 +214,7 @@ describe('CDK stack: per-team rate limits', () => {
     }
   });
 
-  it('points the admin CLI at the API (for migrate) and at each named plan set, and outputs the web ACL', () => {
+  it('points the admin CLI at the API (for migrate), the default plan and each named plan set, and outputs the web ACL', () => {
     const outputs = (s: Synthesized) => s.template.findOutputs('*');
     const target = (s: Synthesized) => outputs(s).AdminTarget?.Value['Fn::Join'];
     const planSet = (s: Synthesized, plan: string) => ({
@@ -228,12 +228,16 @@ describe('CDK stack: per-team rate limits', () => {
       expect(flags.slice(6, 8)).toEqual(['--rest-api', { Ref: apiId }]);
       expect(outputs(s).WebAclArn?.Value).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
     }
-    expect(target(stacks.synth)[1].slice(8)).toEqual(['--plan-sets', planSet(stacks.synth, 'bulk')]);
+    // CloudFormation's join is given adjacent literal flags as one string.
+    expect(target(stacks.synth)[1].slice(8)).toEqual([
+      '--default-plan standard --plan-sets',
+      planSet(stacks.synth, 'bulk'),
+    ]);
     expect(target(stacks.overridden)[1].slice(8)).toEqual([
-      '--plan-sets',
+      '--default-plan tiny --plan-sets',
       { 'Fn::Join': [',', [planSet(stacks.overridden, 'big'), planSet(stacks.overridden, 'huge')]] },
     ]);
-    expect(target(onePlan)[1]).not.toContain('--plan-sets');
+    expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only']);
   });
 
   it('tells every function the plans, so GET /api/v1/limits answers the deployment’s', () => {

@@ -65,8 +65,13 @@ export async function runCommand(args: Args): Promise<unknown> {
   const planSets = (): PlanSets | undefined => {
     const flag = args.optional('plan-sets');
     if (flag) return new PlanSets(parsePlanSets(flag));
-    if (deployed)
-      throw new UsageError("name the stack's plan sets with --plan-sets (its AdminTarget output has them)");
+    // A stack with no named plan has no set: its AdminTarget names the default plan alone.
+    if (args.optional('default-plan')) return new PlanSets([]);
+    if (deployed) {
+      throw new UsageError(
+        "name the stack's plans with --default-plan and --plan-sets (its AdminTarget output)",
+      );
+    }
     return undefined;
   };
   /** The deployment's plans: a deployed stack's from its flags, the local configuration's otherwise. */

@@ -29,9 +29,12 @@ export class TeamRateLimits extends Construct {
   /** Each named plan's set of teams, by plan name (the default plan holds every token none of them match). */
   readonly planSets: ReadonlyMap<string, CfnRegexPatternSet>;
   readonly webAcl: CfnWebACL;
+  /** The plan of every team not in a named plan's set. */
+  readonly defaultPlan: string;
 
   constructor(scope: Construct, id: string, { stage, limits }: TeamRateLimitsProps) {
     super(scope, id);
+    this.defaultPlan = limits.defaultPlan;
     const { stackName } = Stack.of(this);
     this.planSets = new Map(
       namedPlans(limits).map((plan) => [

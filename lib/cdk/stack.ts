@@ -316,7 +316,8 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`, `--plan-sets`)
+   * What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`,
+   * `--default-plan`, `--plan-sets`)
    * and operators need.
    */
   private addOutputs(publicBaseUrl: string, alarmTopic: Topic, rateLimits: TeamRateLimits): void {
@@ -362,6 +363,8 @@ export class TeamMessagingStack extends Stack {
         this.publicFiles.bucketName,
         '--rest-api',
         this.api.restApiId,
+        '--default-plan',
+        rateLimits.defaultPlan,
         ...(planSets.length ? ['--plan-sets', Fn.join(',', planSets)] : []),
       ]),
     });

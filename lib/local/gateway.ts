@@ -239,7 +239,8 @@ function withinRateLimit(
         : policy.context?.rateLimitPlan;
   if (typeof policy === 'object') plans.tokenPlans.set(authorization, plan);
   const limit = rateLimitOf(plan, plans.limits());
-  const admission = plans.limiter.admit(`${limit.plan} ${authorization}`, limit);
+  // Lower-cased, as the web ACL's key is: `Bearer` and `bearer` are one token.
+  const admission = plans.limiter.admit(`${limit.plan} ${authorization.toLowerCase()}`, limit);
   const headers = {
     'RateLimit-Policy': rateLimitPolicyHeader(limit),
     RateLimit: rateLimitHeader(limit.plan, admission.remaining, admission.resetSeconds),

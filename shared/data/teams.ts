@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { type RateLimits, rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
+import { rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
 import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, scanSortKey } from './items.ts';
