@@ -14,10 +14,7 @@ import { config } from '../../shared/config.ts';
  */
 const DELETES_PER_SECOND = 4;
 
-export async function deleteTeamApiKeys(
-  restApiId: string,
-  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-): Promise<number> {
+export async function deleteTeamApiKeys(restApiId: string): Promise<number> {
   const client = new APIGatewayClient({ region: config.region() });
   const teamKey = new RegExp(`^team-[1-9][0-9]*-${restApiId.replace(/[^A-Za-z0-9]/g, '')}$`);
   const ids: string[] = [];
@@ -25,7 +22,7 @@ export async function deleteTeamApiKeys(
     for (const key of page.items ?? []) if (key.id && key.name && teamKey.test(key.name)) ids.push(key.id);
   }
   for (const [i, apiKey] of ids.entries()) {
-    if (i > 0) await pause(1000 / DELETES_PER_SECOND);
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1000 / DELETES_PER_SECOND));
     await client.send(new DeleteApiKeyCommand({ apiKey })).catch((error: unknown) => {
       // Deleted meanwhile (another run): what was wanted.
       if (!(error instanceof NotFoundException)) throw error;

@@ -27,9 +27,9 @@ import { RateLimiter } from './rate-limiter.ts';
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
  * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
  * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
- * each function's timeout and the 29 s integration timeout (504), and, in front of it all as the stage's
- * web ACL is, each token's rate limit plan (429, like WAF_FILTERED). Gateway-made errors, malformed HTTP
- * included, carry the same JSON bodies as the deployed stack.
+ * each function's timeout and the 29 s integration timeout (504), and each token's rate limit plan, counted
+ * as the stage's web ACL counts it (429, like WAF_FILTERED). Gateway-made errors, malformed HTTP included,
+ * carry the same JSON bodies as the deployed stack.
  */
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
