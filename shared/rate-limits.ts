@@ -1,27 +1,33 @@
 /**
- * Per-team rate limits: plans of a steady rate, a burst and an optional daily quota, which API Gateway's
- * usage plans (one per plan, lib/cdk/stack.ts) and the local gateway enforce per team. The defaults are
- * cdk.json's; a deployment that sets others passes them to the functions as `RATE_LIMITS` (shared/config.ts).
+ * Per-team rate limits: plans of at most `limit` requests per `windowSeconds`, counted per API token the way
+ * an AWS WAF rate-based rule counts them (lib/cdk/rate-limits.ts deploys one rule per plan; the local gateway
+ * counts the same way, lib/local/rate-limiter.ts). Why WAF and not usage plans: docs/rate-limits.md. The
+ * defaults are cdk.json's; a deployment that sets others passes them to the functions as `RATE_LIMITS`
+ * (shared/config.ts).
  */
 export interface RateLimitPlan {
-  /** Steady requests per second. */
-  rate: number;
-  /** Requests allowed at once above the steady rate (the token bucket's size). */
-  burst: number;
-  /** Requests per UTC day, if the plan has a quota. */
-  dailyQuota?: number;
+  /** Requests a token may make in any `windowSeconds` (AWS WAF: at least 10). */
+  limit: number;
+  /** The window the requests are counted over: one of WAF's evaluation windows. */
+  windowSeconds: RateLimitWindow;
 }
+
+/** AWS WAF's evaluation windows for rate-based rules, in seconds. */
+export const RATE_LIMIT_WINDOWS = [60, 120, 300, 600] as const;
+export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
+/** AWS WAF's lowest rate limit. */
+export const MIN_RATE_LIMIT = 10;
 
 export interface RateLimits {
   plans: Readonly<Record<string, RateLimitPlan>>;
-  /** The plan of a team the admin CLI has not assigned one (or whose plan no longer exists). */
+  /** The plan of every team that has not been assigned another (or whose plan no longer exists). */
   defaultPlan: string;
 }
 
 export const RATE_LIMIT_DEFAULTS: RateLimits = {
   plans: {
-    standard: { rate: 25, burst: 50 },
-    bulk: { rate: 50, burst: 100, dailyQuota: 1_000_000 },
+    standard: { limit: 1500, windowSeconds: 60 },
+    bulk: { limit: 3000, windowSeconds: 60 },
   },
   defaultPlan: 'standard',
 };
@@ -42,9 +48,57 @@ export function rateLimitOf(recordedPlan: unknown, limits: RateLimits): TeamRate
   return { plan, ...planLimits };
 }
 
+/** The plans a team must be assigned to be in: every plan but the default, which holds everyone else. */
+export const namedPlans = (limits: RateLimits): string[] =>
+  Object.keys(limits.plans).filter((plan) => plan !== limits.defaultPlan);
+
 /**
- * The tags that name the rate limit plan of each of the stack's usage plans and mark the default plan's:
- * the admin CLI finds them by these.
+ * IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): the policy a caller is held to, and,
+ * where the count is known (the local gateway), what is left of it and the seconds until it grows again.
  */
-export const RATE_LIMIT_PLAN_TAG = 'rate-limit-plan';
-export const DEFAULT_RATE_LIMIT_PLAN_TAG = 'rate-limit-plan-default';
+export const rateLimitPolicyHeader = ({ plan, limit, windowSeconds }: TeamRateLimit): string =>
+  `"${plan}";q=${limit};w=${windowSeconds}`;
+export const rateLimitHeader = (plan: string, remaining: number, resetSeconds: number): string =>
+  `"${plan}";r=${remaining};t=${resetSeconds}`;
+
+/**
+ * How AWS WAF tells a named plan's teams from the rest without a per-request lookup: their tokens name their
+ * team (`tm_<team>_<secret>`, shared/data/teams.ts), and each named plan has a regex pattern set of its teams
+ * matched against the lower-cased Authorization header. WAF's fixed quotas bound a set: 10 patterns of at most
+ * 200 characters (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html).
+ */
+export const PLAN_SET_QUOTA = { patterns: 10, patternCharacters: 200 } as const;
+const PATTERN_HEAD = '^bearer tm_(?:';
+const PATTERN_TAIL = ')_';
+/** What a plan's set holds while no team is in it: team 0 never exists (ids start at 1). */
+export const EMPTY_PLAN_PATTERN = `${PATTERN_HEAD}0${PATTERN_TAIL}`;
+
+/** The patterns that match the tokens of these teams, or undefined if they do not fit in one set. */
+export function planSetPatterns(teamIds: Iterable<number>): string[] | undefined {
+  const ids = [...new Set(teamIds)].sort((a, b) => a - b).map(String);
+  if (!ids.length) return [EMPTY_PLAN_PATTERN];
+  const room = PLAN_SET_QUOTA.patternCharacters - PATTERN_HEAD.length - PATTERN_TAIL.length;
+  const patterns: string[] = [];
+  let group: string[] = [];
+  for (const id of ids) {
+    if (group.length && [...group, id].join('|').length > room) {
+      patterns.push(`${PATTERN_HEAD}${group.join('|')}${PATTERN_TAIL}`);
+      group = [];
+    }
+    group.push(id);
+  }
+  patterns.push(`${PATTERN_HEAD}${group.join('|')}${PATTERN_TAIL}`);
+  return patterns.length <= PLAN_SET_QUOTA.patterns ? patterns : undefined;
+}
+
+/** The teams a plan's patterns match (what `planSetPatterns` wrote). */
+export function planSetTeams(patterns: Iterable<string>): Set<number> {
+  const teams = new Set<number>();
+  for (const pattern of patterns) {
+    if (!pattern.startsWith(PATTERN_HEAD) || !pattern.endsWith(PATTERN_TAIL)) continue;
+    for (const id of pattern.slice(PATTERN_HEAD.length, -PATTERN_TAIL.length).split('|')) {
+      if (/^[1-9][0-9]*$/.test(id)) teams.add(Number(id));
+    }
+  }
+  return teams;
+}

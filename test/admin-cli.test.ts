@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planMoves } from '../lib/admin/usage-plans.ts';
 import { writeLocalConfig } from '../lib/local/stack.ts';
-import { teamRateLimit } from '../shared/data/teams.ts';
+import { tokenOwner } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
-import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { admin } from './support/processes.ts';
 
 /** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
@@ -56,7 +54,9 @@ describe('admin CLI', () => {
       ),
       admin(['list', 'create', '--team', teamId, '--kind', 'email', '--name', 'News'], env),
     ]);
-    expect(token.json).toEqual({ token: expect.stringMatching(/^tm_\w{43}$/) });
+    expect(token.json).toEqual({
+      token: expect.stringMatching(new RegExp(`^tm_${teamId}_[0-9A-Za-z]{43}$`)),
+    });
     expect(site.json).toEqual({ site_id: expect.any(Number) });
     expect(identity.json).toEqual({ identity_id: expect.any(Number) });
     expect(field.json).toEqual({
@@ -101,21 +101,22 @@ describe('admin CLI', () => {
     const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], env);
     expect(bulk.code).toBe(0);
     expect(bulk.json).toEqual({ team_id: Number(teamId), plan: 'bulk', previous_plan: null });
-    expect(await teamRateLimit(Number(teamId), RATE_LIMIT_DEFAULTS)).toMatchObject({ plan: 'bulk' });
+    const token = String(team.json.token);
+    expect((await tokenOwner(token))?.rateLimitPlan).toBe('bulk');
     const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], env);
     expect(standard.json).toMatchObject({ plan: 'standard', previous_plan: 'bulk' });
     // Only the deployment's plans.
     const unknown = await admin(['team', 'plan', '--team', teamId, '--plan', 'gold'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--plan');
-    expect((await teamRateLimit(Number(teamId), RATE_LIMIT_DEFAULTS)).plan).toBe('standard');
+    expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
   });
 
-  it('refuses to make a team on a deployed stack without its API, whose usage plans need the team’s key', async () => {
-    const deployed = { DATA_DIR: join(dataDir, 'none'), DYNAMODB_ENDPOINT: '', REST_API_ID: '' };
-    const created = await admin(['team', 'create', '--name', 'Keyless', '--table', 'some-table'], deployed);
-    expect(created.code).toBe(1);
-    expect(created.stderr).toContain('--rest-api');
+  it('refuses to assign a plan on a deployed stack without its plan sets', async () => {
+    const deployed = { DATA_DIR: join(dataDir, 'none'), DYNAMODB_ENDPOINT: '', AWS_REGION: 'eu-west-1' };
+    const planned = await admin(['team', 'plan', '--team', '1', '--plan', 'bulk', '--table', 't'], deployed);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain('--plan-sets');
   });
 
   it('puts a file into the team library', async () => {
@@ -166,14 +167,5 @@ describe('admin CLI', () => {
     });
     expect(result.code).toBe(1);
     expect(result.error).toMatch(/run npm start first/);
-  });
-});
-
-describe('moving a team’s API key between usage plans', () => {
-  it('leaves every other plan of the stack and joins the target unless it is there', () => {
-    expect(planMoves([], 'bulk')).toEqual({ leave: [], join: true });
-    expect(planMoves(['standard'], 'bulk')).toEqual({ leave: ['standard'], join: true });
-    expect(planMoves(['bulk'], 'bulk')).toEqual({ leave: [], join: false });
-    expect(planMoves(['standard', 'bulk'], 'bulk')).toEqual({ leave: ['standard'], join: false });
   });
 });

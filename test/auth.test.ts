@@ -71,9 +71,9 @@ describe('authentication through the gateway and authorizer', () => {
     expect(await revokeToken(token)).toBe(false);
   });
 
-  it('stores only the SHA-256 of a token, and tokens are prefixed and long', async () => {
-    const { token } = await newTeam();
-    expect(token).toMatch(/^tm_[0-9A-Za-z]{43}$/);
+  it('stores only the SHA-256 of a token, and tokens name their team and are long', async () => {
+    const { teamId, token } = await newTeam();
+    expect(token).toMatch(new RegExp(`^tm_${teamId}_[0-9A-Za-z]{43}$`));
     const hashed = await dynamo().send(
       new GetCommand({ TableName: tableName(), Key: { pk: `TOKEN#${hashToken(token)}`, sk: 'TOKEN' } }),
     );

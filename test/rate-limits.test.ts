@@ -1,23 +1,30 @@
 import type { AddressInfo } from 'node:net';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as authorize } from '../functions/authorizer.ts';
 import { createGateway } from '../lib/local/gateway.ts';
 import { tokenEvent } from '../lib/local/lambda-events.ts';
 import { RateLimiter } from '../lib/local/rate-limiter.ts';
-import { dynamo } from '../shared/data/dynamo.ts';
-import { setRateLimitPlan, teamRateLimit, usageKeyFor } from '../shared/data/teams.ts';
+import { dynamo, tableName } from '../shared/data/dynamo.ts';
+import { tokenKey } from '../shared/data/keys.ts';
+import { createToken, hashToken, setRateLimitPlan } from '../shared/data/teams.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
-import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
+import { RATE_LIMIT_DEFAULTS, type RateLimits } from '../shared/rate-limits.ts';
 import { type ApiResult, apiClient, newTeam } from './support/api.ts';
 import { roundTrips } from './support/round-trips.ts';
 
-/** Per-team rate limits: the authorizer names the team's key, the local gateway enforces its usage plan. */
-const PLANS = {
-  tiny: { rate: 5, burst: 5 },
-  roomy: { rate: 1000, burst: 1000 },
-  capped: { rate: 100, burst: 100, dailyQuota: 3 },
+/**
+ * Per-team rate limits as the stage's web ACL counts them: per token, under the plan of the team the token
+ * names, requests in the last window against the plan's limit. The local gateway counts the same way.
+ */
+const LIMITS: RateLimits = {
+  plans: {
+    tiny: { limit: 10, windowSeconds: 60 },
+    roomy: { limit: 100_000, windowSeconds: 60 },
+    wide: { limit: 40, windowSeconds: 120 },
+  },
+  defaultPlan: 'tiny',
 };
-const LIMITS = { plans: PLANS, defaultPlan: 'roomy' };
 const TYPES = '/api/v1/contact-fields/types';
 
 let url = '';
@@ -31,140 +38,172 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const statuses = (results: ApiResult[]) => results.map((r) => r.status);
+const count = (results: ApiResult[], status: number) => results.filter((r) => r.status === status).length;
 
-describe('the authorizer names the team’s usage plan key', () => {
-  it('returns the team’s own key, with or without a plan, in one read of the token item', async () => {
+describe('the authorizer tells the plan a token is counted under', () => {
+  it('answers the team and its plan from the one read of the token item, no API key', async () => {
     const planned = await newTeam();
     const unplanned = await newTeam();
-    await setRateLimitPlan(planned.teamId, 'tiny');
+    await setRateLimitPlan(planned.teamId, 'roomy');
     const answer = (token: string) =>
       authorize(tokenEvent(`Bearer ${token}`, 'arn:aws:execute-api:r:a:api/s/GET/x'));
     const send = vi.spyOn(dynamo(), 'send');
     const withPlan = await answer(planned.token);
     expect(send).toHaveBeenCalledTimes(1);
     send.mockRestore();
-    const withoutPlan = await answer(unplanned.token);
-    expect(withPlan.usageIdentifierKey).toBe(usageKeyFor('api', planned.teamId));
-    // A team without a plan has its key too: `team create` puts it in the default plan.
-    expect(withoutPlan.usageIdentifierKey).toBe(usageKeyFor('api', unplanned.teamId));
-    expect(usageKeyFor('api', planned.teamId)).not.toBe(usageKeyFor('api', unplanned.teamId));
-    // Key values are unique in an account: two stacks' APIs give one team two keys.
-    const otherApi = await authorize(
-      tokenEvent(`Bearer ${planned.token}`, 'arn:aws:execute-api:r:a:b2/s/GET/x'),
-    );
-    expect(otherApi.usageIdentifierKey).toBe(usageKeyFor('b2', planned.teamId));
-    expect(otherApi.usageIdentifierKey).not.toBe(withPlan.usageIdentifierKey);
-    // API Gateway's minimum API key length, with a REST API id's 10 characters.
-    expect(usageKeyFor('a1b2c3d4e5', 1).length).toBeGreaterThanOrEqual(20);
+    expect(withPlan.context).toEqual({ teamId: planned.teamId, rateLimitPlan: 'roomy' });
+    expect((await answer(unplanned.token)).context).toEqual({ teamId: unplanned.teamId, rateLimitPlan: '' });
+    expect(withPlan.usageIdentifierKey).toBeUndefined();
   });
 
-  it('tells the plan and limits that apply to a team, the default plan when it has none', async () => {
+  it('holds a token made before tokens named their team to the default plan, whatever its team’s', async () => {
     const { teamId } = await newTeam();
-    expect(await teamRateLimit(teamId, LIMITS)).toEqual({ plan: 'roomy', rate: 1000, burst: 1000 });
-    expect(await setRateLimitPlan(teamId, 'capped')).toBeUndefined();
-    expect(await teamRateLimit(teamId, LIMITS)).toEqual({
-      plan: 'capped',
-      rate: 100,
-      burst: 100,
-      dailyQuota: 3,
-    });
-    // A plan since removed from cdk.json falls back to the default.
-    expect(await setRateLimitPlan(teamId, 'gone')).toBe('capped');
-    expect((await teamRateLimit(teamId, LIMITS)).plan).toBe('roomy');
+    await setRateLimitPlan(teamId, 'roomy');
+    const legacy = `tm_Legacy${teamId}${'x'.repeat(40)}`;
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...tokenKey(hashToken(legacy)), team_id: teamId, rate_limit_plan: 'roomy' },
+      }),
+    );
+    const answer = await authorize(tokenEvent(`Bearer ${legacy}`, 'arn:aws:execute-api:r:a:api/s/GET/x'));
+    expect(answer.context).toEqual({ teamId, rateLimitPlan: '' });
+    // A token cannot claim another team: its team part is hashed with the rest.
+    const claimed = await authorize(
+      tokenEvent(`Bearer tm_${teamId}_${'x'.repeat(43)}`, 'arn:aws:execute-api:r:a:api/s/GET/x'),
+    ).catch((error: Error) => error.message);
+    expect(claimed).toBe('Unauthorized');
   });
 });
 
 describe('GET /api/v1/limits', () => {
-  it('answers the caller’s plan and its limits with its quotas, in the one read of the team item', async () => {
+  it('answers the token’s plan and its limits with the quotas, in the one read of the team item', async () => {
     const { teamId, token } = await newTeam();
     const client = apiClient(url, token);
     // The deployment's plans (configuration: cdk.json's defaults here), not the gateway's test plans.
     const { standard, bulk } = RATE_LIMIT_DEFAULTS.plans;
     expect((await client.get('/api/v1/limits')).body.rate_limit).toEqual({
       plan: 'standard',
-      rate: standard?.rate,
-      burst: standard?.burst,
-      daily_quota: null,
+      limit: standard?.limit,
+      window_seconds: standard?.windowSeconds,
     });
     await setRateLimitPlan(teamId, 'bulk');
     const limits = await roundTrips(() => client.get('/api/v1/limits'));
     expect(limits.calls).toEqual(['GetItemCommand']);
     expect(limits.result.body).toMatchObject({
       quotas: { brands: { used: 0 } },
-      rate_limit: { plan: 'bulk', rate: bulk?.rate, burst: bulk?.burst, daily_quota: bulk?.dailyQuota },
+      rate_limit: { plan: 'bulk', limit: bulk?.limit, window_seconds: bulk?.windowSeconds },
     });
   });
 });
 
-describe('the local gateway enforces each team’s usage plan', () => {
-  it('throttles a team over its rate with 429 JSON and Retry-After, leaving another team untouched', async () => {
+describe('the local gateway counts each token as the web ACL does', () => {
+  it('refuses one team’s flood with 429 while two other teams, flooding less, are all served', async () => {
     const runaway = await newTeam();
-    const neighbour = await newTeam();
-    await setRateLimitPlan(runaway.teamId, 'tiny');
-    const runawayClient = apiClient(url, runaway.token);
-    const neighbourClient = apiClient(url, neighbour.token);
-    // 40 requests at once need 7 s of a 5/s plan to pass: far more than they take to arrive.
-    const [runawayResults, neighbourResults] = await Promise.all([
-      Promise.all(Array.from({ length: 40 }, () => runawayClient.get(TYPES))),
-      Promise.all(Array.from({ length: 40 }, () => neighbourClient.get(TYPES))),
+    const neighbours = [await newTeam(), await newTeam()];
+    for (const team of [runaway, ...neighbours]) await setRateLimitPlan(team.teamId, 'wide');
+    const flood = (token: string, requests: number) =>
+      Promise.all(Array.from({ length: requests }, () => apiClient(url, token).get(TYPES)));
+    // All at once: the runaway's 120 against a limit of 40, each neighbour's 30 under it.
+    const [runawayResults, ...neighbourResults] = await Promise.all([
+      flood(runaway.token, 120),
+      ...neighbours.map((team) => flood(team.token, 30)),
     ]);
-    expect(statuses(neighbourResults).every((status) => status === 200)).toBe(true);
-    expect(statuses(runawayResults).every((status) => status === 200 || status === 429)).toBe(true);
-    const throttled = runawayResults.filter((r) => r.status === 429);
-    expect(throttled.length).toBeGreaterThan(0);
-    expect(runawayResults.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(5);
-    for (const response of throttled) {
+    for (const results of neighbourResults) expect(statuses(results).every((s) => s === 200)).toBe(true);
+    expect(count(runawayResults, 200)).toBe(40);
+    expect(count(runawayResults, 429)).toBe(80);
+    for (const response of runawayResults.filter((r) => r.status === 429)) {
       expect(response.body).toEqual({ message: MESSAGES.tooManyRequests });
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const retryAfter = Number(response.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(120);
+      expect(response.headers.get('ratelimit-policy')).toBe('"wide";q=40;w=120');
+      expect(response.headers.get('ratelimit')).toMatch(/^"wide";r=0;t=\d+$/);
     }
-
-    // After the wait it was told, the team is served again.
-    const wait = Math.max(...throttled.map((r) => Number(r.headers.get('retry-after'))));
-    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
-    expect((await runawayClient.get(TYPES)).status).toBe(200);
+    // The neighbours are still served afterwards.
+    expect((await apiClient(url, neighbours[0]?.token).get(TYPES)).status).toBe(200);
   });
 
-  it('refuses a team past its daily quota until the next UTC day', async () => {
-    const { teamId, token } = await newTeam();
-    await setRateLimitPlan(teamId, 'capped');
+  it('tells every answer its policy and what is left of it', async () => {
+    const { token } = await newTeam();
     const client = apiClient(url, token);
-    for (let i = 0; i < 3; i++) expect((await client.get(TYPES)).status).toBe(200);
-    const refused = await client.get(TYPES);
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ message: MESSAGES.tooManyRequests });
-    const retryAfter = Number(refused.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    const first = await client.get(TYPES);
+    expect(first.headers.get('ratelimit-policy')).toBe('"tiny";q=10;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"tiny";r=9;t=(59|60)$/);
+    const second = await client.get('/api/v1/brands');
+    expect(second.headers.get('ratelimit')).toMatch(/^"tiny";r=8;t=\d+$/);
+    // A public route with no token is nobody's: not counted, no policy.
+    const docs = await fetch(`${url}/api/v1/openapi.json`);
+    expect(docs.headers.get('ratelimit-policy')).toBeNull();
   });
 
-  it('does not count public routes against anyone', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, () => fetch(`${url}/api/v1/openapi.json`)));
-    expect(results.map((r) => r.status).every((status) => status === 200)).toBe(true);
+  it('counts a plan change from the next request: the new plan’s rule has its own count', async () => {
+    const { teamId, token } = await newTeam();
+    const client = apiClient(url, token);
+    const burst = await Promise.all(Array.from({ length: 15 }, () => client.get(TYPES)));
+    expect(count(burst, 429)).toBe(5);
+    expect((await client.get(TYPES)).status).toBe(429);
+    await setRateLimitPlan(teamId, 'roomy');
+    const next = await client.get(TYPES);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit-policy')).toBe('"roomy";q=100000;w=60');
+    // And back: the default plan's count of this token is still full.
+    await setRateLimitPlan(teamId, 'tiny');
+    expect((await client.get(TYPES)).status).toBe(429);
+  });
+
+  it('counts each token of a team on its own, as WAF aggregates per Authorization header', async () => {
+    const team = await newTeam();
+    const first = await Promise.all(Array.from({ length: 12 }, () => apiClient(url, team.token).get(TYPES)));
+    expect(count(first, 429)).toBe(2);
+    const second = await createToken(team.teamId);
+    expect((await apiClient(url, second).get(TYPES)).status).toBe(200);
+  });
+
+  it('does not count requests without a token, as WAF counts none without its key', async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, () => fetch(`${url}/api/v1/openapi.json`)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
   });
 });
 
 describe('RateLimiter', () => {
-  it('lets a burst through, then the steady rate, per key', () => {
+  const plan = { limit: 3, windowSeconds: 60 } as const;
+
+  it('lets `limit` requests through per window, per key, and counts refused ones too', () => {
     let now = Date.UTC(2030, 0, 1, 12);
     const limiter = new RateLimiter(() => now);
-    const plan = { rate: 2, burst: 3 };
     const admitted = () => Array.from({ length: 5 }, () => limiter.admit('a', plan).allowed);
     expect(admitted()).toEqual([true, true, true, false, false]);
-    expect(limiter.admit('b', plan).allowed).toBe(true);
-    expect(limiter.admit('a', plan)).toEqual({ allowed: false, retryAfterSeconds: 1, quota: false });
-    now += 1000; // two tokens back
+    expect(limiter.admit('b', plan)).toEqual({ allowed: true, remaining: 2, resetSeconds: 60 });
+    now += 30_000;
+    expect(limiter.admit('a', plan).allowed).toBe(false);
+    // The first second's six requests leave the window 60 s after it; the one at 30 s stays.
+    now += 30_000;
     expect(admitted()).toEqual([true, true, false, false, false]);
   });
 
-  it('resets the daily quota at UTC midnight', () => {
-    let now = Date.UTC(2030, 0, 1, 23, 59, 0);
+  it('says when a refused request would pass: once enough requests have left the window', () => {
+    let now = Date.UTC(2030, 0, 1, 12);
     const limiter = new RateLimiter(() => now);
-    const plan = { rate: 100, burst: 100, dailyQuota: 2 };
-    expect([1, 2, 3].map(() => limiter.admit('a', plan).allowed)).toEqual([true, true, false]);
-    expect(limiter.admit('a', plan)).toEqual({ allowed: false, retryAfterSeconds: 60, quota: true });
+    limiter.admit('a', plan);
+    now += 10_000;
+    limiter.admit('a', plan);
+    limiter.admit('a', plan);
+    const refused = limiter.admit('a', plan);
+    // Four counted: two must leave; the second leaves with the bucket at 10 s, 60 s after it.
+    expect(refused).toEqual({ allowed: false, remaining: 0, resetSeconds: 60 });
     now += 60_000;
     expect(limiter.admit('a', plan).allowed).toBe(true);
+  });
+
+  it('forgets keys idle for longer than any window', () => {
+    let now = Date.UTC(2030, 0, 1, 12);
+    const limiter = new RateLimiter(() => now);
+    limiter.admit('idle', plan);
+    now += 601_000;
+    for (let i = 0; i < 10_000; i++) limiter.admit(`k${i % 5}`, plan);
+    expect((limiter as unknown as { windows: Map<string, unknown> }).windows.has('idle')).toBe(false);
   });
 });

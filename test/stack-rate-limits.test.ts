@@ -1,111 +1,243 @@
-import { describe, expect, it } from 'vitest';
-import { routes } from '../lib/routes.ts';
-import {
-  DEFAULT_RATE_LIMIT_PLAN_TAG,
-  RATE_LIMIT_DEFAULTS,
-  RATE_LIMIT_PLAN_TAG,
-} from '../shared/rate-limits.ts';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_PLAN_PATTERN, RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { defaultAndOverridden, reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
 
 /**
- * Per-team rate limits in the stack: the authorizer names the team's API key, every authenticated method
- * requires one, and each context plan is a usage plan on the stage. The production stack with cdk.json's
- * defaults and the dev stack with `-c` overrides (strings, as the CLI passes them), synthesized once each.
+ * Per-team rate limits in the stack: AWS WAF rate-based rules on the stage, one per plan, counting each token,
+ * with a regex pattern set of teams per named plan. The production stack with cdk.json's defaults (one named
+ * plan), the dev stack with `-c` overrides (strings, as the CLI passes them; two named plans) and a stack
+ * with the default plan only, synthesized once each.
  */
 const OVERRIDES = {
-  rateLimitPlans: '{"tiny": {"rate": 5, "burst": 5}, "big": {"rate": 80, "burst": 160, "dailyQuota": 9000}}',
+  rateLimitPlans:
+    '{"tiny": {"limit": 10, "windowSeconds": 60}, "big": {"limit": 900, "windowSeconds": 300}, ' +
+    '"huge": {"limit": 6000, "windowSeconds": 120}}',
   defaultRateLimitPlan: 'tiny',
+};
+const ONE_PLAN = {
+  rateLimitPlans: '{"only": {"limit": 50, "windowSeconds": 600}}',
+  defaultRateLimitPlan: 'only',
 };
 
 const stacks = defaultAndOverridden(OVERRIDES);
+let onePlan: Synthesized;
+beforeAll(() => {
+  onePlan = synthesize({ full: false, context: ONE_PLAN });
+});
+afterAll(() => {
+  if (onePlan) rmSync(onePlan.outdir, { recursive: true, force: true });
+});
+const all = () => [stacks.synth, stacks.overridden, onePlan];
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resource = { Type: string; Properties: Record<string, any> };
 const resources = (s: Synthesized, type: string) =>
   s.template.findResources(type) as Record<string, Resource>;
+const only = (s: Synthesized, type: string): [string, Resource] => {
+  const found = Object.entries(resources(s, type));
+  expect(found, type).toHaveLength(1);
+  return found[0] as [string, Resource];
+};
+const stackName = (s: Synthesized) => s.stack.stackName;
+
+/** The logical id of a named plan's regex pattern set, found by its name. */
+function setId(s: Synthesized, plan: string): string {
+  const [id] = Object.entries(resources(s, 'AWS::WAFv2::RegexPatternSet')).find(
+    ([, set]) => set.Properties.Name === `${stackName(s)}-plan-${plan}`,
+  ) ?? [''];
+  expect(id, plan).not.toBe('');
+  return id;
+}
+
+/** What a rule matches a named plan's tokens with: its set, on the lower-cased Authorization header. */
+const inSet = (s: Synthesized, plan: string) => ({
+  RegexPatternSetReferenceStatement: {
+    Arn: { 'Fn::GetAtt': [setId(s, plan), 'Arn'] },
+    FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+    TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
+  },
+});
+
+/** The web ACL's rules as plan, priority, limit, window and scope-down. */
+function rulesOf(s: Synthesized) {
+  const [, acl] = only(s, 'AWS::WAFv2::WebACL');
+  return (acl.Properties.Rules as Array<Resource['Properties']>).map((rule) => {
+    expect(rule.Action, rule.Name).toEqual({ Block: {} });
+    expect(rule.VisibilityConfig, rule.Name).toEqual({
+      CloudWatchMetricsEnabled: true,
+      MetricName: rule.Name,
+      SampledRequestsEnabled: true,
+    });
+    const { Limit, EvaluationWindowSec, AggregateKeyType, CustomKeys, ScopeDownStatement, ...rest } =
+      rule.Statement.RateBasedStatement;
+    expect(rest, rule.Name).toEqual({});
+    // Counted per token: the Authorization header, its scheme's case set aside.
+    expect(AggregateKeyType, rule.Name).toBe('CUSTOM_KEYS');
+    expect(CustomKeys, rule.Name).toEqual([
+      { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] } },
+    ]);
+    return {
+      name: rule.Name,
+      priority: rule.Priority,
+      limit: Limit,
+      window: EvaluationWindowSec,
+      scope: ScopeDownStatement,
+    };
+  });
+}
+
+/** WAF's patterns for names and descriptions: CloudFormation would refuse anything else at deploy time. */
+const WAF_NAME = /^[0-9A-Za-z_-]{1,128}$/;
+const WAF_DESCRIPTION = /^[a-zA-Z0-9=:#@/\-,.][a-zA-Z0-9+=:#@/\-,.\s]+[a-zA-Z0-9+=:#@/\-,.]{1,256}$/;
 
 describe('CDK stack: per-team rate limits', () => {
-  it('takes the API key from the authorizer, never from a header', () => {
-    for (const s of [stacks.synth, stacks.overridden]) {
-      const [api] = Object.values(resources(s, 'AWS::ApiGateway::RestApi'));
-      expect(api?.Properties.ApiKeySourceType).toBe('AUTHORIZER');
+  it('leaves API keys behind: no usage plan, no key, no method requiring one, no key source', () => {
+    for (const s of all()) {
+      expect(Object.keys(resources(s, 'AWS::ApiGateway::UsagePlan'))).toEqual([]);
+      expect(Object.keys(resources(s, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
+      const methods = Object.values(resources(s, 'AWS::ApiGateway::Method'));
+      expect(methods.length).toBeGreaterThan(0);
+      for (const method of methods) expect(method.Properties.ApiKeyRequired).toBeUndefined();
+      const [, api] = only(s, 'AWS::ApiGateway::RestApi');
+      expect(api.Properties.ApiKeySourceType).toBeUndefined();
     }
   });
 
-  it('requires an API key on every authenticated method, and on no public one', () => {
-    const methods = Object.values(resources(stacks.synth, 'AWS::ApiGateway::Method'));
-    expect(methods).toHaveLength(routes.length);
-    const paths = Object.fromEntries(
-      Object.entries(resources(stacks.synth, 'AWS::ApiGateway::Resource')).map(([id, r]) => [id, r]),
-    );
-    const fullPath = (id: string): string => {
-      const resource = paths[id];
-      if (!resource) return '';
-      const parent = resource.Properties.ParentId?.Ref;
-      return `${parent ? fullPath(parent) : ''}/${resource.Properties.PathPart}`;
-    };
-    for (const route of routes) {
-      const method = methods.find(
-        (m) =>
-          m.Properties.HttpMethod === route.method && fullPath(m.Properties.ResourceId.Ref) === route.path,
-      );
-      expect(method, `${route.method} ${route.path}`).toBeDefined();
-      if (route.public) expect(method?.Properties.ApiKeyRequired, route.path).toBeUndefined();
-      else expect(method?.Properties.ApiKeyRequired, route.path).toBe(true);
-    }
-    expect(routes.some((route) => route.public)).toBe(true);
-  });
-
-  it('makes one usage plan per context plan, with its throttle and quota, on the stage', () => {
-    const plansOf = (s: Synthesized) => {
-      const [stageId] = Object.keys(resources(s, 'AWS::ApiGateway::Stage'));
-      const [apiId] = Object.keys(resources(s, 'AWS::ApiGateway::RestApi'));
-      return Object.values(resources(s, 'AWS::ApiGateway::UsagePlan')).map(({ Properties: p }) => {
-        expect(p.ApiStages).toMatchObject([{ ApiId: { Ref: apiId }, Stage: { Ref: stageId } }]);
-        return { name: p.UsagePlanName, throttle: p.Throttle, quota: p.Quota };
+  it('makes an empty regex pattern set per named plan, with a fixed name and nothing that changes', () => {
+    const setsOf = (s: Synthesized) =>
+      Object.values(resources(s, 'AWS::WAFv2::RegexPatternSet')).map(({ Properties: p }) => {
+        expect(p.Scope).toBe('REGIONAL');
+        expect(p.Description).toMatch(WAF_DESCRIPTION);
+        expect(p.Name).toMatch(WAF_NAME);
+        // A literal: a CloudFormation update would put back the empty list over the admin CLI's teams.
+        expect(JSON.stringify(p)).not.toMatch(/"(Ref|Fn::[A-Za-z]+)"/);
+        return { name: p.Name, patterns: p.RegularExpressionList };
       });
-    };
-    expect(plansOf(stacks.synth)).toEqual([
-      {
-        name: 'TeamMessagingApi-standard',
-        throttle: { RateLimit: 25, BurstLimit: 50 },
-        quota: undefined,
-      },
-      {
-        name: 'TeamMessagingApi-bulk',
-        throttle: { RateLimit: 50, BurstLimit: 100 },
-        quota: { Limit: 1_000_000, Period: 'DAY' },
-      },
+    expect(setsOf(stacks.synth)).toEqual([
+      { name: 'TeamMessagingApi-plan-bulk', patterns: [EMPTY_PLAN_PATTERN] },
     ]);
-    expect(plansOf(stacks.overridden)).toEqual([
-      { name: 'TeamMessagingApiDev-tiny', throttle: { RateLimit: 5, BurstLimit: 5 }, quota: undefined },
-      {
-        name: 'TeamMessagingApiDev-big',
-        throttle: { RateLimit: 80, BurstLimit: 160 },
-        quota: { Limit: 9000, Period: 'DAY' },
-      },
+    expect(setsOf(stacks.overridden)).toEqual([
+      { name: 'TeamMessagingApiDev-plan-big', patterns: [EMPTY_PLAN_PATTERN] },
+      { name: 'TeamMessagingApiDev-plan-huge', patterns: [EMPTY_PLAN_PATTERN] },
     ]);
-    // Teams are data: their keys are made by the admin CLI, not by the stack.
-    expect(Object.keys(resources(stacks.synth, 'AWS::ApiGateway::ApiKey'))).toEqual([]);
+    expect(setsOf(onePlan)).toEqual([]);
   });
 
-  it('tags each usage plan with its plan name and the default plan as such, for the admin CLI', () => {
-    const tagsOf = (s: Synthesized) =>
-      Object.values(resources(s, 'AWS::ApiGateway::UsagePlan')).map(({ Properties: p }) =>
-        Object.fromEntries((p.Tags as Array<{ Key: string; Value: string }>).map((t) => [t.Key, t.Value])),
-      );
-    expect(tagsOf(stacks.synth)).toEqual([
-      { [RATE_LIMIT_PLAN_TAG]: 'standard', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
-      { [RATE_LIMIT_PLAN_TAG]: 'bulk' },
+  it('puts a regional web ACL on the stage that allows what no rule blocks, with metrics and samples', () => {
+    for (const s of all()) {
+      const [aclId, acl] = only(s, 'AWS::WAFv2::WebACL');
+      expect(acl.Properties).toMatchObject({
+        Name: `${stackName(s)}-rate-limits`,
+        Scope: 'REGIONAL',
+        DefaultAction: { Allow: {} },
+        VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true },
+      });
+      expect(acl.Properties.Description).toMatch(WAF_DESCRIPTION);
+      expect(acl.Properties.Name).toMatch(WAF_NAME);
+      const [stageId] = only(s, 'AWS::ApiGateway::Stage');
+      const [apiId] = only(s, 'AWS::ApiGateway::RestApi');
+      const [, association] = only(s, 'AWS::WAFv2::WebACLAssociation');
+      expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+      // The stage's ARN, naming the stage by its Ref: CloudFormation creates the stage first.
+      expect(association.Properties.ResourceArn).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            'arn:',
+            { Ref: 'AWS::Partition' },
+            ':apigateway:',
+            { Ref: 'AWS::Region' },
+            '::/restapis/',
+            { Ref: apiId },
+            '/stages/',
+            { Ref: stageId },
+          ],
+        ],
+      });
+    }
+  });
+
+  it("blocks each plan's tokens over its limit: a named plan's by its set, the default's by none of them", () => {
+    expect(rulesOf(stacks.synth)).toEqual([
+      {
+        name: 'plan-standard',
+        priority: 0,
+        limit: 1500,
+        window: 60,
+        scope: { NotStatement: { Statement: inSet(stacks.synth, 'bulk') } },
+      },
+      { name: 'plan-bulk', priority: 1, limit: 3000, window: 60, scope: inSet(stacks.synth, 'bulk') },
     ]);
-    expect(tagsOf(stacks.overridden)).toEqual([
-      { [RATE_LIMIT_PLAN_TAG]: 'tiny', [DEFAULT_RATE_LIMIT_PLAN_TAG]: 'true' },
-      { [RATE_LIMIT_PLAN_TAG]: 'big' },
+    const dev = stacks.overridden;
+    expect(rulesOf(dev)).toEqual([
+      {
+        name: 'plan-tiny',
+        priority: 0,
+        limit: 10,
+        window: 60,
+        scope: {
+          NotStatement: {
+            Statement: { OrStatement: { Statements: [inSet(dev, 'big'), inSet(dev, 'huge')] } },
+          },
+        },
+      },
+      { name: 'plan-big', priority: 1, limit: 900, window: 300, scope: inSet(dev, 'big') },
+      { name: 'plan-huge', priority: 2, limit: 6000, window: 120, scope: inSet(dev, 'huge') },
     ]);
-    // The admin CLI finds the plans on the API its AdminTarget output names.
-    const [apiId] = Object.keys(resources(stacks.synth, 'AWS::ApiGateway::RestApi'));
-    const target = JSON.stringify(stacks.synth.template.findOutputs('AdminTarget').AdminTarget?.Value);
-    expect(target).toContain(`"--rest-api",{"Ref":"${apiId}"}`);
+    // With the default plan alone, its rule counts every token.
+    expect(rulesOf(onePlan)).toEqual([
+      { name: 'plan-only', priority: 0, limit: 50, window: 600, scope: undefined },
+    ]);
+    for (const s of all()) for (const rule of rulesOf(s)) expect(rule.name).toMatch(WAF_NAME);
+  });
+
+  it('answers a blocked request 429 with the longest plan window as Retry-After and the request id', () => {
+    const rateLimited = (s: Synthesized) =>
+      Object.values(resources(s, 'AWS::ApiGateway::GatewayResponse')).find(
+        (r) => r.Properties.ResponseType === 'WAF_FILTERED',
+      )?.Properties;
+    for (const [s, retryAfter] of [
+      [stacks.synth, '60'],
+      [stacks.overridden, '300'],
+      [onePlan, '600'],
+    ] as const) {
+      const response = rateLimited(s);
+      expect(response?.StatusCode).toBe('429');
+      expect(JSON.parse(response?.ResponseTemplates['application/json'])).toEqual({
+        message: 'Too Many Attempts.',
+      });
+      expect(response?.ResponseParameters).toEqual({
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        'gatewayresponse.header.Retry-After': `'${retryAfter}'`,
+      });
+    }
+  });
+
+  it('points the admin CLI at the API (for migrate), the default plan and each named plan set, and outputs the web ACL', () => {
+    const outputs = (s: Synthesized) => s.template.findOutputs('*');
+    const target = (s: Synthesized) => outputs(s).AdminTarget?.Value['Fn::Join'];
+    const planSet = (s: Synthesized, plan: string) => ({
+      'Fn::Join': ['=', [plan, { 'Fn::GetAtt': [setId(s, plan), 'Arn'] }]],
+    });
+    for (const s of all()) {
+      const [apiId] = only(s, 'AWS::ApiGateway::RestApi');
+      const [aclId] = only(s, 'AWS::WAFv2::WebACL');
+      const [separator, flags] = target(s);
+      expect(separator).toBe(' ');
+      expect(flags.slice(6, 8)).toEqual(['--rest-api', { Ref: apiId }]);
+      expect(outputs(s).WebAclArn?.Value).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    }
+    // CloudFormation's join is given adjacent literal flags as one string.
+    expect(target(stacks.synth)[1].slice(8)).toEqual([
+      '--default-plan standard --plan-sets',
+      planSet(stacks.synth, 'bulk'),
+    ]);
+    expect(target(stacks.overridden)[1].slice(8)).toEqual([
+      '--default-plan tiny --plan-sets',
+      { 'Fn::Join': [',', [planSet(stacks.overridden, 'big'), planSet(stacks.overridden, 'huge')]] },
+    ]);
+    expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only']);
   });
 
   it('tells every function the plans, so GET /api/v1/limits answers the deployment’s', () => {
@@ -121,16 +253,34 @@ describe('CDK stack: per-team rate limits', () => {
     ]);
   });
 
-  it('stays clean of AwsSolutions findings with the plans', () => {
-    expect(reportedViolations(stacks.synth.assembly)).toEqual([]);
-    expect(reportedViolations(stacks.overridden.assembly)).toEqual([]);
+  it('stays clean of AwsSolutions findings, the stage now behind a web ACL', () => {
+    for (const s of all()) expect(reportedViolations(s.assembly)).toEqual([]);
   });
 
   it.each([
-    [{ rateLimitPlans: '{"standard": {"rate": 5}}' }, /rateLimitPlans.standard.burst/],
-    [{ rateLimitPlans: '{"standard": {"rate": 5, "burst": 5, "monthly": 1}}' }, /monthly: unknown/],
-    [{ rateLimitPlans: '{"Gold Plan": {"rate": 5, "burst": 5}}' }, /rateLimitPlans.Gold Plan/],
-    [{ rateLimitPlans: '{}' }, /rateLimitPlans/],
+    [
+      { rateLimitPlans: '{"standard": {"limit": 5, "windowSeconds": 60}}' },
+      /rateLimitPlans.standard.limit: a whole number, 10 or more/,
+    ],
+    [
+      { rateLimitPlans: '{"standard": {"limit": 10.5, "windowSeconds": 60}}' },
+      /rateLimitPlans.standard.limit: a whole number/,
+    ],
+    [{ rateLimitPlans: '{"standard": {"windowSeconds": 60}}' }, /rateLimitPlans.standard.limit/],
+    [
+      { rateLimitPlans: '{"standard": {"limit": 100, "windowSeconds": 30}}' },
+      /rateLimitPlans.standard.windowSeconds: one of 60, 120, 300, 600/,
+    ],
+    [{ rateLimitPlans: '{"standard": {"limit": 100}}' }, /rateLimitPlans.standard.windowSeconds: one of/],
+    [
+      { rateLimitPlans: '{"standard": {"rate": 5, "burst": 5}}' },
+      /rateLimitPlans.standard.rate: unknown \(limit, windowSeconds\)/,
+    ],
+    [
+      { rateLimitPlans: '{"Gold Plan": {"limit": 100, "windowSeconds": 60}}' },
+      /rateLimitPlans.Gold Plan: a-z/,
+    ],
+    [{ rateLimitPlans: '{}' }, /rateLimitPlans: at least one plan/],
     [{ defaultRateLimitPlan: 'gold' }, /defaultRateLimitPlan: one of standard, bulk/],
   ])('refuses the context %j, naming the key', (context, message) => {
     expect(() => synthesize({ full: false, context })).toThrow(message);

@@ -1,9 +1,10 @@
-import { getTeamLimits } from '../../shared/data/teams.ts';
+import { bearerToken, getTeamLimits } from '../../shared/data/teams.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 
-/** The team's quotas with their usage, and the rate limit its requests are held to. */
+/** The team's quotas with their usage, and the rate limit the caller's token is held to. */
 export const handler = httpHandler(async (req) => {
-  const { quotas, rateLimit } = await getTeamLimits(req.teamId);
-  const { dailyQuota, ...plan } = rateLimit;
-  return ok({ quotas, rate_limit: { ...plan, daily_quota: dailyQuota ?? null } });
+  const token = bearerToken(req.headers.authorization) ?? '';
+  const { quotas, rateLimit } = await getTeamLimits(req.teamId, token);
+  const { plan, limit, windowSeconds } = rateLimit;
+  return ok({ quotas, rate_limit: { plan, limit, window_seconds: windowSeconds } });
 });

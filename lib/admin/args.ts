@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 export class UsageError extends Error {}
 
 const STRING_FLAGS =
-  'name team token domain site url kind value id integration tag type contact-type path file limit data-dir table private-bucket public-bucket rest-api plan';
+  'name team token domain site url kind value id integration tag type contact-type path file limit data-dir table private-bucket public-bucket rest-api plan default-plan plan-sets';
 const options: Record<string, { type: 'string' | 'boolean' }> = { unverified: { type: 'boolean' } };
 for (const name of STRING_FLAGS.split(' ')) options[name] = { type: 'string' };
 

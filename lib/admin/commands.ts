@@ -20,7 +20,8 @@ import { newContactFieldSchema } from '../../shared/domain/contact-field-input.t
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
 import { type Args, UsageError } from './args.ts';
-import { UsagePlanKeys } from './usage-plans.ts';
+import { deleteTeamApiKeys } from './legacy-api-keys.ts';
+import { PlanSets, parsePlanSets } from './plan-sets.ts';
 
 /**
  * The admin CLI's commands: what the team dashboard would do, written with the same data modules as the
@@ -37,9 +38,10 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   file put --team T --path logos/a.png --file ./a.png
   quota set --team T --kind brands|contact_fields|sites|pages --limit N|default
   quota get --team T
-  migrate                        (once, after deploying over a table made by an earlier version)
+  migrate                        (after deploying a new version over an existing table)
 target flags: --data-dir D (local, default $DATA_DIR or .data)
-  | --table --private-bucket --public-bucket --rest-api (a deployed stack: its AdminTarget output)`;
+  | --table --private-bucket --public-bucket --rest-api --default-plan --plan-sets
+    (a deployed stack: its AdminTarget output)`;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -55,15 +57,31 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export async function runCommand(args: Args): Promise<unknown> {
   const { text, integer, oneOf, flags } = args;
-  /** A deployed stack's API, whose usage plans hold the teams' keys; none locally (the gateway reads plans). */
-  const usagePlanKeys = (): UsagePlanKeys | undefined => {
-    if (config.dynamodbEndpoint() !== undefined) return undefined;
-    const restApiId = args.optional('rest-api') ?? process.env.REST_API_ID;
-    if (!restApiId) {
-      throw new UsageError("name the deployed stack's API with --rest-api (its AdminTarget output has it)");
+  const deployed = config.dynamodbEndpoint() === undefined;
+  /**
+   * The named plans' WAF regex pattern sets (`--plan-sets`, from the AdminTarget output), which a deployed
+   * stack's named plans need; none locally, where the gateway reads each team's plan from the table.
+   */
+  const planSets = (): PlanSets | undefined => {
+    const flag = args.optional('plan-sets');
+    if (flag) return new PlanSets(parsePlanSets(flag));
+    // A stack with no named plan has no set: its AdminTarget names the default plan alone.
+    if (args.optional('default-plan')) return new PlanSets([]);
+    if (deployed) {
+      throw new UsageError(
+        "name the stack's plans with --default-plan and --plan-sets (its AdminTarget output)",
+      );
     }
-    return new UsagePlanKeys(restApiId);
+    return undefined;
   };
+  /** The deployment's plans: a deployed stack's from its flags, the local configuration's otherwise. */
+  const planNames = (sets: PlanSets | undefined): string[] =>
+    sets
+      ? [
+          args.optional('default-plan') ?? config.rateLimits().defaultPlan,
+          ...sets.sets.map((set) => set.plan),
+        ]
+      : Object.keys(config.rateLimits().plans);
   const team = async () => {
     const id = integer('team');
     if (!(await getTeam(id))) throw new UsageError(`no team ${id}`);
@@ -71,21 +89,16 @@ export async function runCommand(args: Args): Promise<unknown> {
   };
   switch (args.command) {
     case 'team create': {
-      // A deployed team's requests need its API key in a usage plan (else 403): the default plan's, found
-      // before the team is made.
-      const keys = usagePlanKeys();
-      const defaultPlan = (await keys?.stackPlans())?.defaultPlan;
+      // Data only: a new team is in the default plan, which needs nothing of its own in AWS.
       const created = await createTeam(text('name'));
-      if (keys && defaultPlan) await keys.place(created.id, defaultPlan);
       return { team_id: created.id, token: await createToken(created.id) };
     }
     case 'team plan': {
-      const keys = usagePlanKeys();
-      const names = keys ? [...(await keys.stackPlans()).ids.keys()] : Object.keys(config.rateLimits().plans);
-      const plan = oneOf('plan', names);
+      const sets = planSets();
+      const plan = oneOf('plan', planNames(sets));
       const teamId = await team();
-      // API Gateway first: the table's plan is what GET /api/v1/limits reports, so it follows the key.
-      await keys?.place(teamId, plan);
+      // WAF's set first: the table's plan is what GET /api/v1/limits reports, so it follows what is counted.
+      await sets?.assign(teamId, plan);
       const previous = await setRateLimitPlan(teamId, plan);
       return { team_id: teamId, plan, previous_plan: previous ?? null };
     }
@@ -162,11 +175,13 @@ export async function runCommand(args: Args): Promise<unknown> {
     case 'quota get':
       return getQuotas(await team());
     case 'migrate': {
-      const keys = usagePlanKeys();
+      const sets = planSets();
+      const restApiId = args.optional('rest-api');
       return {
         default_brand_pointers: await migrateDefaultPointers(),
         teams_recounted: await recountUsage(),
-        ...(await placeEveryTeamKey(keys)),
+        ...(sets && { plan_set_teams: await sets.write(await teamsByPlan()) }),
+        ...(restApiId && { team_api_keys_deleted: await deleteTeamApiKeys(restApiId) }),
       };
     }
     default:
@@ -174,14 +189,13 @@ export async function runCommand(args: Args): Promise<unknown> {
   }
 }
 
-/** `migrate` on a deployed stack: every team's key into its plan's usage plan (teams made before rate limits). */
-async function placeEveryTeamKey(keys: UsagePlanKeys | undefined): Promise<{ team_keys_placed?: number }> {
-  if (!keys) return {};
-  const { ids, defaultPlan } = await keys.stackPlans();
-  let placed = 0;
+/** The teams the table assigns to each plan (`migrate`: a Scan). */
+async function teamsByPlan(): Promise<Map<string, Set<number>>> {
+  const teams = new Map<string, Set<number>>();
   for await (const { teamId, plan } of teamPlans()) {
-    await keys.place(teamId, plan && ids.has(plan) ? plan : defaultPlan);
-    placed++;
+    if (!plan) continue;
+    const planTeams = teams.get(plan) ?? new Set<number>();
+    teams.set(plan, planTeams.add(teamId));
   }
-  return { team_keys_placed: placed };
+  return teams;
 }

@@ -80,12 +80,6 @@ export function acknowledgeNagFindings(resources: {
   );
   acknowledge(
     api,
-    'AwsSolutions-APIG3',
-    'No WAF web ACL by default: every route needs a bearer token checked by the authorizer and the stage ' +
-      'is throttled. Associate a web ACL with the stage where an account requires one.',
-  );
-  acknowledge(
-    api,
     'AwsSolutions-COG4',
     'Clients authenticate with team API tokens (bearer), verified by the Lambda TOKEN authorizer on every ' +
       'method; there are no Cognito users.',

@@ -1,6 +1,12 @@
 import type { Node } from 'constructs';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
-import { RATE_LIMIT_DEFAULTS, type RateLimitPlan } from '../../shared/rate-limits.ts';
+import {
+  MIN_RATE_LIMIT,
+  RATE_LIMIT_DEFAULTS,
+  RATE_LIMIT_WINDOWS,
+  type RateLimitPlan,
+  type RateLimitWindow,
+} from '../../shared/rate-limits.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -19,9 +25,10 @@ export const DEFAULT_SETTINGS = {
   throttleRate: 100,
   throttleBurst: 200,
   /**
-   * Per-team usage plans (API Gateway usage plans; the local gateway enforces the same): steady requests per
-   * second, the burst above it and an optional daily quota. A team is in `defaultRateLimitPlan` until the
-   * admin CLI assigns it another (`team plan`). Kept below the stage's throttle: one team cannot take it all.
+   * Per-team rate limit plans (AWS WAF rate-based rules, lib/cdk/rate-limits.ts; the local gateway enforces
+   * the same): at most `limit` requests per token in any `windowSeconds`. A team is in `defaultRateLimitPlan`
+   * until the admin CLI assigns it another (`team plan`). Kept below the stage's throttle: one team cannot
+   * take it all.
    */
   rateLimitPlans: RATE_LIMIT_DEFAULTS.plans as Record<string, RateLimitPlan>,
   defaultRateLimitPlan: RATE_LIMIT_DEFAULTS.defaultPlan,
@@ -115,8 +122,8 @@ function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAUL
 
 /**
  * `rateLimitPlans` as an object (cdk.json) or JSON text (`-c rateLimitPlans=...`): given, it replaces the
- * default plans as a whole (a plan left out is a plan removed). Plan names become usage plan names and CLI
- * arguments: letters, digits and dashes.
+ * default plans as a whole (a plan left out is a plan removed). Plan names become WAF rule and regex pattern
+ * set names and CLI arguments: letters, digits and dashes.
  */
 function rateLimits(
   context: unknown,
@@ -129,12 +136,11 @@ function rateLimits(
     if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
     const key = `rateLimitPlans.${name}`;
     const given = Object.fromEntries(
-      knownEntries(key, contextObject(key, plan), { rate: 0, burst: 0, dailyQuota: 0 }),
+      knownEntries(key, contextObject(key, plan), { limit: 0, windowSeconds: 0 }),
     );
     checked[name] = {
-      rate: positive(`${key}.rate`, given.rate),
-      burst: whole(`${key}.burst`, given.burst, 1),
-      ...(given.dailyQuota !== undefined && { dailyQuota: whole(`${key}.dailyQuota`, given.dailyQuota, 1) }),
+      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT),
+      windowSeconds: rateLimitWindow(`${key}.windowSeconds`, given.windowSeconds),
     };
   }
   const defaultRateLimitPlan = defaultContext ?? DEFAULT_SETTINGS.defaultRateLimitPlan;
@@ -142,6 +148,13 @@ function rateLimits(
     throw new Error(`context defaultRateLimitPlan: one of ${Object.keys(checked).join(', ')}`);
   }
   return { rateLimitPlans: checked, defaultRateLimitPlan };
+}
+
+/** One of AWS WAF's evaluation windows: WAF refuses any other. */
+function rateLimitWindow(key: string, value: unknown): RateLimitWindow {
+  const window = RATE_LIMIT_WINDOWS.find((seconds) => seconds === value);
+  if (window === undefined) throw new Error(`context ${key}: one of ${RATE_LIMIT_WINDOWS.join(', ')}`);
+  return window;
 }
 
 /** `alarms` as an object (cdk.json) or JSON text (`-c alarms=...`), over the defaults key by key. */

@@ -7,18 +7,15 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
-  Tags,
 } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
-  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
-  Period,
   ResponseType,
   RestApi,
   TokenAuthorizer,
@@ -40,11 +37,7 @@ import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
-import {
-  DEFAULT_RATE_LIMIT_PLAN_TAG,
-  RATE_LIMIT_PLAN_TAG,
-  type RateLimits,
-} from '../../shared/rate-limits.ts';
+import type { RateLimits } from '../../shared/rate-limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
@@ -55,22 +48,23 @@ import {
   acknowledgePublicMethod,
   addAwsSolutionsChecks,
 } from './nag.ts';
+import { TeamRateLimits } from './rate-limits.ts';
 import { retainServiceLogs } from './service-logs.ts';
 import { DEFAULT_SETTINGS, readSettings, type Settings } from './settings.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
 
-/** Gateway-made errors: the same JSON `{message}` bodies as the local gateway and the handlers. */
-const GATEWAY_RESPONSES: Array<{
+interface GatewayResponse {
   type: ResponseType;
   statusCode?: string;
   body: string;
   headers?: Record<string, string>;
-}> = [
+}
+
+/** Gateway-made errors: the same JSON `{message}` bodies as the local gateway and the handlers. */
+const GATEWAY_RESPONSES: GatewayResponse[] = [
   { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: message(MESSAGES.unauthenticated) },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
-  // A team whose API key is in no usage plan yet (admin CLI `migrate`): the same 403 as the local gateway's.
-  { type: ResponseType.INVALID_API_KEY, statusCode: '403', body: message(MESSAGES.forbidden) },
   // API Gateway answers an unknown route or method with this 403; clients should see a 404.
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
@@ -79,14 +73,13 @@ const GATEWAY_RESPONSES: Array<{
   },
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.notFound) },
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
-  // Over the stage's rate or the team's usage plan rate (the bucket refills within a second), or over the
-  // plan's daily quota (the same answer: the quota is a backstop against runaway scripts, not a bill).
-  ...[ResponseType.THROTTLED, ResponseType.QUOTA_EXCEEDED].map((type) => ({
-    type,
+  // Over the stage's throttle (its bucket refills within a second).
+  {
+    type: ResponseType.THROTTLED,
     statusCode: '429',
     body: message(MESSAGES.tooManyRequests),
     headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
-  })),
+  },
   // The authorizer failed (its dependency is down) or did not answer in time: an outage, not a bug.
   ...[ResponseType.AUTHORIZER_FAILURE, ResponseType.AUTHORIZER_CONFIGURATION_ERROR].map((type) => ({
     type,
@@ -103,6 +96,21 @@ const GATEWAY_RESPONSES: Array<{
 
 function message(text: string): string {
   return JSON.stringify({ message: text });
+}
+
+/**
+ * A team over its plan: WAF blocked the request (lib/cdk/rate-limits.ts) and API Gateway answers this instead
+ * of WAF's 403. WAF counts over a sliding window and does not say which plan blocked, so Retry-After is the
+ * longest window: by then, the count is back under any plan's limit.
+ */
+function rateLimitedResponse(plans: Settings['rateLimitPlans']): GatewayResponse {
+  const longestWindow = Math.max(...Object.values(plans).map((plan) => plan.windowSeconds));
+  return {
+    type: ResponseType.WAF_FILTERED,
+    statusCode: '429',
+    body: message(MESSAGES.tooManyRequests),
+    headers: { 'Retry-After': `'${longestWindow}'` },
+  };
 }
 
 export interface TeamMessagingStackProps extends StackProps {
@@ -129,15 +137,16 @@ export class TeamMessagingStack extends Stack {
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
     // What the functions' logger and metrics read (shared/config.ts), the same in every function, the
     // deployment's quota defaults when cdk.json sets any, and its rate limit plans (GET /limits tells them).
+    const rateLimits: RateLimits = {
+      plans: settings.rateLimitPlans,
+      defaultPlan: settings.defaultRateLimitPlan,
+    };
     const functionSettings = {
       SERVICE_NAME: settings.serviceName,
       METRICS_NAMESPACE: settings.metricsNamespace,
       LOG_LEVEL: settings.logLevel,
       ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
-      RATE_LIMITS: JSON.stringify({
-        plans: settings.rateLimitPlans,
-        defaultPlan: settings.defaultRateLimitPlan,
-      } satisfies RateLimits),
+      RATE_LIMITS: JSON.stringify(rateLimits),
     };
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
@@ -153,7 +162,12 @@ export class TeamMessagingStack extends Stack {
       removalPolicy,
     });
     this.api = this.restApi(id, dev, settings, authorizer);
-    this.rateLimitPlans(id, settings);
+    // Per-team limits as WAF rules counting each token, not usage plans: nothing per team in AWS, so no
+    // AWS quota on the number of teams (README "Rate limits", docs/rate-limits.md).
+    const teamRateLimits = new TeamRateLimits(this, 'RateLimits', {
+      stage: this.api.deploymentStage,
+      limits: rateLimits,
+    });
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...functionSettings,
       TABLE_NAME: this.table.tableName,
@@ -171,7 +185,7 @@ export class TeamMessagingStack extends Stack {
       publicFiles: this.publicFiles,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic);
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -274,14 +288,12 @@ export class TeamMessagingStack extends Stack {
         logRemovalPolicy: removalPolicy,
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
-      // A team's requests count against its usage plan through the key its authorizer answer names; a
-      // public route has no caller to count against.
       const method = this.api.root
         .resourceForPath(route.path)
         .addMethod(
           route.method,
           new LambdaIntegration(fn, { allowTestInvoke: false }),
-          route.public ? { authorizationType: AuthorizationType.NONE } : { apiKeyRequired: true },
+          route.public ? { authorizationType: AuthorizationType.NONE } : {},
         );
       if (route.public) acknowledgePublicMethod(method);
       return { route, fn, id };
@@ -304,27 +316,11 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * One usage plan per context plan, on the stage, tagged with the plan's name (and the default's as
-   * such). Teams are data, so their
-   * API keys are not made here: the admin CLI makes a team's key and puts it in its plan, found by the tag
-   * among the API's usage plans (README, "Rate limits").
+   * What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`,
+   * `--default-plan`, `--plan-sets`)
+   * and operators need.
    */
-  private rateLimitPlans(id: string, settings: Settings): void {
-    for (const [name, plan] of Object.entries(settings.rateLimitPlans)) {
-      const usagePlan = this.api.addUsagePlan(`RateLimitPlan${functionId('', name)}`, {
-        name: `${id}-${name}`,
-        description: `Per-team rate limit plan "${name}"`,
-        throttle: { rateLimit: plan.rate, burstLimit: plan.burst },
-        ...(plan.dailyQuota ? { quota: { limit: plan.dailyQuota, period: Period.DAY } } : {}),
-        apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
-      });
-      Tags.of(usagePlan).add(RATE_LIMIT_PLAN_TAG, name);
-      if (name === settings.defaultRateLimitPlan) Tags.of(usagePlan).add(DEFAULT_RATE_LIMIT_PLAN_TAG, 'true');
-    }
-  }
-
-  /** What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`) and operators need. */
-  private addOutputs(publicBaseUrl: string, alarmTopic: Topic): void {
+  private addOutputs(publicBaseUrl: string, alarmTopic: Topic, rateLimits: TeamRateLimits): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -349,6 +345,13 @@ export class TeamMessagingStack extends Stack {
       description: 'SNS topic every alarm notifies',
       value: alarmTopic.topicArn,
     });
+    new CfnOutput(this, 'WebAclArn', {
+      description: "The web ACL that counts each token's requests",
+      value: rateLimits.webAcl.attrArn,
+    });
+    // `--rest-api`: the admin CLI's `migrate` deletes the API keys of the former usage plans from it.
+    // `--plan-sets name=arn,...`: the regex pattern set of each named plan, which `team plan` rewrites.
+    const planSets = [...rateLimits.planSets].map(([plan, set]) => Fn.join('=', [plan, set.attrArn]));
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
       value: Fn.join(' ', [
@@ -360,6 +363,9 @@ export class TeamMessagingStack extends Stack {
         this.publicFiles.bucketName,
         '--rest-api',
         this.api.restApiId,
+        '--default-plan',
+        rateLimits.defaultPlan,
+        ...(planSets.length ? ['--plan-sets', Fn.join(',', planSets)] : []),
       ]),
     });
   }
@@ -379,8 +385,6 @@ export class TeamMessagingStack extends Stack {
       restApiName: id,
       description: 'Team Messaging API',
       endpointTypes: [EndpointType.REGIONAL],
-      // The authorizer names the team's API key (`usageIdentifierKey`): callers never send one.
-      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Access and execution logs need the account's API Gateway CloudWatch role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
@@ -421,7 +425,7 @@ export class TeamMessagingStack extends Stack {
       },
       defaultMethodOptions: { authorizer: tokenAuthorizer, authorizationType: AuthorizationType.CUSTOM },
     });
-    for (const response of GATEWAY_RESPONSES) {
+    for (const response of [...GATEWAY_RESPONSES, rateLimitedResponse(settings.rateLimitPlans)]) {
       api.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
         type: response.type,
         statusCode: response.statusCode,

@@ -10,11 +10,15 @@ import type {
   Context,
 } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
-import { teamRateLimit } from '../../shared/data/teams.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
-import type { RateLimits } from '../../shared/rate-limits.ts';
+import {
+  type RateLimits,
+  rateLimitHeader,
+  rateLimitOf,
+  rateLimitPolicyHeader,
+} from '../../shared/rate-limits.ts';
 import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -23,9 +27,9 @@ import { RateLimiter } from './rate-limiter.ts';
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
  * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
  * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
- * each function's timeout and the 29 s integration timeout (504), and each team's usage plan (429, like
- * THROTTLED and QUOTA_EXCEEDED). Gateway-made errors, malformed HTTP included, carry the same JSON bodies as
- * the deployed stack.
+ * each function's timeout and the 29 s integration timeout (504), and each token's rate limit plan, counted
+ * as the stage's web ACL counts it (429, like WAF_FILTERED). Gateway-made errors, malformed HTTP included,
+ * carry the same JSON bodies as the deployed stack.
  */
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -70,19 +74,22 @@ export interface AnsweredRequest {
   requestId: string;
 }
 
-/** The usage plans the gateway enforces per team (the configuration's unless given) and their counts. */
-interface UsagePlans {
+/** The rate limit plans the gateway enforces per token (the configuration's unless given) and their counts. */
+interface RateLimiting {
   limits: () => RateLimits;
   limiter: RateLimiter;
+  /** Each Authorization header's plan, as the authorizer last answered it. */
+  tokenPlans: Map<string, unknown>;
 }
 
 export function createGateway(
   onAnswered?: (answered: AnsweredRequest) => void,
   rateLimits?: RateLimits,
 ): Server {
-  const usagePlans: UsagePlans = {
+  const rateLimiting: RateLimiting = {
     limits: () => rateLimits ?? config.rateLimits(),
     limiter: new RateLimiter(),
+    tokenPlans: new Map(),
   };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
     if (onAnswered) {
@@ -97,7 +104,7 @@ export function createGateway(
         }),
       );
     }
-    serve(request, response, usagePlans).catch((error: unknown) => {
+    serve(request, response, rateLimiting).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
       send(response, 502, { message: 'Bad Gateway' });
     });
@@ -118,7 +125,7 @@ export function createGateway(
   return server;
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse, plans: UsagePlans): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, plans: RateLimiting): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
@@ -136,8 +143,10 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   const requestId = randomUUID();
   const { route, params } = match;
   const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
-  if (policy === null) return; // answered: 401, 403 or 503
-  if (policy && !(await withinUsagePlan(policy, plans, response, requestId))) return; // answered: 429
+  if (policy === null) return; // answered: 401 (no token), 403 or 503
+  const rateLimitHeaders = withinRateLimit(request.headers.authorization, policy, plans, response, requestId);
+  if (!rateLimitHeaders) return; // answered: 429
+  if (policy === 'refused') return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
   const event = proxyEvent(LOCAL_API, {
     method: route.method,
     resource: route.path,
@@ -161,14 +170,17 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   if (result === TIMED_OUT) return send(response, 504, { message: MESSAGES.timedOut }, requestId);
   writeHead(response, result.statusCode, {
     ...(result.headers as Record<string, string>),
+    // What the gateway counted by: the same plans as the handler's RateLimit-Policy, or a test's own.
+    ...rateLimitHeaders,
     'Content-Length': Buffer.byteLength(result.body),
   });
   response.end(result.body);
 }
 
 /**
- * The TOKEN authorizer, as API Gateway runs it: its policy, or null once the request has been answered (no
- * or a refused token: 401; a policy that does not cover the method: 403; a failure or a timeout: 503).
+ * The TOKEN authorizer, as API Gateway runs it: its policy, `refused` for a token it refused (401, once the
+ * request is counted), or null once the request has been answered (no token: 401; a policy that does not
+ * cover the method: 403; a failure or a timeout: 503).
  */
 async function authorize(
   request: IncomingMessage,
@@ -176,7 +188,7 @@ async function authorize(
   method: string,
   url: URL,
   requestId: string,
-): Promise<APIGatewayAuthorizerResult | null> {
+): Promise<APIGatewayAuthorizerResult | 'refused' | null> {
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
   const authorizationToken = request.headers.authorization;
   if (!authorizationToken) {
@@ -194,10 +206,7 @@ async function authorize(
     sendUnavailable(response, requestId);
     return null;
   }
-  if (!policy) {
-    send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
-    return null;
-  }
+  if (!policy) return 'refused';
   if (!allows(policy, arn)) {
     send(response, 403, { message: MESSAGES.forbidden }, requestId);
     return null;
@@ -206,34 +215,41 @@ async function authorize(
 }
 
 /**
- * Counts the request against the usage plan of the API key the authorizer named, as API Gateway does after
- * authorizing; false once it has answered 429. Where API Gateway knows each key's plan, the gateway reads the
- * team's (one local read per request; an API Gateway deploy has no such read).
+ * Counts the request under its token's plan as the stage's web ACL does (lib/cdk/rate-limits.ts: one
+ * rate-based rule per plan, keyed on the Authorization header): null once it has answered 429, else the
+ * RateLimit header fields of the count. WAF counts before API Gateway authorizes, matching a named plan's
+ * teams by a pattern set; the gateway counts after, by the plan the authorizer read with the token (what
+ * `team plan` writes to both), so it makes no read of its own. A refused token counts in the default plan,
+ * and a request without the header is not counted, as WAF counts none without its key.
  */
-async function withinUsagePlan(
-  policy: APIGatewayAuthorizerResult,
-  plans: UsagePlans,
+function withinRateLimit(
+  authorization: string | undefined,
+  policy: APIGatewayAuthorizerResult | 'refused' | undefined,
+  plans: RateLimiting,
   response: ServerResponse,
   requestId: string,
-): Promise<boolean> {
-  const key = policy.usageIdentifierKey;
-  const teamId = Number(policy.context?.teamId);
-  // API Gateway refuses a request whose key is in no usage plan (403).
-  if (!key || !Number.isInteger(teamId)) {
-    send(response, 403, { message: MESSAGES.forbidden }, requestId);
-    return false;
-  }
-  const limit = await teamRateLimit(teamId, plans.limits()).catch(() => null);
-  if (!limit) {
-    // The table is unreachable: the same outage answer as the authorizer's.
-    sendUnavailable(response, requestId);
-    return false;
-  }
-  const admission = plans.limiter.admit(key, limit);
-  if (admission.allowed) return true;
-  response.setHeader('Retry-After', String(admission.retryAfterSeconds));
+): Record<string, string> | null {
+  if (!authorization) return {};
+  // A public route has no authorizer: the token's plan is the one last seen with it.
+  const plan =
+    policy === undefined
+      ? plans.tokenPlans.get(authorization)
+      : policy === 'refused'
+        ? undefined
+        : policy.context?.rateLimitPlan;
+  if (typeof policy === 'object') plans.tokenPlans.set(authorization, plan);
+  const limit = rateLimitOf(plan, plans.limits());
+  // Lower-cased, as the web ACL's key is: `Bearer` and `bearer` are one token.
+  const admission = plans.limiter.admit(`${limit.plan} ${authorization.toLowerCase()}`, limit);
+  const headers = {
+    'RateLimit-Policy': rateLimitPolicyHeader(limit),
+    RateLimit: rateLimitHeader(limit.plan, admission.remaining, admission.resetSeconds),
+  };
+  if (admission.allowed) return headers;
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  response.setHeader('Retry-After', String(admission.resetSeconds));
   send(response, 429, { message: MESSAGES.tooManyRequests }, requestId);
-  return false;
+  return null;
 }
 
 const TIMED_OUT = Symbol('timed out');

@@ -1,47 +1,74 @@
 import type { RateLimitPlan } from '../../shared/rate-limits.ts';
 
 /**
- * What API Gateway's usage plans do, for the local gateway: per API key, a token bucket of `burst` requests
- * refilled at `rate` per second, and a count of the UTC day's requests against the plan's daily quota. In
- * memory: a restart forgets the counts, as a deploy would not.
+ * What an AWS WAF rate-based rule does, for the local gateway: per aggregation key (a token, under a plan's
+ * rule), the requests of the last `windowSeconds` are counted, refused ones included (WAF counts every request
+ * its rule's scope matches), and a request over the plan's `limit` is refused. Counted in one-second buckets;
+ * WAF estimates the same count and acts within seconds (README, "Rate limits"). In memory: a restart
+ * forgets the counts.
  */
-interface Bucket {
-  tokens: number;
-  refilledAt: number;
-  day: string;
-  requests: number;
+export interface Admission {
+  allowed: boolean;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Whole seconds until the window holds fewer requests: when a refused request would pass. */
+  resetSeconds: number;
 }
 
-/** Allowed, or refused with the whole seconds to wait (the Retry-After) and whether the quota is spent. */
-export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds: number; quota: boolean };
+interface Bucket {
+  second: number;
+  count: number;
+}
 
-const DAY_MS = 86_400_000;
+/** Idle keys are dropped every this many admissions, so that a stream of new tokens cannot grow the map. */
+const SWEEP_EVERY = 10_000;
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly windows = new Map<string, Bucket[]>();
+  private admissions = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Counts one request of the key under its plan, if the plan lets it through now. */
+  /** Counts one request of the key under its plan; allowed while the window held fewer than `limit`. */
   admit(key: string, plan: RateLimitPlan): Admission {
-    const now = this.now();
-    const day = new Date(now).toISOString().slice(0, 10);
-    const bucket = this.buckets.get(key) ?? { tokens: plan.burst, refilledAt: now, day, requests: 0 };
-    this.buckets.set(key, bucket);
-    // A plan change takes effect at once: the bucket never holds more than the plan's burst.
-    bucket.tokens = Math.min(plan.burst, bucket.tokens + ((now - bucket.refilledAt) / 1000) * plan.rate);
-    bucket.refilledAt = now;
-    if (bucket.day !== day) Object.assign(bucket, { day, requests: 0 });
-    if (plan.dailyQuota !== undefined && bucket.requests >= plan.dailyQuota) {
-      const midnight = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-      return { allowed: false, retryAfterSeconds: Math.ceil((midnight - now) / 1000), quota: true };
+    const nowMs = this.now();
+    const second = Math.floor(nowMs / 1000);
+    if (++this.admissions % SWEEP_EVERY === 0) this.sweep(second, plan.windowSeconds);
+    const buckets = this.windows.get(key) ?? [];
+    this.windows.set(key, buckets);
+    // Buckets older than the window no longer count (a plan change takes its own window at once).
+    while (buckets.length && (buckets[0]?.second ?? 0) <= second - plan.windowSeconds) buckets.shift();
+    const counted = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+    const last = buckets.at(-1);
+    if (last?.second === second) last.count += 1;
+    else buckets.push({ second, count: 1 });
+    const allowed = counted < plan.limit;
+    return {
+      allowed,
+      remaining: Math.max(0, plan.limit - counted - 1),
+      resetSeconds: this.secondsUntilBelow(buckets, plan, nowMs),
+    };
+  }
+
+  /** Seconds until the oldest requests leave the window and the count is below the limit again. */
+  private secondsUntilBelow(buckets: Bucket[], plan: RateLimitPlan, nowMs: number): number {
+    let excess = buckets.reduce((sum, bucket) => sum + bucket.count, 0) - plan.limit + 1;
+    for (const bucket of buckets) {
+      if (excess <= 0) break;
+      excess -= bucket.count;
+      if (excess <= 0)
+        return Math.max(1, Math.ceil(((bucket.second + plan.windowSeconds) * 1000 - nowMs) / 1000));
     }
-    if (bucket.tokens < 1) {
-      const waitSeconds = (1 - bucket.tokens) / plan.rate;
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitSeconds)), quota: false };
+    // Below the limit: the window's oldest request is the next to leave it.
+    const oldest = buckets[0]?.second ?? Math.floor(nowMs / 1000);
+    return Math.max(1, Math.ceil(((oldest + plan.windowSeconds) * 1000 - nowMs) / 1000));
+  }
+
+  private sweep(second: number, windowSeconds: number): void {
+    // The longest WAF window bounds how long a key can matter; a shorter plan's keys go at the next sweep.
+    const horizon = second - Math.max(windowSeconds, 600);
+    for (const [key, buckets] of this.windows) {
+      if ((buckets.at(-1)?.second ?? 0) <= horizon) this.windows.delete(key);
     }
-    bucket.tokens -= 1;
-    bucket.requests += 1;
-    return { allowed: true };
   }
 }

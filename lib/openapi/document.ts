@@ -86,6 +86,9 @@ function responses(route: Route, operation: Operation) {
         headers.ETag = headerRef('ETag');
       }
       if (operation.paged && status === 200) headers.Link = headerRef('Link');
+      // Every request that carries a token is counted, a public route's too.
+      headers['RateLimit-Policy'] = headerRef('RateLimitPolicy');
+      headers.RateLimit = headerRef('RateLimit');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
@@ -286,6 +289,18 @@ export function buildDocument() {
             'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
             'and limit and a new cursor); absent on the last page and without `limit`',
           schema: { type: 'string' },
+        },
+        RateLimitPolicy: {
+          description:
+            'The caller\'s rate limit plan (IETF RateLimit header fields): `"<plan>";q=<requests>;w=<seconds>`, ' +
+            'counted per token. On every answer to an authenticated request that reaches the API (a 429 of AWS WAF has none)',
+          schema: { type: 'string', examples: ['"standard";q=1500;w=60'] },
+        },
+        RateLimit: {
+          description:
+            'What is left of the policy: `"<plan>";r=<remaining>;t=<seconds until it grows>`. Only where the ' +
+            "count is known: the local server; a deployed stack's counts are AWS WAF's and it does not tell them",
+          schema: { type: 'string', examples: ['"standard";r=1499;t=60'] },
         },
       },
       schemas: Object.fromEntries(

@@ -326,7 +326,7 @@ export const OPERATIONS: Record<string, Operation> = {
           sites: { limit: 100, used: 2 },
           pages: { limit: 10000, used: 40 },
         },
-        rate_limit: { plan: 'standard', rate: 25, burst: 50, daily_quota: null },
+        rate_limit: { plan: 'standard', limit: 1500, window_seconds: 60 },
       },
     },
   },

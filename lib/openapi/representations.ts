@@ -177,11 +177,13 @@ export const Limits = z
     rate_limit: z
       .object({
         plan: z.string(),
-        rate: z.number().positive().meta({ description: 'Steady requests per second.' }),
-        burst: z.int().min(1).meta({ description: 'Requests at once above the steady rate.' }),
-        daily_quota: z.int().min(1).nullable().meta({ description: 'Requests per UTC day; null: no quota.' }),
+        limit: z.int().min(10).meta({ description: 'Requests the token may make in any `window_seconds`.' }),
+        window_seconds: z.union([z.literal(60), z.literal(120), z.literal(300), z.literal(600)]),
       })
       .strict()
-      .meta({ description: "The team's rate limit plan: over it, 429 with Retry-After." }),
+      .meta({
+        description:
+          "The rate limit plan the caller's token is held to, counted per token: over it, 429 with Retry-After.",
+      }),
   })
   .strict();

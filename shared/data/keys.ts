@@ -12,11 +12,13 @@
  *   TEAM#<team>          PAGE#<page, 12 digits>                    a CMS page
  *   TEAM#<team>          IDENTITY#<identity, 12 digits>            a sender identity
  *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
- *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed
+ *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
+ *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
  *
  * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites and pages are also in the `byId`
- * index (`gsi1pk = <KIND>#<id>`), which tells another team's id (403) from none (404).
+ * index (`gsi1pk = <KIND>#<id>`), which tells another team's id (403) from none (404). A team's tokens are
+ * listed there under `gsi1pk = TOKENS#<team>`, so that a plan change reaches each of them.
  */
 
 /** Fixed-width ids in sort keys so that they sort numerically. */
@@ -53,6 +55,7 @@ export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
 
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
+export const teamTokensIndexKeys = (teamId: number) => ({ gsi1pk: `TOKENS#${teamId}`, gsi1sk: 'TOKEN' });
 export const sequenceKey = (sequence: string) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });
 
 /** The id index entry of an entity: lets an id be found without knowing its team (403 vs 404). */

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { type RateLimits, rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
-import { dynamo, nowIso, tableName } from './dynamo.ts';
+import { rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
+import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { scanSortKey } from './items.ts';
-import { padId, teamKey, tokenKey } from './keys.ts';
+import { queryAll, scanSortKey } from './items.ts';
+import { teamKey, teamTokensIndexKeys, tokenKey } from './keys.ts';
 import { type Quota, type QuotaKind, quotasOf } from './quotas.ts';
 
 /** Teams and their API tokens. A token is shown once; only its SHA-256 is stored. */
@@ -15,11 +16,26 @@ export interface Team {
   created_at: string;
 }
 
-const TOKEN_PREFIX = 'tm_';
+/**
+ * A token names its team before its secret, `tm_<team>_<secret>`, so that AWS WAF, which counts each token's
+ * requests before any code runs, can tell a named rate limit plan's teams by their tokens
+ * (shared/rate-limits.ts). The whole token is hashed, so the team part cannot be changed without making an
+ * unknown token. Tokens made before this form (`tm_<secret>`) stay valid, in the default plan.
+ */
+const TOKEN_SHAPE = /^tm_(?:([1-9][0-9]{0,14})_)?[0-9A-Za-z]{40,60}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const TOKEN_SHAPE = /^tm_[0-9A-Za-z]{40,60}$/;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The team a well-formed token names, if it names one (not yet checked against the table). */
+export const tokenTeamId = (token: string): number | undefined => {
+  const team = TOKEN_SHAPE.exec(token)?.[1];
+  return team === undefined ? undefined : Number(team);
+};
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export const bearerToken = (authorization: string | undefined): string | undefined =>
+  /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
 
 export async function createTeam(name: string): Promise<Team> {
   const team: Team = { id: await nextId('team'), name, created_at: nowIso() };
@@ -38,12 +54,23 @@ export async function getTeam(teamId: number): Promise<Team | undefined> {
   return Item && { id: Item.id, name: Item.name, created_at: Item.created_at };
 }
 
+/**
+ * A new token of the team, carrying the team's rate limit plan (the authorizer reads only the token's item)
+ * and listed under the team in the id index, so that a plan change reaches every token.
+ */
 export async function createToken(teamId: number): Promise<string> {
-  const token = TOKEN_PREFIX + toBase62(randomBytes(32));
+  const token = `tm_${teamId}_${toBase62(randomBytes(32))}`;
+  const plan = await recordedPlan(teamId);
   await dynamo().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...tokenKey(hashToken(token)), team_id: teamId, created_at: nowIso() },
+      Item: {
+        ...tokenKey(hashToken(token)),
+        ...teamTokensIndexKeys(teamId),
+        team_id: teamId,
+        ...(plan && { rate_limit_plan: plan }),
+        created_at: nowIso(),
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -58,30 +85,32 @@ export async function revokeToken(token: string): Promise<boolean> {
   return Attributes !== undefined;
 }
 
-/** The team a token belongs to, or undefined for a malformed, unknown or revoked token. */
-export async function teamIdForToken(token: string): Promise<number | undefined> {
+/** Who a token is: its team and the rate limit plan recorded on it. */
+export interface TokenOwner {
+  teamId: number;
+  /** The plan WAF holds the token to, if not the default: only a token that names its team can be in one. */
+  rateLimitPlan: string | undefined;
+}
+
+/** The owner of a token, or undefined for a malformed, unknown or revoked token. One read. */
+export async function tokenOwner(token: string): Promise<TokenOwner | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const { Item } = await dynamo().send(
     new GetCommand({
       TableName: tableName(),
       Key: tokenKey(hashToken(token)),
-      ProjectionExpression: 'team_id',
+      ProjectionExpression: 'team_id, rate_limit_plan',
     }),
   );
-  return Item?.team_id;
+  if (!Item) return undefined;
+  const namesTeam = tokenTeamId(token) === Item.team_id;
+  return { teamId: Item.team_id, rateLimitPlan: namesTeam ? Item.rate_limit_plan : undefined };
 }
 
 /**
- * The API key that names the team's usage plan to API Gateway (the authorizer's `usageIdentifierKey`): the
- * API's id and the team's, so the authorizer needs no read beyond the token's, the key never changes (a plan
- * change moves it to another usage plan) and two stacks in one account, where key values must be unique,
- * have different keys. It is no credential: with the API's key source AUTHORIZER, API Gateway ignores any
- * key a caller sends.
+ * Records the team's rate limit plan (the admin CLI's `team plan`) on the team and on each of its tokens;
+ * returns the plan it had, if any.
  */
-export const usageKeyFor = (restApiId: string, teamId: number): string =>
-  `${restApiId}-team-${padId(teamId)}`;
-
-/** Records the team's rate limit plan (the admin CLI's `team plan`); returns the plan it had, if any. */
 export async function setRateLimitPlan(teamId: number, plan: string): Promise<string | undefined> {
   const { Attributes } = await dynamo().send(
     new UpdateCommand({
@@ -93,7 +122,44 @@ export async function setRateLimitPlan(teamId: number, plan: string): Promise<st
       ReturnValues: 'UPDATED_OLD',
     }),
   );
+  await stampTokens(teamId, plan);
   return Attributes?.rate_limit_plan;
+}
+
+/** Writes the plan on every token of the team (a token revoked meanwhile stays deleted). */
+async function stampTokens(teamId: number, plan: string): Promise<void> {
+  const tokens = await queryAll({
+    TableName: tableName(),
+    IndexName: ID_INDEX,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': teamTokensIndexKeys(teamId).gsi1pk },
+  });
+  await Promise.all(
+    tokens.map((token) =>
+      dynamo()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: { pk: token.pk, sk: token.sk },
+            UpdateExpression: 'SET rate_limit_plan = :plan',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':plan': plan },
+          }),
+        )
+        .catch(unlessRevoked),
+    ),
+  );
+}
+
+function unlessRevoked(error: unknown): void {
+  if (!(error instanceof ConditionalCheckFailedException)) throw error;
+}
+
+async function recordedPlan(teamId: number): Promise<string | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
+  );
+  return Item?.rate_limit_plan;
 }
 
 /** Every team with the rate limit plan recorded for it, if any (`admin migrate`: a Scan). */
@@ -103,22 +169,19 @@ export async function* teamPlans(): AsyncGenerator<{ teamId: number; plan: strin
   }
 }
 
-/** The rate limit the team is held to (the local gateway enforces it before each request). */
-export async function teamRateLimit(teamId: number, limits: RateLimits): Promise<TeamRateLimit> {
-  const { Item } = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
-  );
-  return rateLimitOf(Item?.rate_limit_plan, limits);
-}
-
-/** GET /api/v1/limits: the team's quotas with their usage and its rate limit, from one read of the team item. */
+/**
+ * GET /api/v1/limits: the team's quotas with their usage and the rate limit the caller's token is held to,
+ * from one read of the team item.
+ */
 export async function getTeamLimits(
   teamId: number,
+  token: string,
 ): Promise<{ quotas: Record<QuotaKind, Quota>; rateLimit: TeamRateLimit }> {
   const { Item = {} } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ConsistentRead: true }),
   );
-  return { quotas: quotasOf(Item), rateLimit: rateLimitOf(Item.rate_limit_plan, config.rateLimits()) };
+  const plan = tokenTeamId(token) === teamId ? Item.rate_limit_plan : undefined;
+  return { quotas: quotasOf(Item), rateLimit: rateLimitOf(plan, config.rateLimits()) };
 }
 
 function toBase62(bytes: Buffer): string {

@@ -1,7 +1,9 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isDependencyFailure } from '../aws.ts';
+import { config } from '../config.ts';
 import { TIMEOUTS } from '../limits.ts';
+import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
   GatewayTimeoutError,
@@ -106,6 +108,8 @@ interface Invocation {
   coldStart: boolean;
   fields: Record<string, unknown>;
   metrics: MetricsBatch;
+  /** Headers every answer to this request carries, whatever the handler answers. */
+  headers: Record<string, string>;
 }
 
 // Keyed by the invocation's context object: invocations of one process may overlap (the local server).
@@ -124,7 +128,19 @@ function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
       path: event.path,
     },
     metrics: new MetricsBatch({ route: `${event.httpMethod} ${event.resource}` }),
+    headers: rateLimitPolicy(event),
   });
+}
+
+/**
+ * The caller's rate limit policy (IETF RateLimit-Policy), from the plan its authorizer answer names: on
+ * every answer to an authenticated request, none on a public route's (no caller is counted there).
+ */
+function rateLimitPolicy(event: APIGatewayProxyEvent): Record<string, string> {
+  const authorizer = event.requestContext?.authorizer;
+  if (!authorizer?.teamId) return {};
+  const limit = rateLimitOf(authorizer.rateLimitPlan, config.rateLimits());
+  return { 'RateLimit-Policy': rateLimitPolicyHeader(limit) };
 }
 
 /**
@@ -192,7 +208,8 @@ function answer(
   response: ApiResponse,
 ): void {
   finishInvocation(request.context, response);
-  request.response = toProxyResult(response, requestIdOf(request));
+  const headers = { ...invocations.get(request.context)?.headers, ...response.headers };
+  request.response = toProxyResult({ ...response, headers }, requestIdOf(request));
 }
 
 function requestIdOf(request: { event: APIGatewayProxyEvent | ApiRequest; context: Context }): string {

@@ -2,13 +2,17 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { createTeam, createToken } from '../../shared/data/teams.ts';
+import type { RateLimits } from '../../shared/rate-limits.ts';
 import { contractProblems } from './contract.ts';
 
 /**
  * A plan no test reaches: the tests fire hundreds of requests per team at once to test other things (the
  * fuzz suite, races). test/rate-limits.test.ts starts its own gateway with small plans to test the limits.
  */
-const TEST_RATE_LIMITS = { plans: { test: { rate: 100_000, burst: 100_000 } }, defaultPlan: 'test' };
+const TEST_RATE_LIMITS: RateLimits = {
+  plans: { test: { limit: 1_000_000_000, windowSeconds: 60 } },
+  defaultPlan: 'test',
+};
 
 /** The local gateway on a random port of 127.0.0.1, serving the route table in this process. */
 export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {

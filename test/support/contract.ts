@@ -29,13 +29,22 @@ const pointer = (...parts: string[]) =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 /** Response headers whose presence the document must account for. */
-const DOCUMENTED_HEADERS = ['retry-after', 'idempotent-replay', 'etag', 'link'];
+const DOCUMENTED_HEADERS = [
+  'retry-after',
+  'idempotent-replay',
+  'etag',
+  'link',
+  'ratelimit-policy',
+  'ratelimit',
+];
 const HEADER_COMPONENTS: Record<string, string> = {
   RequestId: 'x-request-id',
   RetryAfter: 'retry-after',
   IdempotentReplay: 'idempotent-replay',
   ETag: 'etag',
   Link: 'link',
+  RateLimitPolicy: 'ratelimit-policy',
+  RateLimit: 'ratelimit',
 };
 
 /** What in a response the document does not describe; empty when it describes all of it. */
