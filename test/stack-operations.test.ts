@@ -43,8 +43,8 @@ const apiFunctions = (s: Synthesized) => {
 describe('CDK stack: settings', () => {
   it('lists every default in cdk.json, so a deploy and a test synthesize the same stack', () => {
     const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
-    const { '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': _, ...context } = cdkJson.context;
-    expect(context).toEqual(DEFAULT_SETTINGS);
+    const settings = Object.entries(cdkJson.context).filter(([key]) => !key.startsWith('@aws-cdk'));
+    expect(Object.fromEntries(settings)).toEqual(DEFAULT_SETTINGS);
   });
 
   it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {

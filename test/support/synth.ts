@@ -7,6 +7,11 @@ import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
 
+/** cdk.json's context: the settings and the feature flags every `cdk` command passes to the app. */
+export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'cdk.json'), 'utf8'),
+).context;
+
 export interface Synthesized {
   app: App;
   stack: TeamMessagingStack;
@@ -20,8 +25,8 @@ export interface Synthesized {
  * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
  * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
  * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. `context`
- * stands for `-c key=value` (without it, the settings are cdk.json's defaults: lib/cdk/settings.ts).
+ * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. The context is
+ * cdk.json's, feature flags included, as the CLI passes it; `context` stands for `-c key=value` over it.
  */
 export function synthesize(options: {
   dev?: boolean;
@@ -29,7 +34,11 @@ export function synthesize(options: {
   context?: Record<string, unknown>;
 }): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
-  const context: Record<string, unknown> = { ...options.context, dev: options.dev ?? false };
+  const context: Record<string, unknown> = {
+    ...CDK_JSON_CONTEXT,
+    ...options.context,
+    dev: options.dev ?? false,
+  };
   if (!options.full) context['aws:cdk:bundling-stacks'] = [];
   try {
     const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
