@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
@@ -39,6 +40,42 @@ const apiFunctions = (s: Synthesized) => {
     (fn) => s.template.toJSON().Resources[logicalId(s.stack, fn.node.defaultChild)] as Resource,
   );
 };
+
+describe('CDK stack: protection and cost allocation', () => {
+  it('protects the production stack from deletion, and not the disposable dev stack', () => {
+    expect(stacks.synth.stack.terminationProtection).toBe(true);
+    expect(stacks.synth.assembly.getStackArtifact(stacks.synth.stack.artifactId).terminationProtection).toBe(
+      true,
+    );
+    expect(stacks.overridden.stack.terminationProtection).toBe(false);
+  });
+
+  it('tags every resource that takes tags with its service and stage, CDK’s own included', () => {
+    for (const [s, service, stageTag] of [
+      [stacks.synth, 'team-messaging-api', 'prod'],
+      [stacks.overridden, 'messaging-eu', 'dev'],
+    ] as const) {
+      const template = s.template.toJSON().Resources as Record<string, Resource>;
+      const taggable = s.stack.node
+        .findAll()
+        .filter((c): c is CfnResource => CfnResource.isCfnResource(c) && TagManager.isTaggable(c));
+      expect(taggable.length).toBeGreaterThan(50);
+      for (const resource of taggable) {
+        const id = logicalId(s.stack, resource);
+        const tags = template[id]?.Properties.Tags;
+        // A list of {Key, Value} for most types, a map for a few (e.g. SSM parameters).
+        const values = Array.isArray(tags)
+          ? Object.fromEntries(tags.map((tag: { Key: string; Value: string }) => [tag.Key, tag.Value]))
+          : (tags ?? {});
+        expect({ id, service: values.service, stage: values.stage }).toEqual({
+          id,
+          service,
+          stage: stageTag,
+        });
+      }
+    }
+  });
+});
 
 describe('CDK stack: settings', () => {
   it('lists every default in cdk.json, so a deploy and a test synthesize the same stack', () => {

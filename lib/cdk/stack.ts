@@ -7,6 +7,7 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Tags,
 } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -132,9 +133,13 @@ export class TeamMessagingStack extends Stack {
   readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
-    super(scope, id, props);
+    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then).
+    super(scope, id, { terminationProtection: !props.dev, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
+    // Cost-allocation tags on every resource that takes tags: the bill per service and stage.
+    Tags.of(this).add('service', settings.serviceName);
+    Tags.of(this).add('stage', stageName(dev));
     // What the functions' logger and metrics read (shared/config.ts), the same in every function, the
     // deployment's quota defaults when cdk.json sets any, and its rate limit plans (GET /limits tells them).
     const rateLimits: RateLimits = {
@@ -389,7 +394,7 @@ export class TeamMessagingStack extends Stack {
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
-        stageName: dev ? 'dev' : 'prod',
+        stageName: stageName(dev),
         throttlingRateLimit: settings.throttleRate,
         throttlingBurstLimit: settings.throttleBurst,
         tracingEnabled: true,
@@ -437,6 +442,9 @@ export class TeamMessagingStack extends Stack {
     return api;
   }
 }
+
+/** The API's stage, also the `stage` cost-allocation tag. */
+const stageName = (dev: boolean): string => (dev ? 'dev' : 'prod');
 
 /** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
 export function functionId(method: string, path: string): string {
