@@ -84,6 +84,18 @@ describe('CDK stack: settings', () => {
     expect(Object.fromEntries(settings)).toEqual(DEFAULT_SETTINGS);
   });
 
+  it('carries the feature flags cdk init writes for the aws-cdk-lib in use, but the one README names', () => {
+    const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+    const flags = Object.fromEntries(
+      Object.entries(cdkJson.context).filter(([key]) => key.startsWith('@aws-cdk')),
+    );
+    const recommended = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules/aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
+    );
+    expect(flags).toEqual({ ...recommended, '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': false });
+    expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
+  });
+
   it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {
     const functions = apiFunctions(stacks.synth);
     expect(functions).toHaveLength(routes.length + 1);
