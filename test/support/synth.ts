@@ -1,16 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
-import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
+import type { TeamMessagingStack } from '../../lib/cdk/stack.ts';
+import { type OfflineSynthOptions, synthesizeOffline } from '../../lib/cdk/synth-offline.ts';
 
-/** cdk.json's context: the settings and the feature flags every `cdk` command passes to the app. */
-export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'cdk.json'), 'utf8'),
-).context;
+export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
 
 export interface Synthesized {
   app: App;
@@ -21,37 +18,10 @@ export interface Synthesized {
   outdir: string;
 }
 
-/**
- * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
- * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
- * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. The context is
- * cdk.json's, feature flags included, as the CLI passes it; `context` stands for `-c key=value` over it.
- */
-export function synthesize(options: {
-  dev?: boolean;
-  full: boolean;
-  context?: Record<string, unknown>;
-}): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
-  const context: Record<string, unknown> = {
-    ...CDK_JSON_CONTEXT,
-    ...options.context,
-    dev: options.dev ?? false,
-  };
-  if (!options.full) context['aws:cdk:bundling-stacks'] = [];
-  try {
-    const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
-    const assembly = app.synth();
-    const stack = app.node.children.find((child) => child instanceof TeamMessagingStack);
-    if (!stack) throw new Error('the app has no TeamMessagingStack');
-    const templatePath = assembly.getStackArtifact(stack.artifactId).templateFullPath;
-    const template = Template.fromJSON(JSON.parse(readFileSync(templatePath, 'utf8')));
-    return { app, stack, template, assembly, outdir };
-  } catch (error) {
-    rmSync(outdir, { recursive: true, force: true });
-    throw error;
-  }
+/** `synthesizeOffline` (lib/cdk/synth-offline.ts), with the template for `aws-cdk-lib/assertions`. */
+export function synthesize(options: OfflineSynthOptions): Synthesized {
+  const synth = synthesizeOffline(options);
+  return { ...synth, template: Template.fromJSON(synth.template) };
 }
 
 /**
