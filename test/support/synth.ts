@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
 
@@ -16,32 +16,51 @@ export interface Synthesized {
   app: App;
   stack: TeamMessagingStack;
   template: Template;
-  assembly: CloudAssembly;
+  assembly: cxapi.CloudAssembly;
   /** Temporary cloud assembly directory; the caller removes it. */
   outdir: string;
 }
 
 /**
+ * What `cdk synth` adds to cdk.json's context (the aws-cdk CLI's contextFromSettings): resource metadata and
+ * the AWS::CDK::Metadata resource. With it, a test's template is the one the CLI writes, byte for byte but
+ * the asset hashes.
+ */
+export const CLI_CONTEXT: Record<string, unknown> = {
+  [cxapi.PATH_METADATA_ENABLE_CONTEXT]: true,
+  [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true,
+  [cxapi.ANALYTICS_REPORTING_ENABLED_CONTEXT]: true,
+};
+
+/**
  * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
  * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
- * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. The context is
- * cdk.json's, feature flags included, as the CLI passes it; `context` stands for `-c key=value` over it.
+ * repository's node_modules). `full` bundles every function with esbuild and runs CDK's built-in CloudFormation
+ * validation, as `npx cdk synth` does (~30 s). Without it the template is the same apart from asset hashes
+ * (~1 s); `validate` still runs the validator, which reads the template, not the code: with
+ * `@aws-cdk/core:validateAgainstDefaultRules` its errors throw here, its warnings are in the validation report
+ * (reportedViolations). The context is cdk.json's, feature flags included, as the CLI passes it; `context`
+ * stands for `-c key=value` over it (`dev` too). `alter` changes the app before it is synthesized: a test's
+ * way to break it on purpose.
  */
 export function synthesize(options: {
   dev?: boolean;
-  full: boolean;
+  full?: boolean;
+  validate?: boolean;
   context?: Record<string, unknown>;
+  alter?: (app: App) => void;
 }): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
   const context: Record<string, unknown> = {
     ...CDK_JSON_CONTEXT,
     ...options.context,
-    dev: options.dev ?? false,
+    dev: options.dev ?? options.context?.dev ?? false,
   };
   if (!options.full) context['aws:cdk:bundling-stacks'] = [];
   try {
-    const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
+    const builtinCloudFormationValidation = Boolean(options.full || options.validate);
+    const app = createApp({ outdir, context, builtinCloudFormationValidation });
+    options.alter?.(app);
     const assembly = app.synth();
     const stack = app.node.children.find((child) => child instanceof TeamMessagingStack);
     if (!stack) throw new Error('the app has no TeamMessagingStack');
@@ -74,8 +93,11 @@ export function defaultAndOverridden(context: Record<string, unknown>): {
   return stacks as { synth: Synthesized; overridden: Synthesized };
 }
 
-/** Violations left in the synthesized validation report (cdk-nag findings that were not acknowledged). */
-export function reportedViolations(assembly: CloudAssembly): unknown[] {
+/**
+ * Violations left in the synthesized validation report: cdk-nag findings that were not acknowledged,
+ * annotations, and CloudFormation validator warnings (its errors have thrown before).
+ */
+export function reportedViolations(assembly: cxapi.CloudAssembly): unknown[] {
   const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as {
     pluginReports: Array<{ violations: unknown[] }>;
   };
