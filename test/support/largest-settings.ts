@@ -1,15 +1,27 @@
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 
 /** The most plans a web ACL takes: 24 named plans and the default (docs/rate-limits.md: 50 references). */
-const PLANS = 25;
+const WAF_PLANS = 25;
 /** The longest plan name the settings take (lib/cdk/settings.ts). */
 const planName = (index: number) => `plan-${String(index).padStart(2, '0')}-`.padEnd(32, 'x');
+
+/** `count` plans with the longest names and limits (WAF's largest, 2,000,000,000), the last the default. */
+export const largestPlans = (count: number) => ({
+  rateLimitPlans: JSON.stringify(
+    Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [
+        planName(index),
+        { limit: 2_000_000_000 - index, windowSeconds: 600 },
+      ]),
+    ),
+  ),
+  defaultRateLimitPlan: planName(count - 1),
+});
 
 /**
  * Every optional setting on, each at the longest value the settings take or a deployment would plausibly
  * use, as `-c key=value` strings: what makes the functions' environment, the roles, and the template
- * largest. The names are at their 255-character limit, the plans as many as WAF takes, the limits at WAF's
- * largest (2,000,000,000).
+ * largest. The names are at their 255-character limit, the plans as many as WAF takes.
  */
 export const LARGEST_SETTINGS: Record<string, string> = {
   serviceName: 's'.repeat(255),
@@ -17,15 +29,7 @@ export const LARGEST_SETTINGS: Record<string, string> = {
   logLevel: 'CRITICAL',
   throttleRate: '9999.5',
   throttleBurst: '19999',
-  rateLimitPlans: JSON.stringify(
-    Object.fromEntries(
-      Array.from({ length: PLANS }, (_, index) => [
-        planName(index),
-        { limit: 2_000_000_000 - index, windowSeconds: 600 },
-      ]),
-    ),
-  ),
-  defaultRateLimitPlan: planName(PLANS - 1),
+  ...largestPlans(WAF_PLANS),
   alarms: JSON.stringify({
     api5xxRatePercent: 2.5,
     p99LatencyMs: 2000,
@@ -42,7 +46,5 @@ export const LARGEST_SETTINGS: Record<string, string> = {
   quotas: JSON.stringify(
     Object.fromEntries(Object.keys(QUOTA_DEFAULTS).map((kind) => [kind, 9_999_999_999])),
   ),
-  uploadOrigins: Array.from({ length: 8 }, (_, i) => `https://customer-app-${i}.eu-west-1.example.com`).join(
-    ',',
-  ),
+  uploadOrigins: Array.from({ length: 8 }, (_, i) => `https://app-${i}.customer.example.com`).join(','),
 };

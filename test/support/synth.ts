@@ -23,8 +23,8 @@ export interface Synthesized {
 
 /**
  * What `cdk synth` adds to cdk.json's context (the aws-cdk CLI's contextFromSettings): resource metadata and
- * the AWS::CDK::Metadata resource. With it, a test's template is the one the CLI writes, byte for byte but
- * the asset hashes.
+ * the AWS::CDK::Metadata resource, so a test's template has all the CLI's has. It stays region-agnostic
+ * (the CLI gives the app its default region): its ARNs are joins, a little longer (445 KB against 435 KB).
  */
 export const CLI_CONTEXT: Record<string, unknown> = {
   [cxapi.PATH_METADATA_ENABLE_CONTEXT]: true,
