@@ -159,7 +159,7 @@ export const environmentBytes = (variables: Record<string, unknown>): number =>
  * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation; 1 KB leaves room for
  * another. test/stack-deploy-limits.test.ts holds the stack to it.
  */
-export const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
+const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
 
 /** A deploy would fail on the first function (e.g. too many rate limit plans): refused here, naming the key. */
 function checkEnvironmentSize(settings: Settings): void {
