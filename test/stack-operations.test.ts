@@ -129,6 +129,10 @@ describe('CDK stack: settings', () => {
 
   it.each([
     [{ throttleRate: 'fast' }, /throttleRate/],
+    // API Gateway takes a whole burst only; CloudWatch's names are 255 characters at most.
+    [{ throttleBurst: '1.5' }, /throttleBurst: a whole number/],
+    [{ serviceName: 's'.repeat(256) }, /serviceName: 255 characters at most/],
+    [{ metricsNamespace: 'N'.repeat(256) }, /metricsNamespace: 255 characters at most/],
     [{ logLevel: 'LOUD' }, /logLevel/],
     [{ alarms: '{"p99LatencyMS":1}' }, /alarms.p99LatencyMS: unknown/],
     [{ alarms: { datapointsToAlarm: 4 } }, /datapointsToAlarm/],

@@ -20,9 +20,16 @@ export interface OfflineSynthOptions {
   /** The disposable dev stack instead of the production one (`-c dev=true`). */
   dev?: boolean;
   /** Bundle the functions with esbuild and validate the template against CloudFormation's schema. */
-  full: boolean;
-  /** `-c key=value` over cdk.json's context. */
+  full?: boolean;
+  /**
+   * Validate without bundling: the validator reads the template, not the code. With
+   * `@aws-cdk/core:validateAgainstDefaultRules` its errors throw, its warnings are in the validation report.
+   */
+  validate?: boolean;
+  /** `-c key=value` over cdk.json's context (`dev` too). */
   context?: Record<string, unknown>;
+  /** Changes the app before it is synthesized: a test's way to break it on purpose. */
+  alter?: (app: App) => void;
 }
 
 export interface OfflineSynthesis {
@@ -37,8 +44,8 @@ export interface OfflineSynthesis {
 /**
  * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
  * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
- * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. The context is
+ * repository's node_modules). Without `full` it skips esbuild bundling and CDK's built-in CloudFormation schema
+ * validation (~1 s; ~30 s with): the template is the same apart from asset hashes, and cdk-nag still runs. The context is
  * cdk.json's, feature flags included, as the CLI passes it; `context` stands for `-c key=value` over it.
  */
 export function synthesizeOffline(options: OfflineSynthOptions): OfflineSynthesis {
@@ -46,11 +53,13 @@ export function synthesizeOffline(options: OfflineSynthOptions): OfflineSynthesi
   const context: Record<string, unknown> = {
     ...CDK_JSON_CONTEXT,
     ...options.context,
-    dev: options.dev ?? false,
+    dev: options.dev ?? options.context?.dev ?? false,
   };
   if (!options.full) context['aws:cdk:bundling-stacks'] = [];
   try {
-    const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
+    const builtinCloudFormationValidation = Boolean(options.full || options.validate);
+    const app = createApp({ outdir, context, builtinCloudFormationValidation });
+    options.alter?.(app);
     const assembly = app.synth();
     const stack = app.node.children.find((child) => child instanceof TeamMessagingStack);
     if (!stack) throw new Error('the app has no TeamMessagingStack');
