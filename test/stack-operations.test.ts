@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
@@ -40,11 +41,59 @@ const apiFunctions = (s: Synthesized) => {
   );
 };
 
+describe('CDK stack: protection and cost allocation', () => {
+  it('protects the production stack from deletion, and not the disposable dev stack', () => {
+    expect(stacks.synth.stack.terminationProtection).toBe(true);
+    expect(stacks.synth.assembly.getStackArtifact(stacks.synth.stack.artifactId).terminationProtection).toBe(
+      true,
+    );
+    expect(stacks.overridden.stack.terminationProtection).toBe(false);
+  });
+
+  it('tags every resource that takes tags with its service and stage, CDK’s own included', () => {
+    for (const [s, service, stageTag] of [
+      [stacks.synth, 'team-messaging-api', 'prod'],
+      [stacks.overridden, 'messaging-eu', 'dev'],
+    ] as const) {
+      const template = s.template.toJSON().Resources as Record<string, Resource>;
+      const taggable = s.stack.node
+        .findAll()
+        .filter((c): c is CfnResource => CfnResource.isCfnResource(c) && TagManager.isTaggable(c));
+      expect(taggable.length).toBeGreaterThan(50);
+      for (const resource of taggable) {
+        const id = logicalId(s.stack, resource);
+        const tags = template[id]?.Properties.Tags;
+        // A list of {Key, Value} for most types, a map for a few (e.g. SSM parameters).
+        const values = Array.isArray(tags)
+          ? Object.fromEntries(tags.map((tag: { Key: string; Value: string }) => [tag.Key, tag.Value]))
+          : (tags ?? {});
+        expect({ id, service: values.service, stage: values.stage }).toEqual({
+          id,
+          service,
+          stage: stageTag,
+        });
+      }
+    }
+  });
+});
+
 describe('CDK stack: settings', () => {
   it('lists every default in cdk.json, so a deploy and a test synthesize the same stack', () => {
     const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
-    const { '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': _, ...context } = cdkJson.context;
-    expect(context).toEqual(DEFAULT_SETTINGS);
+    const settings = Object.entries(cdkJson.context).filter(([key]) => !key.startsWith('@aws-cdk'));
+    expect(Object.fromEntries(settings)).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('carries the feature flags cdk init writes for the aws-cdk-lib in use, but the one README names', () => {
+    const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8'));
+    const flags = Object.fromEntries(
+      Object.entries(cdkJson.context).filter(([key]) => key.startsWith('@aws-cdk')),
+    );
+    const recommended = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules/aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
+    );
+    expect(flags).toEqual({ ...recommended, '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': false });
+    expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
   });
 
   it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {
@@ -80,6 +129,10 @@ describe('CDK stack: settings', () => {
 
   it.each([
     [{ throttleRate: 'fast' }, /throttleRate/],
+    // API Gateway takes a whole burst only; CloudWatch's names are 255 characters at most.
+    [{ throttleBurst: '1.5' }, /throttleBurst: a whole number/],
+    [{ serviceName: 's'.repeat(256) }, /serviceName: 255 characters at most/],
+    [{ metricsNamespace: 'N'.repeat(256) }, /metricsNamespace: 255 characters at most/],
     [{ logLevel: 'LOUD' }, /logLevel/],
     [{ alarms: '{"p99LatencyMS":1}' }, /alarms.p99LatencyMS: unknown/],
     [{ alarms: { datapointsToAlarm: 4 } }, /datapointsToAlarm/],

@@ -379,7 +379,10 @@ describe('CDK stack: gateway', () => {
       }),
     ]);
     const accessLogs = stage?.Properties.AccessLogSetting;
-    expect(resources('AWS::Logs::LogGroup')[accessLogs.DestinationArn['Fn::GetAtt'][0]]).toBeDefined();
+    // The log group's ARN without the `:*` of its Arn attribute (@aws-cdk/aws-apigateway:logGroupDestinationArnWithoutWildcard).
+    const [, parts] = accessLogs.DestinationArn['Fn::Join'];
+    expect(parts.slice(-2, -1)).toEqual([':log-group:']);
+    expect(resources('AWS::Logs::LogGroup')[parts.at(-1).Ref]).toBeDefined();
     expect(JSON.parse(accessLogs.Format)).toMatchObject({
       requestId: '$context.requestId',
       status: '$context.status',

@@ -5,6 +5,7 @@ import {
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
   type RateLimitPlan,
+  type RateLimits,
   type RateLimitWindow,
 } from '../../shared/rate-limits.ts';
 
@@ -82,6 +83,8 @@ export interface Settings {
 
 /** Powertools' log levels (any case). */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+/** The service is a CloudWatch dimension value (CDK allows 255 characters), the namespace CloudWatch's (255). */
+const MAX_NAME_LENGTH = 255;
 
 /** The settings of the app's context (cdk.json and `-c`), checked: a typo fails the synth, naming the key. */
 export function readSettings(node: Node): Settings {
@@ -89,6 +92,8 @@ export function readSettings(node: Node): Settings {
   const text = (key: string, fallback: string) => {
     const value = node.tryGetContext(key) ?? fallback;
     if (typeof value !== 'string' || !value.trim()) throw new Error(`context ${key}: a non-empty string`);
+    if (value.trim().length > MAX_NAME_LENGTH)
+      throw new Error(`context ${key}: ${MAX_NAME_LENGTH} characters at most`);
     return value.trim();
   };
   const logLevel = text('logLevel', defaults.logLevel).toUpperCase();
@@ -97,17 +102,75 @@ export function readSettings(node: Node): Settings {
   if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))) {
     throw new Error('context alarmEmail: an email address');
   }
-  return {
+  const settings: Settings = {
     serviceName: text('serviceName', defaults.serviceName),
     metricsNamespace: text('metricsNamespace', defaults.metricsNamespace),
     logLevel,
     throttleRate: positive('throttleRate', node.tryGetContext('throttleRate') ?? defaults.throttleRate),
-    throttleBurst: positive('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst),
+    // API Gateway's burst is a whole number of requests.
+    throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...quotaDefaults(node.tryGetContext('quotas')),
   };
+  checkEnvironmentSize(settings);
+  return settings;
+}
+
+export const rateLimitsOf = (settings: Settings): RateLimits => ({
+  plans: settings.rateLimitPlans,
+  defaultPlan: settings.defaultRateLimitPlan,
+});
+
+/**
+ * What every function reads from the settings (shared/config.ts): the logger's and metrics' settings, the
+ * deployment's quota defaults when it sets any, and its rate limit plans (GET /limits tells them).
+ */
+export function functionEnvironment(settings: Settings): Record<string, string> {
+  return {
+    SERVICE_NAME: settings.serviceName,
+    METRICS_NAMESPACE: settings.metricsNamespace,
+    LOG_LEVEL: settings.logLevel,
+    ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
+    RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
+  };
+}
+
+/** The context key behind each of those variables, named when they do not fit. */
+const KEY_OF_VARIABLE: Record<string, string> = {
+  SERVICE_NAME: 'serviceName',
+  METRICS_NAMESPACE: 'metricsNamespace',
+  LOG_LEVEL: 'logLevel',
+  QUOTAS: 'quotas',
+  RATE_LIMITS: 'rateLimitPlans',
+};
+
+/**
+ * Lambda's limit on a function's environment variables: 4 KB of the JSON of the name-value map (its refusal
+ * quotes that JSON as the "String measured"), so quotes, escapes and punctuation count too.
+ */
+export const LAMBDA_ENVIRONMENT_BYTES = 4096;
+export const environmentBytes = (variables: Record<string, unknown>): number =>
+  Buffer.byteLength(JSON.stringify(variables));
+/**
+ * What the settings' variables may take of it. The stack adds TABLE_NAME (a table name: 255 characters at
+ * most), PRIVATE_BUCKET and PUBLIC_BUCKET (bucket names: 63), PUBLIC_BASE_URL (`https://` and a 29-character
+ * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation; 1 KB leaves room for
+ * another. test/stack-deploy-limits.test.ts holds the stack to it.
+ */
+const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
+
+/** A deploy would fail on the first function (e.g. too many rate limit plans): refused here, naming the key. */
+function checkEnvironmentSize(settings: Settings): void {
+  const variables = Object.entries(functionEnvironment(settings));
+  const size = environmentBytes(Object.fromEntries(variables));
+  if (size <= SETTINGS_ENVIRONMENT_BYTES) return;
+  const [name, value] = variables.reduce((a, b) => (b[1].length > a[1].length ? b : a));
+  throw new Error(
+    `context ${KEY_OF_VARIABLE[name]}: too large for Lambda's 4 KB of environment variables (the settings' ` +
+      `variables take ${size} bytes, ${SETTINGS_ENVIRONMENT_BYTES} at most; ${name} alone ${value.length})`,
+  );
 }
 
 /** `quotas` as an object or JSON text: whole numbers for known kinds only. */

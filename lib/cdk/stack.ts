@@ -7,6 +7,7 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Tags,
 } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -37,7 +38,6 @@ import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
-import type { RateLimits } from '../../shared/rate-limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
@@ -50,7 +50,13 @@ import {
 } from './nag.ts';
 import { TeamRateLimits } from './rate-limits.ts';
 import { retainServiceLogs } from './service-logs.ts';
-import { DEFAULT_SETTINGS, readSettings, type Settings } from './settings.ts';
+import {
+  DEFAULT_SETTINGS,
+  functionEnvironment,
+  rateLimitsOf,
+  readSettings,
+  type Settings,
+} from './settings.ts';
 
 const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
 
@@ -132,22 +138,16 @@ export class TeamMessagingStack extends Stack {
   readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
-    super(scope, id, props);
+    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then).
+    super(scope, id, { terminationProtection: !props.dev, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
-    // What the functions' logger and metrics read (shared/config.ts), the same in every function, the
-    // deployment's quota defaults when cdk.json sets any, and its rate limit plans (GET /limits tells them).
-    const rateLimits: RateLimits = {
-      plans: settings.rateLimitPlans,
-      defaultPlan: settings.defaultRateLimitPlan,
-    };
-    const functionSettings = {
-      SERVICE_NAME: settings.serviceName,
-      METRICS_NAMESPACE: settings.metricsNamespace,
-      LOG_LEVEL: settings.logLevel,
-      ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
-      RATE_LIMITS: JSON.stringify(rateLimits),
-    };
+    // Cost-allocation tags on every resource that takes tags: the bill per service and stage.
+    Tags.of(this).add('service', settings.serviceName);
+    Tags.of(this).add('stage', stageName(dev));
+    const rateLimits = rateLimitsOf(settings);
+    // The same in every function.
+    const functionSettings = functionEnvironment(settings);
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
@@ -389,7 +389,7 @@ export class TeamMessagingStack extends Stack {
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
-        stageName: dev ? 'dev' : 'prod',
+        stageName: stageName(dev),
         throttlingRateLimit: settings.throttleRate,
         throttlingBurstLimit: settings.throttleBurst,
         tracingEnabled: true,
@@ -437,6 +437,9 @@ export class TeamMessagingStack extends Stack {
     return api;
   }
 }
+
+/** The API's stage, also the `stage` cost-allocation tag. */
+const stageName = (dev: boolean): string => (dev ? 'dev' : 'prod');
 
 /** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
 export function functionId(method: string, path: string): string {

@@ -1,48 +1,38 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
-import { createApp, TeamMessagingStack } from '../../lib/cdk/stack.ts';
+import type { TeamMessagingStack } from '../../lib/cdk/stack.ts';
+import { type OfflineSynthOptions, synthesizeOffline } from '../../lib/cdk/synth-offline.ts';
+
+export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
 
 export interface Synthesized {
   app: App;
   stack: TeamMessagingStack;
   template: Template;
-  assembly: CloudAssembly;
+  assembly: cxapi.CloudAssembly;
   /** Temporary cloud assembly directory; the caller removes it. */
   outdir: string;
 }
 
 /**
- * Synthesizes the app as `cdk synth` does (`createApp`, with the AwsSolutions checks, which throw on any
- * unacknowledged finding) into a temporary directory outside the repository (so a bundle cannot borrow the
- * repository's node_modules). `full: false` skips esbuild bundling and CDK's built-in CloudFormation schema
- * validation (~5 s): the template is the same apart from asset hashes, and cdk-nag still runs. `context`
- * stands for `-c key=value` (without it, the settings are cdk.json's defaults: lib/cdk/settings.ts).
+ * What `cdk synth` adds to cdk.json's context (the aws-cdk CLI's contextFromSettings): resource metadata and
+ * the AWS::CDK::Metadata resource, so a test's template has all the CLI's has. It stays region-agnostic
+ * (the CLI gives the app its default region): its ARNs are joins, a little longer (445 KB against 435 KB).
  */
-export function synthesize(options: {
-  dev?: boolean;
-  full: boolean;
-  context?: Record<string, unknown>;
-}): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
-  const context: Record<string, unknown> = { ...options.context, dev: options.dev ?? false };
-  if (!options.full) context['aws:cdk:bundling-stacks'] = [];
-  try {
-    const app = createApp({ outdir, context, builtinCloudFormationValidation: options.full });
-    const assembly = app.synth();
-    const stack = app.node.children.find((child) => child instanceof TeamMessagingStack);
-    if (!stack) throw new Error('the app has no TeamMessagingStack');
-    const templatePath = assembly.getStackArtifact(stack.artifactId).templateFullPath;
-    const template = Template.fromJSON(JSON.parse(readFileSync(templatePath, 'utf8')));
-    return { app, stack, template, assembly, outdir };
-  } catch (error) {
-    rmSync(outdir, { recursive: true, force: true });
-    throw error;
-  }
+export const CLI_CONTEXT: Record<string, unknown> = {
+  [cxapi.PATH_METADATA_ENABLE_CONTEXT]: true,
+  [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true,
+  [cxapi.ANALYTICS_REPORTING_ENABLED_CONTEXT]: true,
+};
+
+/** `synthesizeOffline` (lib/cdk/synth-offline.ts), with the template for `aws-cdk-lib/assertions`. */
+export function synthesize(options: OfflineSynthOptions): Synthesized {
+  const synth = synthesizeOffline(options);
+  return { ...synth, template: Template.fromJSON(synth.template) };
 }
 
 /**
@@ -65,8 +55,11 @@ export function defaultAndOverridden(context: Record<string, unknown>): {
   return stacks as { synth: Synthesized; overridden: Synthesized };
 }
 
-/** Violations left in the synthesized validation report (cdk-nag findings that were not acknowledged). */
-export function reportedViolations(assembly: CloudAssembly): unknown[] {
+/**
+ * Violations left in the synthesized validation report: cdk-nag findings that were not acknowledged,
+ * annotations, and CloudFormation validator warnings (its errors have thrown before).
+ */
+export function reportedViolations(assembly: cxapi.CloudAssembly): unknown[] {
   const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as {
     pluginReports: Array<{ violations: unknown[] }>;
   };

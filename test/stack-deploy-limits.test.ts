@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SETTINGS,
+  environmentBytes,
+  LAMBDA_ENVIRONMENT_BYTES,
+  readSettings,
+} from '../lib/cdk/settings.ts';
+import { TeamMessagingStack } from '../lib/cdk/stack.ts';
+import { routes } from '../lib/routes.ts';
+import { LARGEST_SETTINGS, largestPlans } from './support/largest-settings.ts';
+import { CDK_JSON_CONTEXT, CLI_CONTEXT, type Synthesized, synthesize } from './support/synth.ts';
+
+/**
+ * AWS limits the CloudFormation validator does not check, each of which fails a deploy on the way: at the
+ * largest settings (test/support/largest-settings.ts), production and dev, with what the CLI adds to the
+ * template (CLI_CONTEXT).
+ */
+const IAM_ROLE_POLICY_CHARACTERS = 10_240; // a role's inline policies together, white space not counted
+const MAX_RESOURCES = 450; // CloudFormation takes 500 a stack
+const MAX_TEMPLATE_BYTES = 800 * 1024; // CloudFormation takes 1 MB from S3 (where the CLI uploads it)
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
+type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
+
+/**
+ * What an intrinsic function renders to once deployed, at its longest: a table name is at most 255
+ * characters, a bucket name 63, a log group name 512; an ARN adds `arn:aws-us-gov:<service>:ap-southeast-5:
+ * <12-digit account>:` (~55) and the resource type; a CloudFront domain is 29 characters. An intrinsic not
+ * listed fails the test, to be estimated when the stack first uses it.
+ */
+const ARN = 'arn:aws-us-gov:dynamodb:ap-southeast-5:123456789012:'.length;
+const RENDERED_LENGTH: Record<string, number> = {
+  'Ref AWS::DynamoDB::GlobalTable': 255,
+  'Ref AWS::S3::Bucket': 63,
+  'Fn::GetAtt AWS::DynamoDB::GlobalTable.Arn': ARN + 'table/'.length + 255,
+  'Fn::GetAtt AWS::S3::Bucket.Arn': 'arn:aws-us-gov:s3:::'.length + 63,
+  'Fn::GetAtt AWS::Logs::LogGroup.Arn': ARN + 'log-group:'.length + 512 + ':*'.length,
+  'Fn::GetAtt AWS::CloudFront::Distribution.DomainName': 'd111111abcdef8.cloudfront.net'.length,
+};
+
+/** The value with every intrinsic function replaced by a string of its rendered length. */
+function rendered(value: unknown, resources: Resources): unknown {
+  if (Array.isArray(value)) return value.map((item) => rendered(item, resources));
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value);
+  const [key, args] = entries.length === 1 ? (entries[0] as [string, unknown]) : [];
+  if (key === 'Fn::Join') {
+    const [separator, parts] = args as [string, unknown[]];
+    return parts.map((part) => rendered(part, resources)).join(separator);
+  }
+  if (key === 'Ref' || key === 'Fn::GetAtt') {
+    const [id, attribute] = key === 'Ref' ? [args as string] : (args as [string, string]);
+    const reference = `${key} ${resources[id]?.Type ?? id}${attribute ? `.${attribute}` : ''}`;
+    const length = RENDERED_LENGTH[reference];
+    if (length === undefined) throw new Error(`no rendered length for ${reference}`);
+    return 'x'.repeat(length);
+  }
+  if (key?.startsWith('Fn::')) throw new Error(`no rendered length for ${key}`);
+  return Object.fromEntries(entries.map(([name, item]) => [name, rendered(item, resources)]));
+}
+
+/** Each function's environment in bytes, as Lambda measures it (lib/cdk/settings.ts), by logical id. */
+function environmentSizes(template: Template): Record<string, number> {
+  const resources = template.toJSON().Resources as Resources;
+  const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+  return Object.fromEntries(
+    functions.map(([id, fn]) => [
+      id,
+      environmentBytes(
+        rendered(fn.Properties.Environment?.Variables ?? {}, resources) as Record<string, unknown>,
+      ),
+    ]),
+  );
+}
+
+/**
+ * Each role's inline policies together (AWS::IAM::Policy resources and the role's own `Policies`), in
+ * characters of their JSON without white space (IAM does not count it), by the role's logical id.
+ */
+function rolePolicySizes(template: Template): Record<string, number> {
+  const resources = template.toJSON().Resources as Resources;
+  const sizes: Record<string, number> = {};
+  const add = (role: string, document: unknown) => {
+    sizes[role] = (sizes[role] ?? 0) + JSON.stringify(rendered(document, resources)).length;
+  };
+  for (const [id, resource] of Object.entries(resources)) {
+    if (resource.Type === 'AWS::IAM::Role')
+      for (const policy of resource.Properties.Policies ?? []) add(id, policy.PolicyDocument);
+    if (resource.Type === 'AWS::IAM::Policy')
+      for (const role of resource.Properties.Roles ?? [])
+        add(role.Ref ?? role, resource.Properties.PolicyDocument);
+  }
+  return sizes;
+}
+
+const largest: Synthesized[] = [];
+beforeAll(() => {
+  for (const dev of [false, true])
+    largest.push(synthesize({ dev, context: { ...CLI_CONTEXT, ...LARGEST_SETTINGS } }));
+});
+afterAll(() => {
+  for (const synth of largest) rmSync(synth.outdir, { recursive: true, force: true });
+});
+/** The entries over the limit: what a failing check names. */
+const over = (sizes: Record<string, number>, limit: number) =>
+  Object.entries(sizes).filter(([, size]) => size > limit);
+
+describe('CDK stack: deploy limits at the largest settings', () => {
+  it("keeps every function's environment within Lambda's 4 KB", () => {
+    for (const synth of largest) {
+      const sizes = environmentSizes(synth.template);
+      expect(Object.keys(sizes).length).toBeGreaterThan(routes.length);
+      expect(over(sizes, LAMBDA_ENVIRONMENT_BYTES), synth.stack.stackName).toEqual([]);
+    }
+  });
+
+  it("keeps every role's inline policies within IAM's 10,240 characters", () => {
+    for (const synth of largest) {
+      const sizes = rolePolicySizes(synth.template);
+      expect(Object.keys(sizes).length).toBeGreaterThan(routes.length);
+      expect(over(sizes, IAM_ROLE_POLICY_CHARACTERS), synth.stack.stackName).toEqual([]);
+    }
+  });
+
+  it('stays under 450 resources and 800 KB of template', () => {
+    for (const synth of largest) {
+      const resources = Object.keys(synth.template.toJSON().Resources);
+      expect(resources.length, synth.stack.stackName).toBeLessThanOrEqual(MAX_RESOURCES);
+      // With the CLI's metadata (CLI_CONTEXT), without which the template is 8% smaller.
+      expect(resources).toContain('CDKMetadata');
+      const { templateFullPath } = synth.assembly.getStackArtifact(synth.stack.artifactId);
+      expect(statSync(templateFullPath).size, synth.stack.stackName).toBeLessThanOrEqual(MAX_TEMPLATE_BYTES);
+    }
+  });
+});
+
+describe('CDK stack: environment size', () => {
+  /** One more plan than the settings take: RATE_LIMITS alone leaves no room for the rest. */
+  const plansOverTheSettingsShare = () => {
+    for (let count = 25; ; count++) {
+      const context = { ...CDK_JSON_CONTEXT, ...LARGEST_SETTINGS, ...largestPlans(count) };
+      try {
+        readSettings(new App({ context }).node);
+      } catch (error) {
+        if (/too large/.test(String(error))) return count;
+        throw error;
+      }
+    }
+  };
+
+  it('the check reports every function of a stack built with too many plans (past the settings)', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
+    try {
+      const context = { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] };
+      const app = new App({ outdir, context, builtinCloudFormationValidation: false });
+      const plans = largestPlans(80);
+      const settings = {
+        ...DEFAULT_SETTINGS,
+        rateLimitPlans: JSON.parse(plans.rateLimitPlans),
+        defaultRateLimitPlan: plans.defaultRateLimitPlan,
+      };
+      const stack = new TeamMessagingStack(app, 'Padded', { settings });
+      const sizes = environmentSizes(Template.fromStack(stack));
+      const reported = over(sizes, LAMBDA_ENVIRONMENT_BYTES).map(([id]) => id);
+      // The API's functions carry RATE_LIMITS; CDK's own (LogRetention) does not.
+      expect(reported).toHaveLength(routes.length + 1);
+      expect(reported.some((id) => id.startsWith('LogRetention'))).toBe(false);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('the settings refuse one plan too many, naming rateLimitPlans; one fewer fits every function', () => {
+    const count = plansOverTheSettingsShare();
+    const context = { ...LARGEST_SETTINGS, ...largestPlans(count) };
+    expect(() => synthesize({ context })).toThrow(
+      /context rateLimitPlans: too large for Lambda's 4 KB of environment variables/,
+    );
+    const atTheLimit = synthesize({ context: { ...LARGEST_SETTINGS, ...largestPlans(count - 1) } });
+    try {
+      expect(over(environmentSizes(atTheLimit.template), LAMBDA_ENVIRONMENT_BYTES)).toEqual([]);
+    } finally {
+      rmSync(atTheLimit.outdir, { recursive: true, force: true });
+    }
+  });
+});
