@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { ORIGIN_SHAPE } from '../../shared/cors.ts';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import {
   MIN_RATE_LIMIT,
@@ -33,6 +34,11 @@ export const DEFAULT_SETTINGS = {
    */
   rateLimitPlans: RATE_LIMIT_DEFAULTS.plans as Record<string, RateLimitPlan>,
   defaultRateLimitPlan: RATE_LIMIT_DEFAULTS.defaultPlan,
+  /**
+   * Browser origins allowed to call the API (CORS, shared/cors.ts): none by default, since the API is called
+   * server to server with a bearer token. `-c corsOrigins=https://app.example.com,https://admin.example.com`.
+   */
+  corsOrigins: [] as string[],
   /**
    * Alarm thresholds: an alarm fires when the value is above its threshold in `datapointsToAlarm` of
    * `evaluationPeriods` consecutive 5-minute periods (2 of 3: a sustained problem alarms within 10 minutes,
@@ -74,6 +80,7 @@ export interface Settings {
   throttleBurst: number;
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
+  corsOrigins: string[];
   alarms: AlarmThresholds;
   /** Subscribed to the alarm topic when set. @default no subscription */
   alarmEmail?: string;
@@ -110,6 +117,7 @@ export function readSettings(node: Node): Settings {
     // API Gateway's burst is a whole number of requests.
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
+    corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...quotaDefaults(node.tryGetContext('quotas')),
@@ -134,6 +142,7 @@ export function functionEnvironment(settings: Settings): Record<string, string> 
     LOG_LEVEL: settings.logLevel,
     ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
     RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
+    ...(settings.corsOrigins.length && { CORS_ORIGINS: settings.corsOrigins.join(',') }),
   };
 }
 
@@ -144,6 +153,7 @@ const KEY_OF_VARIABLE: Record<string, string> = {
   LOG_LEVEL: 'logLevel',
   QUOTAS: 'quotas',
   RATE_LIMITS: 'rateLimitPlans',
+  CORS_ORIGINS: 'corsOrigins',
 };
 
 /**
@@ -171,6 +181,21 @@ function checkEnvironmentSize(settings: Settings): void {
     `context ${KEY_OF_VARIABLE[name]}: too large for Lambda's 4 KB of environment variables (the settings' ` +
       `variables take ${size} bytes, ${SETTINGS_ENVIRONMENT_BYTES} at most; ${name} alone ${value.length})`,
   );
+}
+
+/** `corsOrigins` as a list (cdk.json) or comma-separated text (`-c`): each exactly as a browser sends Origin. */
+function corsOrigins(context: unknown): string[] {
+  const origins = typeof context === 'string' ? context.split(',').map((origin) => origin.trim()) : context;
+  if (!Array.isArray(origins)) throw new Error('context corsOrigins: a list of origins');
+  for (const origin of origins) {
+    // `*` would let any page read answers to requests its visitors' browsers make.
+    if (typeof origin !== 'string' || !ORIGIN_SHAPE.test(origin)) {
+      throw new Error(
+        `context corsOrigins: ${JSON.stringify(origin)} is not an origin like https://app.example.com`,
+      );
+    }
+  }
+  return [...new Set(origins as string[])];
 }
 
 /** `quotas` as an object or JSON text: whole numbers for known kinds only. */

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isDependencyFailure } from '../aws.ts';
 import { config } from '../config.ts';
+import { corsHeaders } from '../cors.ts';
 import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
@@ -128,8 +129,14 @@ function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
       path: event.path,
     },
     metrics: new MetricsBatch({ route: `${event.httpMethod} ${event.resource}` }),
-    headers: rateLimitPolicy(event),
+    headers: { ...rateLimitPolicy(event), ...corsHeaders(originOf(event), config.corsOrigins()) },
   });
+}
+
+/** The Origin header a browser sent, in whatever case the client spelled its name. */
+function originOf(event: APIGatewayProxyEvent): string | undefined {
+  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'origin');
+  return name ? (event.headers[name] ?? undefined) : undefined;
 }
 
 /**
