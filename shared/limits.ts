@@ -25,6 +25,11 @@ export const LIMITS = {
   contactFieldOptionsBytes: 256 * 1024,
   /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
   listPageSize: 200,
+  /**
+   * Site ids in one `GET /pages` filter (`site_id`, `site_id[]` together): a team's default sites quota,
+   * so a filter can name every site of such a team; a team with more lists them all without the filter.
+   */
+  pageSiteIds: 100,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
 } as const;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
+import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
 /**
@@ -7,11 +8,15 @@ import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
  * uploads. The handlers validate with them and the OpenAPI document describes them.
  */
 
-/** `?site_id=3` or `?site_id[]=3&site_id[]=4`; ids that name no site of the team simply match nothing. */
+/**
+ * `?site_id=3` or `?site_id[]=3&site_id[]=4`, at most LIMITS.pageSiteIds values; ids that name no site of
+ * the team simply match nothing.
+ */
 export const pagesQuery = z.object({
   site_id: z.optional(
     z.pipe(
       z.array(z.string()).check(
+        z.maxLength(LIMITS.pageSiteIds),
         z.refine((ids) => ids.every((id) => /^-?\d{1,15}$/.test(id)), {
           message: 'The site id field must be an integer.',
         }),
