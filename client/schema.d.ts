@@ -874,6 +874,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                 };
             };
@@ -3228,6 +3229,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A path in the team's file library: at most 1002 bytes once UTF-8 encoded. */
                     path: string;
                     content_type: string;
                 };

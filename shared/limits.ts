@@ -16,6 +16,15 @@ export const LIMITS = {
   objectKeyBytes: 1024,
   /** Longest prefix put before a library path: `teams/<team id>/` with a 15-digit id. */
   libraryPrefixBytes: 'teams/'.length + 15 + 1,
+  /**
+   * The spec's strings: a brand's name, description, URLs and each tag, a contact field's name and tag, a
+   * site's and a page's name, domain and URL (the admin CLI writes those).
+   */
+  textLength: 255,
+  /** A file or image path in the team's library, in characters (S3 bounds its bytes: see library.ts). */
+  libraryPathLength: 1024,
+  /** The site URL auto-configure reads. */
+  autoConfigureUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,
@@ -30,6 +39,11 @@ export const LIMITS = {
    * so a filter can name every site of such a team; a team with more lists them all without the filter.
    */
   pageSiteIds: 100,
+  /**
+   * A list `cursor`: what the API issues is at most about 2,200 characters (the payload with a name of 255
+   * characters, each JSON-escaped to 6, in base64url, and its tag); anything longer is a 400 unread.
+   */
+  cursorLength: 4096,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
 } as const;

@@ -40,8 +40,12 @@ export const contactFieldsQuery = z.object({
   ),
 });
 
+/** The site's http(s) URL; one that is not (or that leads somewhere not allowed) is a 422 refusal. */
 export const autoConfigureRequest = z.object({
-  url: z.string().check(z.trim(), z.minLength(1), z.maxLength(2048)),
+  url: z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(LIMITS.autoConfigureUrlLength))
+    .register(z.globalRegistry, { format: 'uri' }),
 });
 
 // type/subtype with optional parameters (RFC 6838 names), e.g. `image/png` or `text/plain; charset=utf-8`.
@@ -50,5 +54,5 @@ const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^
 
 export const uploadRequest = z.object({
   path: libraryPath('path'),
-  content_type: z.string().check(z.maxLength(255), z.regex(MIME_TYPE)),
+  content_type: z.string().check(z.maxLength(LIMITS.textLength), z.regex(MIME_TYPE)),
 });
