@@ -32,6 +32,8 @@ export const LIMITS = {
   contactFieldOptions: 1000,
   contactFieldOptionLength: 255,
   contactFieldOptionsBytes: 256 * 1024,
+  /** An `Idempotency-Key` header's characters (400 over it). */
+  idempotencyKeyLength: 255,
   /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
   listPageSize: 200,
   /**

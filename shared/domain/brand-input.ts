@@ -32,7 +32,9 @@ const optional = <T extends z.ZodMiniType>(schema: T) =>
   );
 
 const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(MAX_LENGTH));
-const color = z.string().check(z.maxLength(7), z.regex(/^#[0-9a-fA-F]{6}$/));
+/** `#rrggbb`, as given. */
+export const COLOR = /^#[0-9a-fA-F]{6}$/;
+const color = z.string().check(z.maxLength(7), z.regex(COLOR));
 const identityId = z.int().check(z.minimum(1));
 const tags = z.pipe(
   z.nullable(
@@ -42,7 +44,7 @@ const tags = z.pipe(
 );
 
 /** A network name given as a map key: what socialNetworkOf produces, or a similar short label. */
-const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * social_links comes as the spec has it (an array of URLs, each named by socialNetworkOf; two different

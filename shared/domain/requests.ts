@@ -50,7 +50,7 @@ export const autoConfigureRequest = z.object({
 
 // type/subtype with optional parameters (RFC 6838 names), e.g. `image/png` or `text/plain; charset=utf-8`.
 const TOKEN = '[A-Za-z0-9!#$&^_.+-]+';
-const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"]*"))*$`);
+export const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"]*"))*$`);
 
 export const uploadRequest = z.object({
   path: libraryPath('path'),
