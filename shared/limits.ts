@@ -16,6 +16,15 @@ export const LIMITS = {
   objectKeyBytes: 1024,
   /** Longest prefix put before a library path: `teams/<team id>/` with a 15-digit id. */
   libraryPrefixBytes: 'teams/'.length + 15 + 1,
+  /**
+   * The spec's strings: a brand's name, description, URLs and each tag, a contact field's name and tag, a
+   * site's and a page's name, domain and URL (the admin CLI writes those).
+   */
+  textLength: 255,
+  /** A file or image path in the team's library, in characters (S3 bounds its bytes: see library.ts). */
+  libraryPathLength: 1024,
+  /** The site URL auto-configure reads. */
+  autoConfigureUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,
@@ -23,8 +32,20 @@ export const LIMITS = {
   contactFieldOptions: 1000,
   contactFieldOptionLength: 255,
   contactFieldOptionsBytes: 256 * 1024,
+  /** An `Idempotency-Key` header's characters (400 over it). */
+  idempotencyKeyLength: 255,
   /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
   listPageSize: 200,
+  /**
+   * Site ids in one `GET /pages` filter (`site_id`, `site_id[]` together): a team's default sites quota,
+   * so a filter can name every site of such a team; a team with more lists them all without the filter.
+   */
+  pageSiteIds: 100,
+  /**
+   * A list `cursor`: what the API issues is at most about 2,200 characters (the payload with a name of 255
+   * characters, each JSON-escaped to 6, in base64url, and its tag); anything longer is a 400 unread.
+   */
+  cursorLength: 4096,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
 } as const;

@@ -2,7 +2,9 @@ import type { Node } from 'constructs';
 import { ORIGIN_SHAPE } from '../../shared/cors.ts';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import {
+  MAX_RATE_LIMIT,
   MIN_RATE_LIMIT,
+  PLAN_NAME,
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
   type RateLimitPlan,
@@ -221,13 +223,13 @@ function rateLimits(
   if (!Object.keys(plans).length) throw new Error('context rateLimitPlans: at least one plan');
   const checked: Record<string, RateLimitPlan> = {};
   for (const [name, plan] of Object.entries(plans)) {
-    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
+    if (!PLAN_NAME.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
     const key = `rateLimitPlans.${name}`;
     const given = Object.fromEntries(
       knownEntries(key, contextObject(key, plan), { limit: 0, windowSeconds: 0 }),
     );
     checked[name] = {
-      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT),
+      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
       windowSeconds: rateLimitWindow(`${key}.windowSeconds`, given.windowSeconds),
     };
   }
@@ -289,10 +291,13 @@ function knownEntries<K extends string>(
 }
 
 /** A whole number of at least `min`. */
-function whole(key: string, value: unknown, min: number): number {
+function whole(key: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const number = nonNegative(key, value);
-  if (!Number.isInteger(number) || number < min)
-    throw new Error(`context ${key}: a whole number, ${min} or more`);
+  if (!Number.isInteger(number) || number < min || number > max) {
+    throw new Error(
+      `context ${key}: a whole number, ${min} or more${max < Number.MAX_SAFE_INTEGER ? ` and ${max} at most` : ''}`,
+    );
+  }
   return number;
 }
 

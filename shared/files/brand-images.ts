@@ -3,6 +3,7 @@ import { CopyObjectCommand, HeadObjectCommand, S3ServiceException } from '@aws-s
 import { config } from '../config.ts';
 import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
 import { ValidationError } from '../http/errors.ts';
+import { LIMITS } from '../limits.ts';
 import { privateObjectKey } from './library.ts';
 import { s3 } from './s3.ts';
 
@@ -22,7 +23,7 @@ interface CheckedFile {
   etag: string | undefined;
 }
 
-const MAX_URL_LENGTH = 255;
+const MAX_URL_LENGTH = LIMITS.textLength;
 const MAX_FILE_NAME_LENGTH = 64;
 
 /**

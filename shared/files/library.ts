@@ -8,9 +8,17 @@ import { s3 } from './s3.ts';
  * A team's private file library: objects under `teams/<team id>/` in the private bucket. Paths are
  * relative to the library; anything that could leave it is refused before S3 is asked.
  */
-export const MAX_PATH_LENGTH = 1024;
+export const MAX_PATH_LENGTH = LIMITS.libraryPathLength;
 /** S3 counts a key's UTF-8 bytes, and the key carries the `teams/<team id>/` prefix. */
 export const MAX_PATH_BYTES = LIMITS.objectKeyBytes - LIMITS.libraryPrefixBytes;
+
+/** One segment: not empty, `.` or `..`, and no `/`, backslash, control character or DEL. */
+const SEGMENT = String.raw`(?!\.{1,2}(?:/|$))[^/\\\u0000-\u001f\u007f]+`;
+/**
+ * A path inside the library: segments joined by `/`, not under `teams/` (another library's prefix). The
+ * check below and the OpenAPI document (its `pattern`) both use it.
+ */
+export const LIBRARY_PATH = new RegExp(`^(?!teams/)${SEGMENT}(?:/${SEGMENT})*$`, 'u');
 
 export function checkLibraryPath(path: string, field = 'path'): string {
   const invalid = (reason: string) =>
@@ -20,13 +28,7 @@ export function checkLibraryPath(path: string, field = 'path'): string {
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
     throw invalid(`must not be greater than ${MAX_PATH_BYTES} bytes once UTF-8 encoded.`);
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused.
-  if (/[\u0000-\u001f\u007f\\]/.test(path) || path.startsWith('/') || path.startsWith('teams/')) {
-    throw invalid('must be a path inside your file library.');
-  }
-  if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw invalid('must be a path inside your file library.');
-  }
+  if (!LIBRARY_PATH.test(path)) throw invalid('must be a path inside your file library.');
   return path;
 }
 

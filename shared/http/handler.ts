@@ -41,10 +41,14 @@ export interface ApiRequest {
   metrics: MetricsBatch;
 }
 
+/** The ids a path takes: up to 15 digits (every such number is exact in JavaScript), no leading zero. */
+export const MAX_ID = 999_999_999_999_999;
+const ID_FORM = new RegExp(`^[1-9][0-9]{0,${String(MAX_ID).length - 1}}$`);
+
 /** A path parameter that must be a positive integer id; anything else names no resource (404). */
 export function pathId(req: ApiRequest, model: string, name = 'id'): number {
   const raw = req.pathParams[name] ?? '';
-  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw new NotFoundError(model, raw);
+  if (!ID_FORM.test(raw)) throw new NotFoundError(model, raw);
   return Number(raw);
 }
 
