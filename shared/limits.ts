@@ -16,6 +16,12 @@ export const LIMITS = {
   objectKeyBytes: 1024,
   /** Longest prefix put before a library path: `teams/<team id>/` with a 15-digit id. */
   libraryPrefixBytes: 'teams/'.length + 15 + 1,
+  /**
+   * A folder or file name in a library path, UTF-8 encoded: what file systems (ext4, APFS) and the tools
+   * that sync a library to one can hold. S3 would take longer ones; the library does not, so a file it
+   * holds can always be downloaded as it is named, and no store refuses a name the API accepted.
+   */
+  libraryNameBytes: 255,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,

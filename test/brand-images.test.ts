@@ -6,6 +6,7 @@ import { dynamo } from '../shared/data/dynamo.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { newTeam, useApi } from './support/api.ts';
+import { pathOfBytes } from './support/library-paths.ts';
 
 const api = useApi();
 
@@ -21,6 +22,14 @@ const PNG = Buffer.from(
 async function publicCopies(teamId: number): Promise<string[]> {
   const { Contents } = await s3().send(
     new ListObjectsV2Command({ Bucket: config.publicBucket(), Prefix: `brands/${teamId}/` }),
+  );
+  return (Contents ?? []).map((object) => object.Key as string);
+}
+
+/** Keys in the team's private library. */
+async function privateFiles(teamId: number): Promise<string[]> {
+  const { Contents } = await s3().send(
+    new ListObjectsV2Command({ Bucket: config.privateBucket(), Prefix: `teams/${teamId}/` }),
   );
   return (Contents ?? []).map((object) => object.Key as string);
 }
@@ -266,5 +275,32 @@ describe('failures half way', () => {
     expect(await publicCopies(teamId)).toHaveLength(1);
     // The next attempt works.
     expect((await client.post(BRANDS, { name: 'DB back', logo_image_path: 'logo.png' })).status).toBe(201);
+  });
+});
+
+/** S3 holds names of 255 bytes and keys of 1,024; so must the local stack (lib/local/services.ts). */
+describe("names and keys at the file library's limits", () => {
+  it.each([
+    ['names of 255 ASCII bytes', `${'a'.repeat(255)}/${'b'.repeat(251)}.png`],
+    ['names of 255 CJK and emoji bytes', `${'漢'.repeat(85)}/${'😀'.repeat(62)}abc.png`],
+    ['the longest path, 1,002 bytes (1,024 with the largest team id)', `${pathOfBytes('a', 998)}.png`],
+  ])('%s are uploaded and become a brand logo with a public URL', async (_kind, path) => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+    const upload = await client.post(FILES, { path, content_type: 'image/png' });
+    expect(upload.status).toBe(200);
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: upload.body.headers,
+      body: PNG,
+    });
+    expect(put.status).toBe(200);
+    expect((await privateFiles(teamId)).length).toBe(2);
+    const brand = await client.post(BRANDS, { name: 'Long names', logo_image_path: path });
+    expect(brand.status).toBe(201);
+    expect(await fetchBytes(brand.body.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    const again = await client.put(`${BRANDS}/${brand.body.id}`, { header_image_path: path });
+    expect(again.status).toBe(200);
+    expect(again.body.header_image).toBe(brand.body.logo_image);
   });
 });
