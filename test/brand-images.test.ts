@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
@@ -303,4 +305,103 @@ describe("names and keys at the file library's limits", () => {
     expect(again.status).toBe(200);
     expect(again.body.header_image).toBe(brand.body.logo_image);
   });
+});
+
+/**
+ * Paths the file library refuses (README, "Limits and errors"). s3rver keeps objects as files: before the
+ * rules, each reached it and the file system refused the name (or the whole key exceeded S3's), which
+ * s3rver answers with a 500 and the API with a 503, while S3 in AWS answered otherwise.
+ */
+const REFUSED_PATHS = [
+  ['255 CJK characters in a name', `logos/${'漢'.repeat(255)}.png`],
+  ['100 emoji in a name', `${'😀'.repeat(100)}.png`],
+  ['a 256-byte ASCII name', `logos/${'a'.repeat(252)}.png`],
+  ['a key that fits alone but not with the team prefix', `${pathOfBytes('a', 1016)}.png`],
+] as const;
+
+const FAULT = 'injected-s3-answer';
+afterEach(() => {
+  s3().middlewareStack.remove(FAULT);
+});
+
+/**
+ * The real S3 client of this process: every command whose name matches gets `answer` (or, without one,
+ * goes to S3 as usual), beneath the SDK's retries and its deserializer, which reads the answer as it would
+ * read S3's own. Returns the number of matching commands sent.
+ */
+function interceptS3(command: RegExp, answer?: { status: number; code?: string }): { calls: () => number } {
+  let calls = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: one middleware for every command of the client.
+  const middleware: DeserializeMiddleware<any, any> = (next, context) => async (args) => {
+    if (!command.test(context.commandName ?? '')) return next(args);
+    calls++;
+    if (!answer) return next(args);
+    // An error answer of S3: XML with the code, or nothing at all for a HEAD.
+    const xml = answer.code
+      ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${answer.code}</Code><Message>${answer.code} (injected)</Message></Error>`
+      : '';
+    const headers: Record<string, string> = answer.code ? { 'content-type': 'application/xml' } : {};
+    return {
+      response: { statusCode: answer.status, headers, body: Readable.from([Buffer.from(xml)]) },
+      output: undefined,
+    };
+  };
+  s3().middlewareStack.add(middleware, { step: 'deserialize', priority: 'low', name: FAULT });
+  return { calls: () => calls };
+}
+
+describe("the file library's rules, checked before any S3 call", () => {
+  it.each(REFUSED_PATHS)('POST /files with %s is 422 on path, and no upload URL', async (_kind, path) => {
+    const { teamId, client } = await api.caller();
+    const sent = interceptS3(/./);
+    const response = await client.post(FILES, { path, content_type: 'image/png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['path']);
+    expect(response.body).not.toHaveProperty('upload_url');
+    expect(sent.calls()).toBe(0);
+    expect(await privateFiles(teamId)).toEqual([]);
+  });
+
+  it.each(REFUSED_PATHS)(
+    'a brand create with %s is 422 on the field, and creates nothing',
+    async (_kind, path) => {
+      const { teamId, client } = await api.caller();
+      // A file in the library: its folder exists, which is when s3rver's file system met the name.
+      await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+      const sent = interceptS3(/./);
+      const response = await client.post(BRANDS, {
+        name: 'Long path',
+        logo_square_image_path: 'ok.png',
+        logo_image_path: path,
+      });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['logo_image_path']);
+      expect(response.body.errors.logo_image_path[0]).toMatch(/^The logo image path must not /);
+      expect(sent.calls()).toBe(0);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+      expect(await publicCopies(teamId)).toEqual([]);
+    },
+  );
+
+  it.each(REFUSED_PATHS)(
+    'a brand update with %s is 422 on the field, and changes nothing',
+    async (_kind, path) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+      const brand = await client.post(BRANDS, { name: 'Before', logo_image_path: 'ok.png' });
+      expect(brand.status).toBe(201);
+      const sent = interceptS3(/./);
+      const response = await client.put(`${BRANDS}/${brand.body.id}`, {
+        name: 'After',
+        header_image_path: path,
+      });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['header_image_path']);
+      expect(sent.calls()).toBe(0);
+      const after = await client.get(`${BRANDS}/${brand.body.id}`);
+      expect(after.body).toEqual(brand.body);
+      expect(after.headers.get('etag')).toBe(brand.headers.get('etag'));
+      expect(await publicCopies(teamId)).toHaveLength(1);
+    },
+  );
 });

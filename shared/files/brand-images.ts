@@ -3,6 +3,7 @@ import { CopyObjectCommand, HeadObjectCommand, S3ServiceException } from '@aws-s
 import { config } from '../config.ts';
 import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
 import { ValidationError } from '../http/errors.ts';
+import { LIMITS } from '../limits.ts';
 import { privateObjectKey } from './library.ts';
 import { s3 } from './s3.ts';
 
@@ -23,7 +24,14 @@ interface CheckedFile {
 }
 
 const MAX_URL_LENGTH = 255;
-const MAX_FILE_NAME_LENGTH = 64;
+/** Hex digits of a public copy's version (a SHA-256 of the source key and ETag). */
+const VERSION_LENGTH = 32;
+/**
+ * The public key, `brands/<team id>/<version>/<file name>`, is ASCII and at most 7 + 15 + 1 + 32 + 1 + 64
+ * = 120 bytes whatever the path: every path the library holds has a public key within S3's limit.
+ */
+export const MAX_PUBLIC_KEY_BYTES =
+  'brands/'.length + LIMITS.idDigits + 1 + VERSION_LENGTH + 1 + LIMITS.publicFileNameLength;
 
 /**
  * Replaces the path form of each slot by the URL form (the path wins over a URL given for the same slot).
@@ -75,10 +83,7 @@ async function checkFile(teamId: number, path: string): Promise<CheckedFile | un
 }
 
 async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> {
-  const version = createHash('sha256').update(`${file.key}\n${file.etag}`).digest('hex').slice(0, 32);
-  const prefix = `brands/${teamId}/${version}/`;
-  const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
-  const key = prefix + publicFileName(file.path, Math.min(MAX_FILE_NAME_LENGTH, room));
+  const key = publicObjectKey(teamId, file);
   await s3().send(
     new CopyObjectCommand({
       Bucket: config.publicBucket(),
@@ -91,6 +96,17 @@ async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> 
     }),
   );
   return `${config.publicBaseUrl()}/${key}`;
+}
+
+/** Where a file version is copied to: derived from its key and ETag, its name cut to fit the URL. */
+export function publicObjectKey(teamId: number, file: Pick<CheckedFile, 'path' | 'key' | 'etag'>): string {
+  const version = createHash('sha256')
+    .update(`${file.key}\n${file.etag}`)
+    .digest('hex')
+    .slice(0, VERSION_LENGTH);
+  const prefix = `brands/${teamId}/${version}/`;
+  const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
+  return prefix + publicFileName(file.path, Math.min(LIMITS.publicFileNameLength, room));
 }
 
 /** The file's name reduced to URL-safe characters and a length that keeps the URL within 255 characters. */
