@@ -7,6 +7,8 @@ import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
+import { TIMEOUTS } from '../shared/limits.ts';
 import { newTeam, useApi } from './support/api.ts';
 import { pathOfBytes } from './support/library-paths.ts';
 
@@ -404,4 +406,100 @@ describe("the file library's rules, checked before any S3 call", () => {
       expect(await publicCopies(teamId)).toHaveLength(1);
     },
   );
+});
+
+describe("S3 refusing a caller's file is the caller's 422, never a 503", () => {
+  it('a HEAD answered 400 (what S3 answers a key it cannot hold) is 422 on the field, not retried', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const head = interceptS3(/^HeadObject/, { status: 400 });
+    const response = await client.post(BRANDS, { name: 'Refused', logo_image_path: 'logo.png' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      logo_image_path: [
+        'The logo image path field names a file that cannot be stored or copied (S3: BadRequest).',
+      ],
+    });
+    expect(head.calls()).toBe(1);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    expect(await publicCopies(teamId)).toEqual([]);
+  });
+
+  it.each([
+    ['KeyTooLongError', 400, 'names a file that cannot be stored or copied (S3: KeyTooLongError).'],
+    ['InvalidArgument', 400, 'names a file that cannot be stored or copied (S3: InvalidArgument).'],
+    ['InvalidRequest', 400, 'names a file that cannot be stored or copied (S3: InvalidRequest).'],
+    ['NoSuchKey', 404, 'must name a file in your file library.'],
+    [
+      'PreconditionFailed',
+      412,
+      'names a file that changed while it was being copied: send the request again.',
+    ],
+  ])(
+    'a copy answered %s (%i) is 422 on every field naming the file, not retried, and no brand',
+    async (code, status, message) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+      const copy = interceptS3(/^CopyObject/, { status, code });
+      const response = await client.post(BRANDS, {
+        name: 'Refused copy',
+        logo_image_path: 'logo.png',
+        logo_square_image_path: 'logo.png',
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({
+        logo_image_path: [`The logo image path field ${message}`],
+        logo_square_image_path: [`The logo square image path field ${message}`],
+      });
+      expect(copy.calls()).toBe(1);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+    },
+  );
+
+  it('the same on an update: 422 on the field, and the brand unchanged', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const brand = await client.post(BRANDS, { name: 'Kept' });
+    interceptS3(/^CopyObject/, { status: 400, code: 'KeyTooLongError' });
+    const response = await client.put(`${BRANDS}/${brand.body.id}`, { footer_image_path: 'logo.png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['footer_image_path']);
+    expect((await client.get(`${BRANDS}/${brand.body.id}`)).body).toEqual(brand.body);
+  });
+
+  it.each([
+    ['SlowDown', 503],
+    ['InternalError', 500],
+  ])(
+    'a copy answered %s (%i) is still an outage: retried, then 503 with Retry-After',
+    async (code, status) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+      const copy = interceptS3(/^CopyObject/, { status, code });
+      const response = await client.post(BRANDS, { name: 'Outage', logo_image_path: 'logo.png' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(String(TIMEOUTS.retryAfterSeconds));
+      expect(response.body).toEqual({ message: MESSAGES.unavailable });
+      expect(copy.calls()).toBe(TIMEOUTS.attempts);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+    },
+  );
+
+  it('a copy answered AccessDenied (our deployment, not the caller) stays a logged 500', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    interceptS3(/^CopyObject/, { status: 403, code: 'AccessDenied' });
+    const response = await client.post(BRANDS, { name: 'Denied', logo_image_path: 'logo.png' });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'Server Error' });
+  });
+
+  it('an upload through the admin CLI path that S3 refuses is a 422 on path', async () => {
+    const { teamId } = await newTeam();
+    interceptS3(/^PutObject/, { status: 400, code: 'EntityTooLarge' });
+    await expect(putPrivateFile(teamId, 'big.png', PNG, 'image/png')).rejects.toMatchObject({
+      status: 422,
+      errors: { path: ['The path field names a file that cannot be stored or copied (S3: EntityTooLarge).'] },
+    });
+  });
 });

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { CopyObjectCommand, HeadObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { privateObjectKey } from './library.ts';
 import { s3 } from './s3.ts';
+import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from './s3-errors.ts';
 
 /**
  * Brand images given in the path form: files of the team's private library, copied to the public library
@@ -37,7 +38,8 @@ export const MAX_PUBLIC_KEY_BYTES =
  * Replaces the path form of each slot by the URL form (the path wins over a URL given for the same slot).
  * All files are checked first (HeadObject: it exists, its Content-Type is image/*), so a bad path is a
  * 422 naming its field and nothing is copied; then the copies run in parallel, each conditioned on the
- * checked ETag so the public file is exactly the file that was checked.
+ * checked ETag so the public file is exactly the file that was checked. What S3 refuses about a file (a
+ * check or a copy) is a 422 naming the fields that name it (s3-errors.ts), not an outage.
  */
 export async function promoteImagePaths<T extends ImageInput>(
   teamId: number,
@@ -53,31 +55,37 @@ export async function promoteImagePaths<T extends ImageInput>(
 
   const errors: Record<string, string[]> = {};
   for (const slot of slots) {
-    const file = files.get(input[slot.path] as string);
-    const the = `The ${slot.path.replaceAll('_', ' ')} field`;
-    if (!file) errors[slot.path] = [`${the} must name a file in your file library.`];
+    const file = files.get(input[slot.path] as string) as CheckedFile | FileRefusal;
+    if ('fault' in file) errors[slot.path] = [fileFaultMessage(slot.path, file)];
     else if (!file.contentType.startsWith('image/')) {
+      const the = `The ${slot.path.replaceAll('_', ' ')} field`;
       errors[slot.path] = [`${the} must name an image file (this one is ${file.contentType || 'untyped'}).`];
     }
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const checked = [...files.values()].filter((file) => file !== undefined);
+  const checked = [...files.values()].filter((file): file is CheckedFile => !('fault' in file));
   const urls = new Map(
-    await Promise.all(checked.map(async (file) => [file.path, await copyToPublic(teamId, file)] as const)),
+    await Promise.all(
+      checked.map(async (file) => {
+        const fields = slots.filter((slot) => input[slot.path] === file.path).map((slot) => slot.path);
+        return [file.path, await callerFileCall(fields, () => copyToPublic(teamId, file))] as const;
+      }),
+    ),
   );
   for (const slot of slots) output[slot.url] = urls.get(input[slot.path] as string);
   return output as Omit<T, ImagePathField>;
 }
 
-/** The file's type and version, or undefined when the library has no such file. */
-async function checkFile(teamId: number, path: string): Promise<CheckedFile | undefined> {
+/** The file's type and version, or how S3 refused it (no such file, or a key it cannot hold). */
+async function checkFile(teamId: number, path: string): Promise<CheckedFile | FileRefusal> {
   const key = privateObjectKey(teamId, path);
   try {
     const head = await s3().send(new HeadObjectCommand({ Bucket: config.privateBucket(), Key: key }));
     return { path, key, contentType: head.ContentType ?? '', etag: head.ETag };
   } catch (error) {
-    if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+    const refusal = fileFault(error);
+    if (refusal) return refusal;
     throw error;
   }
 }

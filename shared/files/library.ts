@@ -3,6 +3,7 @@ import { config } from '../config.ts';
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { s3 } from './s3.ts';
+import { callerFileCall } from './s3-errors.ts';
 
 /**
  * A team's private file library: objects under `teams/<team id>/` in the private bucket. Paths are
@@ -50,12 +51,11 @@ export async function putPrivateFile(
   bytes: Uint8Array,
   contentType: string,
 ): Promise<void> {
-  await s3().send(
-    new PutObjectCommand({
-      Bucket: config.privateBucket(),
-      Key: privateObjectKey(teamId, path),
-      Body: bytes,
-      ContentType: contentType,
-    }),
-  );
+  const put = new PutObjectCommand({
+    Bucket: config.privateBucket(),
+    Key: privateObjectKey(teamId, path),
+    Body: bytes,
+    ContentType: contentType,
+  });
+  await callerFileCall(['path'], () => s3().send(put));
 }

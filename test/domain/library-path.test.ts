@@ -1,8 +1,10 @@
+import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { createBrandSchema, IMAGE_SLOTS, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { uploadRequest } from '../../shared/domain/requests.ts';
 import { MAX_PUBLIC_KEY_BYTES, publicObjectKey } from '../../shared/files/brand-images.ts';
 import { checkLibraryPath, MAX_PATH_BYTES, privateObjectKey } from '../../shared/files/library.ts';
+import { fileFault } from '../../shared/files/s3-errors.ts';
 import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { pathOfBytes } from '../support/library-paths.ts';
@@ -160,5 +162,59 @@ describe('every library path field of a request body', () => {
     }
     const upload = refusal(() => validate(uploadRequest, { path, content_type: 'image/png' }));
     expect(Object.keys(upload.errors)).toEqual(['path']);
+  });
+});
+
+/** An error as the SDK builds it from an S3 answer. */
+const s3Error = (name: string, status: number) =>
+  new S3ServiceException({
+    name,
+    message: `${name} (made here)`,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status },
+  });
+
+describe("S3's answers about a caller's file", () => {
+  it.each([
+    ['NoSuchKey', 404, 'missing'],
+    ['NotFound', 404, 'missing'],
+    ['KeyTooLongError', 400, 'refused'],
+    ['InvalidObjectName', 400, 'refused'],
+    ['InvalidArgument', 400, 'refused'],
+    ['InvalidRequest', 400, 'refused'],
+    ['EntityTooLarge', 400, 'refused'],
+    ['PreconditionFailed', 412, 'changed'],
+  ])('%s (%i) is the caller’s: %s', (name, status, fault) => {
+    expect(fileFault(s3Error(name, status))).toEqual({ fault, code: name });
+  });
+
+  it.each([
+    [400, 'BadRequest', 'refused'],
+    [404, 'NotFound', 'missing'],
+    [412, 'PreconditionFailed', 'changed'],
+  ])(
+    'a bodiless %i (a HEAD answer, which the SDK calls Unknown) is read by its status',
+    (status, code, fault) => {
+      expect(fileFault(s3Error('Unknown', status))).toEqual({ fault, code });
+    },
+  );
+
+  it.each([
+    ['SlowDown', 503],
+    ['InternalError', 500],
+    ['ServiceUnavailable', 503],
+    ['Unknown', 500],
+    ['AccessDenied', 403],
+    ['NoSuchBucket', 404],
+    ['InvalidAccessKeyId', 403],
+  ])('%s (%i) is not the caller’s', (name, status) => {
+    expect(fileFault(s3Error(name, status))).toBeUndefined();
+  });
+
+  it('nor is an error that is no S3 answer (a timeout, a connection refused)', () => {
+    expect(fileFault(Object.assign(new Error('socket hang up'), { name: 'TimeoutError' }))).toBeUndefined();
+    expect(
+      fileFault(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    ).toBeUndefined();
   });
 });
