@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalConfig } from '../lib/local/stack.ts';
+import { writeLocalConfig } from '../lib/local/local-api.ts';
 import { tokenOwner } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { LIMITS } from '../shared/limits.ts';
