@@ -1,6 +1,6 @@
 import { type Args, parseCommandLine, UsageError } from '../lib/admin/args.ts';
 import { runCommand } from '../lib/admin/commands.ts';
-import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/stack.ts';
+import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/local-api.ts';
 import { configure } from '../shared/config.ts';
 
 /**

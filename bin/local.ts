@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/stack.ts';
+import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/local-api.ts';
 import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
 
 /**

@@ -56,6 +56,8 @@ export const config = {
   }),
   /** The rate limit plans and the default plan: `RATE_LIMITS` as JSON when cdk.json sets others. */
   rateLimits: (): RateLimits => JSON.parse(setting('RATE_LIMITS') ?? 'null') ?? RATE_LIMIT_DEFAULTS,
+  /** Browser origins allowed to call the API (shared/cors.ts): `CORS_ORIGINS`, comma-separated; none by default. */
+  corsOrigins: (): string[] => (setting('CORS_ORIGINS') ?? '').split(',').filter(Boolean),
   /**
    * The key that signs list cursors (shared/http/cursors.ts). Optional: without it a key is derived from
    * the table name, which is enough for tamper-evidence (see there).

@@ -3,6 +3,9 @@
  * The spec sets the string lengths; the rest keeps each request inside what API Gateway, Lambda, DynamoDB
  * and S3 accept, so a caller meets a documented 4xx before any of them refuses.
  */
+/** Digits of the largest id (a team's, a brand's…) the API makes room for: what an id route reads. */
+const ID_DIGITS = 15;
+
 export const LIMITS = {
   /** API Gateway's payload limit; the local gateway enforces it too (413). */
   gatewayPayloadBytes: 10 * 1024 * 1024,
@@ -14,8 +17,26 @@ export const LIMITS = {
   headerBytes: 16 * 1024,
   /** An S3 object key, UTF-8 encoded, prefix included (S3's own limit). */
   objectKeyBytes: 1024,
-  /** Longest prefix put before a library path: `teams/<team id>/` with a 15-digit id. */
-  libraryPrefixBytes: 'teams/'.length + 15 + 1,
+  idDigits: ID_DIGITS,
+  /** Longest prefix put before a library path: `teams/<team id>/` with the largest id. */
+  libraryPrefixBytes: 'teams/'.length + ID_DIGITS + 1,
+  /**
+   * A folder or file name in a library path, UTF-8 encoded: what file systems (ext4, APFS) and the tools
+   * that sync a library to one can hold. S3 would take longer ones; the library does not, so a file it
+   * holds can always be downloaded as it is named, and no store refuses a name the API accepted.
+   */
+  libraryNameBytes: 255,
+  /** A brand image's file name in the public library (URL-safe ASCII; see shared/files/brand-images.ts). */
+  publicFileNameLength: 64,
+  /**
+   * The spec's strings: a brand's name, description, URLs and each tag, a contact field's name and tag, a
+   * site's and a page's name, domain and URL (the admin CLI writes those).
+   */
+  textLength: 255,
+  /** A file or image path in the team's library, in characters: no longer than its bytes may be (library.ts). */
+  libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
+  /** The site URL auto-configure reads. */
+  autoConfigureUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,
@@ -23,8 +44,20 @@ export const LIMITS = {
   contactFieldOptions: 1000,
   contactFieldOptionLength: 255,
   contactFieldOptionsBytes: 256 * 1024,
+  /** An `Idempotency-Key` header's characters (400 over it). */
+  idempotencyKeyLength: 255,
   /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
   listPageSize: 200,
+  /**
+   * Site ids in one `GET /pages` filter (`site_id`, `site_id[]` together): a team's default sites quota,
+   * so a filter can name every site of such a team; a team with more lists them all without the filter.
+   */
+  pageSiteIds: 100,
+  /**
+   * A list `cursor`: what the API issues is at most about 2,200 characters (the payload with a name of 255
+   * characters, each JSON-escaped to 6, in base64url, and its tag); anything longer is a 400 unread.
+   */
+  cursorLength: 4096,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
 } as const;

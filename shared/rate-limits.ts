@@ -15,8 +15,17 @@ export interface RateLimitPlan {
 /** AWS WAF's evaluation windows for rate-based rules, in seconds. */
 export const RATE_LIMIT_WINDOWS = [60, 120, 300, 600] as const;
 export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
-/** AWS WAF's lowest rate limit. */
+/** AWS WAF's lowest and highest rate limits. */
 export const MIN_RATE_LIMIT = 10;
+export const MAX_RATE_LIMIT = 2_000_000_000;
+
+/**
+ * A plan's name: it names WAF rules and regex pattern sets and is a CLI argument. Unanchored, so that the
+ * OpenAPI document can say the RateLimit headers that carry it.
+ */
+export const PLAN_NAME_LENGTH = 32;
+export const PLAN_NAME_FORM = `[a-z][a-z0-9-]{0,${PLAN_NAME_LENGTH - 1}}`;
+export const PLAN_NAME = new RegExp(`^${PLAN_NAME_FORM}$`);
 
 export interface RateLimits {
   plans: Readonly<Record<string, RateLimitPlan>>;

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalConfig } from '../lib/local/stack.ts';
+import { writeLocalConfig } from '../lib/local/local-api.ts';
 import { tokenOwner } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
+import { LIMITS } from '../shared/limits.ts';
 import { admin } from './support/processes.ts';
 
 /** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
@@ -93,6 +94,30 @@ describe('admin CLI', () => {
 
     const revoked = await admin(['token', 'revoke', '--token', token.json.token], env);
     expect(revoked.json).toEqual({ revoked: true });
+  }, 60_000);
+
+  it(`refuses a site's or a page's name, domain or URL over ${LIMITS.textLength} characters`, async () => {
+    const team = await admin(['team', 'create', '--name', 'Long'], env);
+    const teamId = String(team.json.team_id);
+    const long = 'x'.repeat(LIMITS.textLength + 1);
+    const site = await admin(
+      ['site', 'create', '--team', teamId, '--name', long, '--domain', 'https://a.example'],
+      env,
+    );
+    expect([site.code, site.stderr]).toEqual([1, expect.stringContaining('--name')]);
+    const domain = `https://${'d'.repeat(LIMITS.textLength)}.example`;
+    const wide = await admin(['site', 'create', '--team', teamId, '--name', 'Main', '--domain', domain], env);
+    expect([wide.code, wide.stderr]).toEqual([1, expect.stringContaining('--domain')]);
+    const made = await admin(
+      ['site', 'create', '--team', teamId, '--name', 'Main', '--domain', 'https://a.example'],
+      env,
+    );
+    const siteId = String(made.json.site_id);
+    const page = (name: string, url: string) =>
+      admin(['page', 'create', '--team', teamId, '--site', siteId, '--name', name, '--url', url], env);
+    expect((await page(long, '/a')).stderr).toContain('--name');
+    expect((await page('A', `/${long}`)).stderr).toContain('--url');
+    expect((await page('x'.repeat(LIMITS.textLength), `/${'u'.repeat(LIMITS.textLength - 1)}`)).code).toBe(0);
   }, 60_000);
 
   it('assigns a team to a rate limit plan, telling the plan it had', async () => {

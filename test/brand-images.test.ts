@@ -1,11 +1,16 @@
+import { Readable } from 'node:stream';
 import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
+import { TIMEOUTS } from '../shared/limits.ts';
 import { newTeam, useApi } from './support/api.ts';
+import { pathOfBytes } from './support/library-paths.ts';
 
 const api = useApi();
 
@@ -21,6 +26,14 @@ const PNG = Buffer.from(
 async function publicCopies(teamId: number): Promise<string[]> {
   const { Contents } = await s3().send(
     new ListObjectsV2Command({ Bucket: config.publicBucket(), Prefix: `brands/${teamId}/` }),
+  );
+  return (Contents ?? []).map((object) => object.Key as string);
+}
+
+/** Keys in the team's private library. */
+async function privateFiles(teamId: number): Promise<string[]> {
+  const { Contents } = await s3().send(
+    new ListObjectsV2Command({ Bucket: config.privateBucket(), Prefix: `teams/${teamId}/` }),
   );
   return (Contents ?? []).map((object) => object.Key as string);
 }
@@ -266,5 +279,227 @@ describe('failures half way', () => {
     expect(await publicCopies(teamId)).toHaveLength(1);
     // The next attempt works.
     expect((await client.post(BRANDS, { name: 'DB back', logo_image_path: 'logo.png' })).status).toBe(201);
+  });
+});
+
+/** S3 holds names of 255 bytes and keys of 1,024; so must the local stack (lib/local/services.ts). */
+describe("names and keys at the file library's limits", () => {
+  it.each([
+    ['names of 255 ASCII bytes', `${'a'.repeat(255)}/${'b'.repeat(251)}.png`],
+    ['names of 255 CJK and emoji bytes', `${'漢'.repeat(85)}/${'😀'.repeat(62)}abc.png`],
+    ['the longest path, 1,002 bytes (1,024 with the largest team id)', `${pathOfBytes('a', 998)}.png`],
+  ])('%s are uploaded and become a brand logo with a public URL', async (_kind, path) => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+    const upload = await client.post(FILES, { path, content_type: 'image/png' });
+    expect(upload.status).toBe(200);
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: upload.body.headers,
+      body: PNG,
+    });
+    expect(put.status).toBe(200);
+    expect((await privateFiles(teamId)).length).toBe(2);
+    const brand = await client.post(BRANDS, { name: 'Long names', logo_image_path: path });
+    expect(brand.status).toBe(201);
+    expect(await fetchBytes(brand.body.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    const again = await client.put(`${BRANDS}/${brand.body.id}`, { header_image_path: path });
+    expect(again.status).toBe(200);
+    expect(again.body.header_image).toBe(brand.body.logo_image);
+  });
+});
+
+/**
+ * Paths the file library refuses (README, "Limits and errors"). s3rver keeps objects as files: before the
+ * rules, each reached it and the file system refused the name (or the whole key exceeded S3's), which
+ * s3rver answers with a 500 and the API with a 503, while S3 in AWS answered otherwise.
+ */
+const REFUSED_PATHS = [
+  ['255 CJK characters in a name', `logos/${'漢'.repeat(255)}.png`],
+  ['100 emoji in a name', `${'😀'.repeat(100)}.png`],
+  ['a 256-byte ASCII name', `logos/${'a'.repeat(252)}.png`],
+  ['a key that fits alone but not with the team prefix', `${pathOfBytes('a', 1016)}.png`],
+] as const;
+
+const FAULT = 'injected-s3-answer';
+afterEach(() => {
+  s3().middlewareStack.remove(FAULT);
+});
+
+/**
+ * The real S3 client of this process: every command whose name matches gets `answer` (or, without one,
+ * goes to S3 as usual), beneath the SDK's retries and its deserializer, which reads the answer as it would
+ * read S3's own. Returns the number of matching commands sent.
+ */
+function interceptS3(command: RegExp, answer?: { status: number; code?: string }): { calls: () => number } {
+  let calls = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: one middleware for every command of the client.
+  const middleware: DeserializeMiddleware<any, any> = (next, context) => async (args) => {
+    if (!command.test(context.commandName ?? '')) return next(args);
+    calls++;
+    if (!answer) return next(args);
+    // An error answer of S3: XML with the code, or nothing at all for a HEAD.
+    const xml = answer.code
+      ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${answer.code}</Code><Message>${answer.code} (injected)</Message></Error>`
+      : '';
+    const headers: Record<string, string> = answer.code ? { 'content-type': 'application/xml' } : {};
+    return {
+      response: { statusCode: answer.status, headers, body: Readable.from([Buffer.from(xml)]) },
+      output: undefined,
+    };
+  };
+  s3().middlewareStack.add(middleware, { step: 'deserialize', priority: 'low', name: FAULT });
+  return { calls: () => calls };
+}
+
+describe("the file library's rules, checked before any S3 call", () => {
+  it.each(REFUSED_PATHS)('POST /files with %s is 422 on path, and no upload URL', async (_kind, path) => {
+    const { teamId, client } = await api.caller();
+    const sent = interceptS3(/./);
+    const response = await client.post(FILES, { path, content_type: 'image/png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['path']);
+    expect(response.body).not.toHaveProperty('upload_url');
+    expect(sent.calls()).toBe(0);
+    expect(await privateFiles(teamId)).toEqual([]);
+  });
+
+  it.each(REFUSED_PATHS)(
+    'a brand create with %s is 422 on the field, and creates nothing',
+    async (_kind, path) => {
+      const { teamId, client } = await api.caller();
+      // A file in the library: its folder exists, which is when s3rver's file system met the name.
+      await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+      const sent = interceptS3(/./);
+      const response = await client.post(BRANDS, {
+        name: 'Long path',
+        logo_square_image_path: 'ok.png',
+        logo_image_path: path,
+      });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['logo_image_path']);
+      expect(response.body.errors.logo_image_path[0]).toMatch(/^The logo image path must not /);
+      expect(sent.calls()).toBe(0);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+      expect(await publicCopies(teamId)).toEqual([]);
+    },
+  );
+
+  it.each(REFUSED_PATHS)(
+    'a brand update with %s is 422 on the field, and changes nothing',
+    async (_kind, path) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
+      const brand = await client.post(BRANDS, { name: 'Before', logo_image_path: 'ok.png' });
+      expect(brand.status).toBe(201);
+      const sent = interceptS3(/./);
+      const response = await client.put(`${BRANDS}/${brand.body.id}`, {
+        name: 'After',
+        header_image_path: path,
+      });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['header_image_path']);
+      expect(sent.calls()).toBe(0);
+      const after = await client.get(`${BRANDS}/${brand.body.id}`);
+      expect(after.body).toEqual(brand.body);
+      expect(after.headers.get('etag')).toBe(brand.headers.get('etag'));
+      expect(await publicCopies(teamId)).toHaveLength(1);
+    },
+  );
+});
+
+describe("S3 refusing a caller's file is the caller's 422, never a 503", () => {
+  it('a HEAD answered 400 (what S3 answers a key it cannot hold) is 422 on the field, not retried', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const head = interceptS3(/^HeadObject/, { status: 400 });
+    const response = await client.post(BRANDS, { name: 'Refused', logo_image_path: 'logo.png' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      logo_image_path: [
+        'The logo image path field names a file that cannot be stored or copied (S3: BadRequest).',
+      ],
+    });
+    expect(head.calls()).toBe(1);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    expect(await publicCopies(teamId)).toEqual([]);
+  });
+
+  it.each([
+    ['KeyTooLongError', 400, 'names a file that cannot be stored or copied (S3: KeyTooLongError).'],
+    ['InvalidArgument', 400, 'names a file that cannot be stored or copied (S3: InvalidArgument).'],
+    ['InvalidRequest', 400, 'names a file that cannot be stored or copied (S3: InvalidRequest).'],
+    ['NoSuchKey', 404, 'must name a file in your file library.'],
+    [
+      'PreconditionFailed',
+      412,
+      'names a file that changed while it was being copied: send the request again.',
+    ],
+  ])(
+    'a copy answered %s (%i) is 422 on every field naming the file, not retried, and no brand',
+    async (code, status, message) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+      const copy = interceptS3(/^CopyObject/, { status, code });
+      const response = await client.post(BRANDS, {
+        name: 'Refused copy',
+        logo_image_path: 'logo.png',
+        logo_square_image_path: 'logo.png',
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({
+        logo_image_path: [`The logo image path field ${message}`],
+        logo_square_image_path: [`The logo square image path field ${message}`],
+      });
+      expect(copy.calls()).toBe(1);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+    },
+  );
+
+  it('the same on an update: 422 on the field, and the brand unchanged', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const brand = await client.post(BRANDS, { name: 'Kept' });
+    interceptS3(/^CopyObject/, { status: 400, code: 'KeyTooLongError' });
+    const response = await client.put(`${BRANDS}/${brand.body.id}`, { footer_image_path: 'logo.png' });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(['footer_image_path']);
+    expect((await client.get(`${BRANDS}/${brand.body.id}`)).body).toEqual(brand.body);
+  });
+
+  it.each([
+    ['SlowDown', 503],
+    ['InternalError', 500],
+  ])(
+    'a copy answered %s (%i) is still an outage: retried, then 503 with Retry-After',
+    async (code, status) => {
+      const { teamId, client } = await api.caller();
+      await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+      const copy = interceptS3(/^CopyObject/, { status, code });
+      const response = await client.post(BRANDS, { name: 'Outage', logo_image_path: 'logo.png' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe(String(TIMEOUTS.retryAfterSeconds));
+      expect(response.body).toEqual({ message: MESSAGES.unavailable });
+      expect(copy.calls()).toBe(TIMEOUTS.attempts);
+      expect((await client.get(BRANDS)).body).toEqual([]);
+    },
+  );
+
+  it('a copy answered AccessDenied (our deployment, not the caller) stays a logged 500', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    interceptS3(/^CopyObject/, { status: 403, code: 'AccessDenied' });
+    const response = await client.post(BRANDS, { name: 'Denied', logo_image_path: 'logo.png' });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: 'Server Error' });
+  });
+
+  it('an upload through the admin CLI path that S3 refuses is a 422 on path', async () => {
+    const { teamId } = await newTeam();
+    interceptS3(/^PutObject/, { status: 400, code: 'EntityTooLarge' });
+    await expect(putPrivateFile(teamId, 'big.png', PNG, 'image/png')).rejects.toMatchObject({
+      status: 422,
+      errors: { path: ['The path field names a file that cannot be stored or copied (S3: EntityTooLarge).'] },
+    });
   });
 });

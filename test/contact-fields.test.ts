@@ -208,6 +208,9 @@ describe('GET /api/v1/contact-fields', () => {
     'contact_type=',
     'contact_type=Person',
     'contact_type=person&contact_type=organization',
+    // One value at most, whichever the spelling: the same one twice is refused too.
+    'contact_type=person&contact_type=person',
+    'contact_type[]=person&contact_type=person',
   ])('refuses ?%s with a 422', async (query) => {
     const { client } = await api.caller();
     const response = await client.get(`${FIELDS}?${query}`);

@@ -121,6 +121,9 @@ describe("the page's files", () => {
     const html = await client.get('/docs');
     const src = html.text.match(/<script src="([^"]+)"/)?.[1] ?? '';
     expect(src).toMatch(/^\/docs\/redoc\.standalone\.js\?v=\d+\.\d+\.\d+$/);
+    // The document names the files there are (the asset parameter's enum): the page's script among them.
+    const asset = openapi.paths['/docs/{asset}'].get.parameters[0];
+    expect(asset.schema.enum).toContain(new URL(src, api.url).pathname.split('/').pop());
     const script = await client.get(src);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startDynamoDbProcess } from '../lib/local/services.ts';
+import { createS3rver, freePort, startDynamoDbProcess } from '../lib/local/services.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
@@ -26,7 +26,7 @@ let client: ReturnType<typeof apiClient>;
 const startDynamoDb = () => startDynamoDbProcess(dynamoPort, join(dir, 'dynamodb'));
 
 async function startS3(): Promise<void> {
-  s3 = new S3rver({ address: '127.0.0.1', port: s3Port, silent: true, directory: join(dir, 's3') });
+  s3 = createS3rver({ address: '127.0.0.1', port: s3Port, silent: true, directory: join(dir, 's3') });
   await s3.run();
 }
 

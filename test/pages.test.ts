@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
+import { LIMITS } from '../shared/limits.ts';
 import { useApi } from './support/api.ts';
 import { admin } from './support/processes.ts';
 import { roundTrips } from './support/round-trips.ts';
@@ -113,6 +114,25 @@ describe('GET /api/v1/pages', () => {
       });
     },
   );
+
+  it(`takes at most ${LIMITS.pageSiteIds} site ids, both spellings counted together; one more is a 422`, async () => {
+    const { teamId, client } = await api.caller();
+    const site = await createSite(teamId, 'Main', 'https://example.com');
+    await page(teamId, site.id, 'Home', '/');
+    // The team's site among ids that name no site of it, half of them as `site_id[]`.
+    const ids = (count: number) =>
+      [site.id, ...Array.from({ length: count - 1 }, (_, i) => 900_000_000 + i)]
+        .map((id, i) => `${i % 2 ? 'site_id[]' : 'site_id'}=${id}`)
+        .join('&');
+    const most = await client.get(`${PAGES}?${ids(LIMITS.pageSiteIds)}`);
+    expect([most.status, names(most.body)]).toEqual([200, ['Home']]);
+    const over = await client.get(`${PAGES}?${ids(LIMITS.pageSiteIds + 1)}`);
+    expect(over.status).toBe(422);
+    expect(over.body).toEqual({
+      message: `The site id field must not have more than ${LIMITS.pageSiteIds} items.`,
+      errors: { site_id: [`The site id field must not have more than ${LIMITS.pageSiteIds} items.`] },
+    });
+  });
 
   it('answers an empty array for a team without pages, in one Query', async () => {
     const { teamId, client } = await api.caller();

@@ -4,6 +4,7 @@ import { createContactField, deleteContactField } from '../shared/data/contact-f
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
 import { INVALID_CURSOR } from '../shared/http/cursors.ts';
+import { LIMITS } from '../shared/limits.ts';
 import { type ApiClient, useApi } from './support/api.ts';
 import { roundTrips } from './support/round-trips.ts';
 
@@ -300,6 +301,20 @@ describe('bad paging parameters', () => {
     // The same cursor where it belongs still works, with another limit too.
     expect((await client.get(`${FIELDS}?contact_type=person&limit=5&cursor=${persons}`)).status).toBe(200);
     expect((await client.get(`${PAGES}?site_id[]=${site.id}&cursor=${ofSite}`)).status).toBe(200);
+  });
+
+  it(`issues cursors within ${LIMITS.cursorLength} characters, and refuses a longer one`, async () => {
+    const { teamId, client } = await api.caller();
+    // The longest position a cursor carries: a name of 255 characters that JSON escapes to 6 each.
+    const name = '\u0001'.repeat(LIMITS.textLength);
+    for (let i = 0; i < 2; i++) await createBrand(teamId, { name });
+    const longest = await cursorOf(client, `${BRANDS}?limit=1`);
+    expect(longest.length).toBeGreaterThan(2000);
+    expect(longest.length).toBeLessThanOrEqual(LIMITS.cursorLength);
+    expect((await client.get(`${BRANDS}?limit=1&cursor=${longest}`)).status).toBe(200);
+    const [payload, tag] = longest.split('.') as [string, string];
+    const padded = `${payload}${'A'.repeat(LIMITS.cursorLength - longest.length + 1)}.${tag}`;
+    await expectInvalidCursor(client, `${BRANDS}?limit=1&cursor=${padded}`);
   });
 
   it('answers 422 naming limit when it is not an integer from 1 to 200', async () => {

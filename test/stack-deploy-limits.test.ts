@@ -10,7 +10,7 @@ import {
   LAMBDA_ENVIRONMENT_BYTES,
   readSettings,
 } from '../lib/cdk/settings.ts';
-import { TeamMessagingStack } from '../lib/cdk/stack.ts';
+import { TeamMessagingStack } from '../lib/cdk/team-messaging-stack.ts';
 import { routes } from '../lib/routes.ts';
 import { LARGEST_SETTINGS, largestPlans } from './support/largest-settings.ts';
 import { CDK_JSON_CONTEXT, CLI_CONTEXT, type Synthesized, synthesize } from './support/synth.ts';

@@ -4,7 +4,7 @@ import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
-import { functionId } from '../lib/cdk/stack.ts';
+import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { ROOT } from './support/processes.ts';

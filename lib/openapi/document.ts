@@ -1,7 +1,16 @@
 import * as z from 'zod';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { CURSOR_FORM } from '../../shared/http/cursors.ts';
+import { MAX_ID } from '../../shared/http/handler.ts';
+import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
+import {
+  MAX_RATE_LIMIT,
+  PLAN_NAME_FORM,
+  PLAN_NAME_LENGTH,
+  RATE_LIMIT_WINDOWS,
+} from '../../shared/rate-limits.ts';
 import { COMMON_STATUSES, type Route, routeKey, routes } from '../routes.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import * as representations from './representations.ts';
@@ -16,14 +25,33 @@ type JsonSchema = Record<string, unknown>;
 const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
 
+const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
+
+/** An integer's `format`, from the bounds it has: int32 when they fit in 32 bits, else int64. */
+function integerFormat(schema: JsonSchema): 'int32' | 'int64' {
+  const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+  return minimum !== undefined &&
+    maximum !== undefined &&
+    minimum >= INT32.minimum &&
+    maximum <= INT32.maximum
+    ? 'int32'
+    : 'int64';
+}
+
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect); named representations become $refs. */
 function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
   const named = nameOf.get(schema);
   if (named) return { $ref: `#/components/schemas/${named}` };
   if (schema instanceof z.core.$ZodArray && nameOf.has(schema._zod.def.element)) {
-    return { type: 'array', items: jsonSchema(schema._zod.def.element, io) };
+    // The array's own bounds, its items by reference.
+    return { ...converted(schema, io), items: jsonSchema(schema._zod.def.element, io) };
   }
-  const { $schema, ...converted } = z.toJSONSchema(schema, {
+  return converted(schema, io);
+}
+
+/** A zod schema as JSON Schema, every integer with its format (zod states the bounds, not the format). */
+function converted(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema, ...result } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
@@ -39,9 +67,10 @@ function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema
       if (def.type === 'pipe' && def.in instanceof z.core.$ZodString && def.out instanceof z.core.$ZodEnum) {
         out.enum = Object.values(def.out._zod.def.entries);
       }
+      if (out.type === 'integer' && out.format === undefined) out.format = integerFormat(out);
     },
   }) as JsonSchema;
-  return converted;
+  return result;
 }
 
 const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
@@ -66,6 +95,21 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /**
+ * Entity tags: the API's are `"b.<version>.<0|1>"`, `"f.<version>"` or a digest's 27 characters in quotes
+ * (shared/http/preconditions.ts, conditional.ts), so 29 characters at most; a client may send any tag.
+ */
+const ETAG_LENGTH = 29;
+const STRONG_TAG = '"[A-Za-z0-9._-]+"';
+const ENTITY_TAG = '(W/)?"[^"]*"';
+
+/** `"<plan>";q=<limit>;w=<window>` (or `r=`, `t=`) at its longest: the longest plan name, limit and window. */
+const RATE_LIMIT_HEADER_LENGTH =
+  '"";q=;w='.length +
+  PLAN_NAME_LENGTH +
+  String(MAX_RATE_LIMIT).length +
+  String(Math.max(...RATE_LIMIT_WINDOWS)).length;
+
+/**
  * The route's own statuses, those any route may answer, and 500: no request should cause one, but an
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
@@ -79,7 +123,11 @@ function responses(route: Route, operation: Operation) {
   const statuses = documentedStatuses(route);
   return Object.fromEntries(
     statuses.map((status) => {
-      const headers: Record<string, unknown> = { 'X-Request-Id': headerRef('RequestId') };
+      const headers: Record<string, unknown> = {
+        'X-Request-Id': headerRef('RequestId'),
+        // The CORS policy (info.description): only for an Origin of the deployment's corsOrigins.
+        'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'),
+      };
       if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
       if (operation.idempotent && status < 500) headers['Idempotent-Replay'] = headerRef('IdempotentReplay');
       if ((route.public || (operation.versioned && route.method !== 'DELETE')) && status < 400) {
@@ -94,8 +142,9 @@ function responses(route: Route, operation: Operation) {
         if (!operation.success && !operation.successMediaType) {
           throw new Error(`${operation.id}: no success body`);
         }
+        // A text body (the reference page, its script) is a file of the API's own: its media type says it.
         const content = operation.successMediaType
-          ? { [operation.successMediaType]: { schema: { type: 'string' } } }
+          ? { [operation.successMediaType]: {} }
           : {
               'application/json': {
                 schema: jsonSchema(operation.success as z.ZodType, 'output'),
@@ -126,16 +175,21 @@ const QUERY_PARAMETERS: Record<string, JsonSchema> = {
   limit: {
     description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
     maxItems: 1,
-    items: { type: 'string', pattern: '^[0-9]+$' },
+    items: { type: 'integer', format: 'int32', minimum: 1, maximum: LIMITS.listPageSize },
   },
   cursor: {
     description:
       'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
       'header. Opaque; valid only with the same filters.',
     maxItems: 1,
-    items: { type: 'string' },
+    items: { type: 'string', maxLength: LIMITS.cursorLength, pattern: CURSOR_FORM.source },
   },
-  site_id: { description: 'Only pages of these sites.', items: { type: 'string', pattern: '^-?\\d{1,15}$' } },
+  site_id: {
+    description: `Only pages of these sites: at most ${LIMITS.pageSiteIds} ids, \`site_id\` and \`site_id[]\` together.`,
+    maxItems: LIMITS.pageSiteIds,
+    // Up to 15 digits, as pagesQuery reads them; an id that names no site of the team matches nothing.
+    items: { type: 'integer', format: 'int64', minimum: -MAX_ID, maximum: MAX_ID },
+  },
   contact_type: {
     description: 'Only fields of this contact type.',
     maxItems: 1,
@@ -145,9 +199,12 @@ const QUERY_PARAMETERS: Record<string, JsonSchema> = {
 
 function parameters(route: Route, operation: Operation): unknown[] {
   const list: unknown[] = [];
-  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
-    // Ids are positive integers; the reference page's files are named.
-    const schema = name === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' };
+  for (const [, name = ''] of route.path.matchAll(/\{(\w+)\}/g)) {
+    // Ids are positive integers, as pathId reads them (any other is a 404); other names say their own.
+    const schema =
+      operation.pathParameters?.[name] ??
+      (name === 'id' ? { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID } : undefined);
+    if (!schema) throw new Error(`${operation.id}: no schema for the path parameter ${name}`);
     list.push({ name, in: 'path', required: true, schema });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
@@ -226,10 +283,25 @@ export function buildDocument() {
       description:
         "Manage a team's brands, read its CMS pages and define its contact fields. Every call but this " +
         "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
-        'field on a 422 and `error_code` on a 409.',
+        'field on a 422 and `error_code` on a 409.\n\n' +
+        '**CORS.** This is a server-to-server API, called with a bearer token: by default no browser origin ' +
+        "is allowed. A deployment's `corsOrigins` setting lists the origins that are; a request from one of " +
+        'them is answered with `Access-Control-Allow-Origin: <that origin>` and `Vary: Origin`, and the ' +
+        'gateway answers its preflight `OPTIONS` (API Gateway, or the local gateway).',
+      // Who runs a deployment is not known to the document: whoever issued the caller's token.
+      contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/', description: 'This deployment (the API serves the document with its own URL)' }],
+    servers: [
+      {
+        url: '/',
+        description:
+          'This deployment, the one that served this document (production, a dev stack or a local server): ' +
+          'the served document names it by its URL.',
+        // For the teams' own integrations: not an internal API.
+        'x-internal': false,
+      },
+    ],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Brands', description: 'Sender identities: names, colours, images, social links' },
@@ -251,7 +323,12 @@ export function buildDocument() {
           description:
             'Makes the create safe to retry: the same key and body within 24 hours answers the first ' +
             'response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`.',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          schema: {
+            type: 'string',
+            minLength: 1,
+            maxLength: LIMITS.idempotencyKeyLength,
+            pattern: IDEMPOTENCY_KEY.source,
+          },
         },
         IfMatch: {
           name: 'If-Match',
@@ -260,21 +337,40 @@ export function buildDocument() {
           description:
             'The ETag the client read, or `*`: the write happens only if the resource is still that version ' +
             '(else 412 `precondition_failed`, nothing changed). One tag; weak tags never match.',
-          schema: { type: 'string' },
+          schema: { type: 'string', maxLength: 'W/'.length + ETAG_LENGTH, pattern: `^(\\*|${ENTITY_TAG})$` },
         },
         IfNoneMatch: {
           name: 'If-None-Match',
           in: 'header',
           required: false,
           description: 'An ETag the client holds: 304 without a body while it is still current.',
-          schema: { type: 'string' },
+          // A list of tags, within the request's headers.
+          schema: {
+            type: 'string',
+            maxLength: LIMITS.headerBytes,
+            pattern: `^(\\*|${ENTITY_TAG}(\\s*,\\s*${ENTITY_TAG})*)$`,
+          },
         },
       },
       headers: {
-        RequestId: { description: 'The request id, as in the logs', schema: { type: 'string' } },
+        RequestId: {
+          description: "The request id, as in the logs (API Gateway's request id)",
+          schema: { type: 'string', format: 'uuid', maxLength: 36 },
+        },
+        AccessControlAllowOrigin: {
+          description:
+            "The request's `Origin`, present only when it is one of the deployment's `corsOrigins` (with " +
+            '`Vary: Origin`); none by default: the API is called server to server',
+          // An origin: a scheme, a host (253 characters at most) and a port.
+          schema: {
+            type: 'string',
+            maxLength: 'https://'.length + 253 + ':65535'.length,
+            pattern: '^https?://[^/?#\\s]+$',
+          },
+        },
         RetryAfter: {
-          description: `Seconds to wait before retrying (${TIMEOUTS.retryAfterSeconds} for an outage)`,
-          schema: { type: 'integer' },
+          description: `Seconds to wait before retrying (${TIMEOUTS.retryAfterSeconds} for an outage; a rate limit's window at most)`,
+          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: Math.max(...RATE_LIMIT_WINDOWS) },
         },
         IdempotentReplay: {
           description: '`true` when the response is the replay of an earlier one with the same key',
@@ -282,32 +378,39 @@ export function buildDocument() {
         },
         ETag: {
           description: "The version of the representation (strong); a brand's also changes with `is_default`",
-          schema: { type: 'string' },
+          schema: { type: 'string', maxLength: ETAG_LENGTH, pattern: `^${STRONG_TAG}$` },
         },
         Link: {
           description:
             'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
             'and limit and a new cursor); absent on the last page and without `limit`',
-          schema: { type: 'string' },
+          schema: { type: 'string', pattern: '^<https?://[^>]+>; rel="next"$' },
         },
         RateLimitPolicy: {
           description:
             'The caller\'s rate limit plan (IETF RateLimit header fields): `"<plan>";q=<requests>;w=<seconds>`, ' +
             'counted per token. On every answer to an authenticated request that reaches the API (a 429 of AWS WAF has none)',
-          schema: { type: 'string', examples: ['"standard";q=1500;w=60'] },
+          schema: {
+            type: 'string',
+            maxLength: RATE_LIMIT_HEADER_LENGTH,
+            pattern: `^"${PLAN_NAME_FORM}";q=[0-9]{2,10};w=[0-9]{2,3}$`,
+            examples: ['"standard";q=1500;w=60'],
+          },
         },
         RateLimit: {
           description:
             'What is left of the policy: `"<plan>";r=<remaining>;t=<seconds until it grows>`. Only where the ' +
             "count is known: the local server; a deployed stack's counts are AWS WAF's and it does not tell them",
-          schema: { type: 'string', examples: ['"standard";r=1499;t=60'] },
+          schema: {
+            type: 'string',
+            maxLength: RATE_LIMIT_HEADER_LENGTH,
+            pattern: `^"${PLAN_NAME_FORM}";r=[0-9]{1,10};t=[0-9]{1,3}$`,
+            examples: ['"standard";r=1499;t=60'],
+          },
         },
       },
       schemas: Object.fromEntries(
-        REPRESENTATIONS.map(([name, schema]) => {
-          const { $schema, ...converted } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
-          return [name, converted];
-        }),
+        REPRESENTATIONS.map(([name, schema]) => [name, converted(schema, 'output')]),
       ),
     },
   };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
 import {
   autoConfigureRequest,
   contactFieldsQuery,
@@ -33,6 +34,8 @@ export interface Operation {
   /** What the handler validates with (zod/mini, like all of shared/; JSON Schema comes from zod's core). */
   body?: z.core.$ZodType;
   query?: z.core.$ZodObject;
+  /** A path parameter's JSON Schema, by name (an `{id}` is a positive integer without one). */
+  pathParameters?: Record<string, Record<string, unknown>>;
   /** The 200 or 201 body when it is JSON (every route but the reference page and its script). */
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
@@ -117,6 +120,8 @@ export const OPERATIONS: Record<string, Operation> = {
       'Only `redoc.standalone.js` (Redoc, the renderer); any other name is a 404. Needs no token; cached ' +
       'for a year when asked for with the version the page names (`?v=`); 304 to a matching If-None-Match.',
     successMediaType: 'text/javascript',
+    // The one file functions/docs/asset.ts serves.
+    pathParameters: { asset: { type: 'string', enum: ['redoc.standalone.js'] } },
     example: {},
   },
   'POST /api/v1/brands/auto-configure': {
@@ -175,8 +180,10 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'listContactFieldTypes',
     tag: 'Contact fields',
     summary: 'The ten contact field types',
-    success: z.array(ContactFieldType),
-    example: { response: [{ value: 'text', name: 'Text' }] },
+    description:
+      "Each type as `value` (what a field's `type` takes) and its display name, in the spec's order.",
+    success: z.array(ContactFieldType).length(CONTACT_FIELD_TYPES.length),
+    example: { response: CONTACT_FIELD_TYPES },
   },
   'GET /api/v1/contact-fields': {
     id: 'listContactFields',
@@ -193,6 +200,9 @@ export const OPERATIONS: Record<string, Operation> = {
     versioned: true,
     tag: 'Contact fields',
     summary: 'Create a contact field',
+    description:
+      'The tag is unique in the team (422 when taken). A `pick_list` needs `options`; `max_length` defaults ' +
+      "to 255 and `allow_multiple` to false. A create beyond the team's quota is a 422 naming `quota`.",
     body: newContactFieldSchema,
     success: ContactField,
     idempotent: true,
@@ -212,6 +222,7 @@ export const OPERATIONS: Record<string, Operation> = {
     versioned: true,
     tag: 'Contact fields',
     summary: 'One contact field',
+    description: "Another team's field is a 403, an unknown id a 404.",
     success: ContactField,
     example: { response: fieldExample },
   },
@@ -221,7 +232,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Contact fields',
     summary: 'Update a contact field',
     description:
-      'Only the supplied fields change. A field managed by an integration cannot be changed (422).',
+      'Only the supplied fields change. A field managed by an integration cannot be changed (403).',
     body: contactFieldPatchSchema,
     success: ContactField,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
@@ -231,6 +242,7 @@ export const OPERATIONS: Record<string, Operation> = {
     versioned: true,
     tag: 'Contact fields',
     summary: 'Delete a contact field',
+    description: 'A field managed by an integration cannot be deleted (403). The quota gets the field back.',
     success: Message,
     example: { response: { message: 'Contact field deleted.' } },
   },
@@ -288,6 +300,7 @@ export const OPERATIONS: Record<string, Operation> = {
     versioned: true,
     tag: 'Brands',
     summary: 'One brand',
+    description: "With `is_default`. Another team's brand is a 403, an unknown id a 404.",
     success: Brand,
     example: { response: brandExample },
   },
@@ -317,6 +330,8 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'getLimits',
     tag: 'Reference',
     summary: "The team's quotas with their usage, and its rate limit",
+    description:
+      "Each quota's limit and what the team uses of it, and the rate limit plan the caller's token is held to.",
     success: Limits,
     example: {
       response: {
@@ -334,6 +349,9 @@ export const OPERATIONS: Record<string, Operation> = {
     id: 'createUploadUrl',
     tag: 'Files',
     summary: 'A presigned URL to upload one file to the team library',
+    description:
+      'PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given; a brand then ' +
+      'names it by `path` in an `*_image_path` field.',
     body: uploadRequest,
     success: UploadUrl,
     example: {

@@ -21,7 +21,7 @@ export const IMAGE_SLOTS = [
 export type ImageUrlField = (typeof IMAGE_SLOTS)[number]['url'];
 export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
 
-const MAX_LENGTH = 255;
+const MAX_LENGTH = LIMITS.textLength;
 
 const optional = <T extends z.ZodMiniType>(schema: T) =>
   z.optional(
@@ -32,7 +32,9 @@ const optional = <T extends z.ZodMiniType>(schema: T) =>
   );
 
 const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(MAX_LENGTH));
-const color = z.string().check(z.maxLength(7), z.regex(/^#[0-9a-fA-F]{6}$/));
+/** `#rrggbb`, as given. */
+export const COLOR = /^#[0-9a-fA-F]{6}$/;
+const color = z.string().check(z.maxLength(7), z.regex(COLOR));
 const identityId = z.int().check(z.minimum(1));
 const tags = z.pipe(
   z.nullable(
@@ -42,7 +44,7 @@ const tags = z.pipe(
 );
 
 /** A network name given as a map key: what socialNetworkOf produces, or a similar short label. */
-const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+export const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * social_links comes as the spec has it (an array of URLs, each named by socialNetworkOf; two different
@@ -52,7 +54,10 @@ const NETWORK_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
 /** The two forms social_links is accepted in (what the OpenAPI document shows for it). */
 export const socialLinksForms = z.union([
   z.array(httpUrl).check(z.maxLength(LIMITS.brandSocialLinks)),
-  z.record(z.string(), httpUrl),
+  // The map's limits are checked below (with their own messages); the metadata says them in the document.
+  z
+    .record(z.string().register(z.globalRegistry, { maxLength: 64, pattern: NETWORK_NAME.source }), httpUrl)
+    .register(z.globalRegistry, { maxProperties: LIMITS.brandSocialLinks }),
 ]);
 
 const socialLinks = z.pipe(

@@ -28,12 +28,16 @@ export interface ContactFieldDefinition {
   allow_multiple: boolean;
 }
 
-const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
-const tagSchema = z.string().check(
-  z.minLength(1, { abort: true }),
-  z.maxLength(255),
-  z.refine((tag) => TAG_PATTERN.test(tag), { message: TAG_FORMAT }),
-);
+const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(LIMITS.textLength));
+// The pattern is a refinement (for its message); the metadata says it in the OpenAPI document.
+const tagSchema = z
+  .string()
+  .check(
+    z.minLength(1, { abort: true }),
+    z.maxLength(LIMITS.textLength),
+    z.refine((tag) => TAG_PATTERN.test(tag), { message: TAG_FORMAT }),
+  )
+  .register(z.globalRegistry, { pattern: TAG_PATTERN.source });
 // A string first: zod reports a missing enum as an invalid value, not as a missing field.
 const typeSchema = z.pipe(z.string(), z.enum(CONTACT_FIELD_TYPE_VALUES));
 const maxLengthSchema = z.int().check(z.minimum(1));

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
+import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
 
 /**
@@ -7,11 +8,15 @@ import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
  * uploads. The handlers validate with them and the OpenAPI document describes them.
  */
 
-/** `?site_id=3` or `?site_id[]=3&site_id[]=4`; ids that name no site of the team simply match nothing. */
+/**
+ * `?site_id=3` or `?site_id[]=3&site_id[]=4`, at most LIMITS.pageSiteIds values; ids that name no site of
+ * the team simply match nothing.
+ */
 export const pagesQuery = z.object({
   site_id: z.optional(
     z.pipe(
       z.array(z.string()).check(
+        z.maxLength(LIMITS.pageSiteIds),
         z.refine((ids) => ids.every((id) => /^-?\d{1,15}$/.test(id)), {
           message: 'The site id field must be an integer.',
         }),
@@ -35,15 +40,19 @@ export const contactFieldsQuery = z.object({
   ),
 });
 
+/** The site's http(s) URL; one that is not (or that leads somewhere not allowed) is a 422 refusal. */
 export const autoConfigureRequest = z.object({
-  url: z.string().check(z.trim(), z.minLength(1), z.maxLength(2048)),
+  url: z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(LIMITS.autoConfigureUrlLength))
+    .register(z.globalRegistry, { format: 'uri' }),
 });
 
 // type/subtype with optional parameters (RFC 6838 names), e.g. `image/png` or `text/plain; charset=utf-8`.
 const TOKEN = '[A-Za-z0-9!#$&^_.+-]+';
-const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"]*"))*$`);
+export const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"]*"))*$`);
 
 export const uploadRequest = z.object({
   path: libraryPath('path'),
-  content_type: z.string().check(z.maxLength(255), z.regex(MIME_TYPE)),
+  content_type: z.string().check(z.maxLength(LIMITS.textLength), z.regex(MIME_TYPE)),
 });

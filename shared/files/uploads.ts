@@ -29,6 +29,8 @@ export async function createUploadUrl(
     Key: privateObjectKey(teamId, path),
     ContentType: contentType,
   });
+  // Signed here, without a call to S3: S3 answers the upload to the caller, so the path's rules, checked
+  // before (privateObjectKey), are what keeps a caller from an upload URL S3 or a file system would refuse.
   const uploadUrl = await getSignedUrl(presigner(), command, {
     expiresIn: UPLOAD_URL_TTL_SECONDS,
     signableHeaders: new Set(['content-type']),

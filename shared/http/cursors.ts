@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { config } from '../config.ts';
+import { LIMITS } from '../limits.ts';
 import { BadRequestError } from './errors.ts';
 
 /**
@@ -14,6 +15,9 @@ import { BadRequestError } from './errors.ts';
  * cold starts and every function of a stack agrees on it.
  */
 export const INVALID_CURSOR = 'The cursor is not valid.';
+
+/** The form of every cursor issued, `<payload>.<tag>` in base64url (the OpenAPI document says it too). */
+export const CURSOR_FORM = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 const VERSION = 1;
 const KEY_LABEL = 'team-messaging-api list cursor key v1';
@@ -85,8 +89,10 @@ export function decodeCursor<K>(
   scope: CursorScope,
   isPosition: (position: unknown) => position is K,
 ): K {
-  const [encoded, tag, ...rest] = cursor.split('.');
-  if (!encoded || !tag || rest.length > 0) throw new BadRequestError(INVALID_CURSOR);
+  // Longer than any cursor issued, or of another form: refused before anything is hashed or decoded.
+  if (cursor.length > LIMITS.cursorLength || !CURSOR_FORM.test(cursor))
+    throw new BadRequestError(INVALID_CURSOR);
+  const [encoded = '', tag = ''] = cursor.split('.');
   const given = Buffer.from(tag, 'base64url');
   const expected = tagOf(encoded);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {

@@ -44,8 +44,20 @@ export class NotFoundError extends HttpError {
   }
 }
 
+/** Every `error_code` a 409 or 412 answers with (the OpenAPI document lists them). */
+export const ERROR_CODES = [
+  'idempotency_key_conflict',
+  'concurrent_modification',
+  'precondition_failed',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export class ConflictError extends HttpError {
-  constructor(message: string, errorCode: string, headers: Record<string, string> = {}) {
+  constructor(
+    message: string,
+    errorCode: Exclude<ErrorCode, 'precondition_failed'>,
+    headers: Record<string, string> = {},
+  ) {
     super(409, message, { error_code: errorCode }, headers);
   }
 }
@@ -53,9 +65,8 @@ export class ConflictError extends HttpError {
 /** If-Match named another version than the resource's current one: the write changed nothing. */
 export class PreconditionFailedError extends HttpError {
   constructor() {
-    super(412, 'The resource has changed since you read it: read it again.', {
-      error_code: 'precondition_failed',
-    });
+    const errorCode: ErrorCode = 'precondition_failed';
+    super(412, 'The resource has changed since you read it: read it again.', { error_code: errorCode });
   }
 }
 

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isDependencyFailure } from '../aws.ts';
 import { config } from '../config.ts';
+import { corsHeaders } from '../cors.ts';
 import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
@@ -40,10 +41,14 @@ export interface ApiRequest {
   metrics: MetricsBatch;
 }
 
+/** The ids a path takes: up to 15 digits (every such number is exact in JavaScript), no leading zero. */
+export const MAX_ID = 999_999_999_999_999;
+const ID_FORM = new RegExp(`^[1-9][0-9]{0,${String(MAX_ID).length - 1}}$`);
+
 /** A path parameter that must be a positive integer id; anything else names no resource (404). */
 export function pathId(req: ApiRequest, model: string, name = 'id'): number {
   const raw = req.pathParams[name] ?? '';
-  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw new NotFoundError(model, raw);
+  if (!ID_FORM.test(raw)) throw new NotFoundError(model, raw);
   return Number(raw);
 }
 
@@ -128,8 +133,14 @@ function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
       path: event.path,
     },
     metrics: new MetricsBatch({ route: `${event.httpMethod} ${event.resource}` }),
-    headers: rateLimitPolicy(event),
+    headers: { ...rateLimitPolicy(event), ...corsHeaders(originOf(event), config.corsOrigins()) },
   });
+}
+
+/** The Origin header a browser sent, in whatever case the client spelled its name. */
+function originOf(event: APIGatewayProxyEvent): string | undefined {
+  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'origin');
+  return name ? (event.headers[name] ?? undefined) : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { idempotencyKey } from '../data/keys.ts';
 import { type GuardedItem, plainItem } from '../data/transactions.ts';
+import { LIMITS } from '../limits.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
 import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
 import type { ApiResponse } from './response.ts';
@@ -44,7 +45,8 @@ export function idempotentHandler(
 const NO_KEY: IdempotencyScope = { commitsWith: () => () => [] };
 
 const RETENTION_SECONDS = 24 * 60 * 60;
-const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/** Printable ASCII, not only spaces (the OpenAPI document says it too); at most LIMITS.idempotencyKeyLength. */
+export const IDEMPOTENCY_KEY = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
 
 /** The clock the records are judged by; tests move it. */
 export const idempotencyClock = { now: (): number => Date.now() };
@@ -169,8 +171,10 @@ const idempotency: ApiMiddleware = {
     const req = request.event;
     const key = req.headers['idempotency-key'];
     if (key === undefined) return;
-    if (!VALID_KEY.test(key) || key.trim() === '') {
-      throw new BadRequestError('The Idempotency-Key header must be 1 to 255 visible characters.');
+    if (key.length > LIMITS.idempotencyKeyLength || !IDEMPOTENCY_KEY.test(key)) {
+      throw new BadRequestError(
+        `The Idempotency-Key header must be 1 to ${LIMITS.idempotencyKeyLength} visible characters.`,
+      );
     }
     requests.set(req, new KeyedRequest(recordKey(req, key), fingerprint(req.body)));
   },

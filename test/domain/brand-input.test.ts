@@ -78,7 +78,7 @@ describe('the brand create body', () => {
       'a long path',
       { name: 'A', logo_image_path: 'p'.repeat(1025) },
       'logo_image_path',
-      'The logo image path must not be greater than 1024 characters.',
+      'The logo image path must not be greater than 1002 bytes once UTF-8 encoded.',
     ],
     [
       'a long tag',

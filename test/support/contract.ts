@@ -36,6 +36,7 @@ const DOCUMENTED_HEADERS = [
   'link',
   'ratelimit-policy',
   'ratelimit',
+  'access-control-allow-origin',
 ];
 const HEADER_COMPONENTS: Record<string, string> = {
   RequestId: 'x-request-id',
@@ -45,6 +46,7 @@ const HEADER_COMPONENTS: Record<string, string> = {
   Link: 'link',
   RateLimitPolicy: 'ratelimit-policy',
   RateLimit: 'ratelimit',
+  AccessControlAllowOrigin: 'access-control-allow-origin',
 };
 
 /** What in a response the document does not describe; empty when it describes all of it. */

@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import fc from 'fast-check';
+import { buildDocument } from '../../lib/openapi/document.ts';
 import { OPERATIONS } from '../../lib/openapi/operations.ts';
 import { COMMON_STATUSES, type Route, routeKey } from '../../lib/routes.ts';
-import { createBrandSchema } from '../../shared/domain/brand-input.ts';
-import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
 import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 
@@ -324,18 +323,46 @@ const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   created_at: fc.constantFrom('2020-01-01T00:00:00.000000Z', 'yesterday', 0),
 };
 
-/** The fields each create reads, then read-only fields a client may echo back from a GET body. */
-const BRAND_FIELDS = [...Object.keys(createBrandSchema.shape), 'id', 'team_id', 'created_at'];
-const FIELD_FIELDS = [...Object.keys(newContactFieldSchema.shape), 'id', 'integration_id'];
+/**
+ * The API's description of itself, built from the route table and the request schemas: what each route's
+ * body and query hold, so that a field added to a schema is fuzzed without being named here.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON.
+type JsonSchema = Record<string, any>;
+const DOCUMENT: JsonSchema = buildDocument();
 
-/** The body fields each route reads. */
+const operationOf = (route: Route): JsonSchema | undefined =>
+  DOCUMENT.paths[route.path]?.[route.method.toLowerCase()];
+
+/** A schema with its `$ref` (to a component) followed. */
+function resolved(schema: JsonSchema): JsonSchema {
+  const ref: unknown = schema.$ref;
+  if (typeof ref !== 'string') return schema;
+  return resolved(
+    ref
+      .split('/')
+      .slice(1)
+      .reduce((node, part) => node[part], DOCUMENT),
+  );
+}
+
+/** The properties of the route's JSON body, as its request schema declares them. */
+function bodyProperties(route: Route): Record<string, JsonSchema> {
+  const schema = operationOf(route)?.requestBody?.content?.['application/json']?.schema;
+  return schema ? (resolved(schema).properties ?? {}) : {};
+}
+
+/** Read-only fields of a brand's or a contact field's GET body, which a client may send back on a write. */
+const ECHOED_FIELDS: Array<[RegExp, string[]]> = [
+  [/^\/api\/v1\/brands(\/\{id\})?$/, ['id', 'team_id', 'created_at']],
+  [/^\/api\/v1\/contact-fields(\/\{id\})?$/, ['id', 'integration_id']],
+];
+
+/** The body fields each route reads (none on GET and DELETE, which ignore a body), then echoed ones. */
 export function bodyFields(route: Route): string[] {
   if (route.method === 'GET' || route.method === 'DELETE') return [];
-  if (route.path.startsWith('/api/v1/brands/auto-configure')) return ['url'];
-  if (route.path.startsWith('/api/v1/brands')) return BRAND_FIELDS;
-  if (route.path.startsWith('/api/v1/contact-fields')) return FIELD_FIELDS;
-  if (route.path.startsWith('/api/v1/files')) return ['path', 'content_type'];
-  return [];
+  const echoed = ECHOED_FIELDS.find(([path]) => path.test(route.path))?.[1] ?? [];
+  return [...Object.keys(bodyProperties(route)), ...echoed];
 }
 
 /** A field's value: plausible for the field most of the time, anything adversarial otherwise. */
@@ -696,6 +723,183 @@ export function requestArbitrary(
       withDescription({ method: route.method, path: buildPath(route, id, query), headers, body }),
     )
     .filter((request) => headBytes(request) <= MAX_HEAD_BYTES);
+}
+
+// ----------------------------------------------------------------------------------------------------------
+// Every string a route reads
+
+/** Where a route reads a caller's string, and how the string is put there. */
+export interface StringSlot {
+  in: 'body' | 'query';
+  /** The body field or query parameter (in each of its spellings: `site_id` and `site_id[]`). */
+  name: string;
+  /** The field itself, an item of its array, a value or a key of its object. */
+  as: 'value' | 'item' | 'map value' | 'map key';
+}
+
+/** The forms in which a schema takes strings (through anyOf, oneOf, type lists and $refs). */
+function stringForms(schema: JsonSchema): Set<StringSlot['as']> {
+  const forms = new Set<StringSlot['as']>();
+  const visit = (node: JsonSchema) => {
+    const current = resolved(node);
+    for (const branch of [...(current.anyOf ?? []), ...(current.oneOf ?? [])]) visit(branch);
+    const types: unknown[] = [current.type ?? []].flat();
+    const takesString = (child: JsonSchema | undefined) => child !== undefined && accepts(child);
+    if (types.includes('string') || current.enum?.some((v: unknown) => typeof v === 'string'))
+      forms.add('value');
+    if (types.includes('array') && takesString(current.items)) forms.add('item');
+    if (types.includes('object') && takesString(current.additionalProperties)) forms.add('map value');
+    if (types.includes('object') && takesString(current.propertyNames)) forms.add('map key');
+  };
+  const accepts = (node: JsonSchema) => stringForms(node).has('value');
+  visit(schema);
+  return forms;
+}
+
+/**
+ * Every place the route reads a string: each body field that takes one (as itself, in an array or in an
+ * object) and each query parameter (a query value is always a string). From the document, so a new field
+ * or parameter is covered once its schema has it.
+ */
+export function stringSlots(route: Route): StringSlot[] {
+  const body = Object.entries(bodyProperties(route)).flatMap(([name, schema]) =>
+    [...stringForms(schema)].map((as): StringSlot => ({ in: 'body', name, as })),
+  );
+  const query = ((operationOf(route)?.parameters ?? []) as JsonSchema[])
+    .filter((parameter) => parameter.in === 'query')
+    .map((parameter): StringSlot => ({ in: 'query', name: parameter.name, as: 'value' }));
+  return [...body, ...query];
+}
+
+/** A name of `bytes` UTF-8 bytes (near what a file system holds: 255) in one character, ASCII-padded. */
+const nameOfBytes = (char: string, bytes: number) => {
+  const count = Math.floor(bytes / Buffer.byteLength(char));
+  return char.repeat(count) + 'a'.repeat(bytes - count * Buffer.byteLength(char));
+};
+
+const wideChar = fc.constantFrom('a', 'é', '漢', '😀');
+
+/**
+ * A name of 200 to 400 bytes, or of a byte count at an edge: the library's 255, and 233 to 241, where a
+ * store that adds its own suffix to a file name (s3rver: up to 22 bytes) meets the file system's 255.
+ */
+const longName = fc.oneof(
+  fc.tuple(wideChar, fc.integer({ min: 200, max: 400 })).map(([char, bytes]) => nameOfBytes(char, bytes)),
+  fc
+    .tuple(wideChar, fc.constantFrom(233, 234, 240, 241, 251, 254, 255, 256))
+    .map(([char, bytes]) => nameOfBytes(char, bytes)),
+);
+
+/**
+ * Path-like strings ending in a long name: half of them directly in the library's root or in a folder
+ * that exists (where a store's file system reads the name rather than stopping at a missing folder).
+ */
+const longNamedPath = fc
+  .tuple(
+    fc.constantFrom('', 'fuzz/', 'logos/'),
+    fc.oneof(
+      fc.constant([]),
+      fc.array(fc.oneof(longName, fc.stringMatching(/^[a-z0-9]{1,8}$/)), { minLength: 1, maxLength: 2 }),
+    ),
+    longName,
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant('') },
+      { weight: 2, arbitrary: fc.constantFrom('.png', '/') },
+    ),
+  )
+  .map(([start, folders, name, end]) => start + [...folders, name].join('/') + end);
+
+/** Control characters, alone and amid text: C0, DEL, C1, line and paragraph separators. */
+const withControls = fc
+  .tuple(
+    fc.string({ maxLength: 8 }),
+    fc.array(
+      fc.oneof(
+        fc.integer({ min: 0x00, max: 0x1f }),
+        fc.constantFrom(0x7f, 0x85, 0x9f, 0x2028, 0x2029, 0x200b, 0xfeff, 0x202e),
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+    fc.string({ maxLength: 8 }),
+  )
+  .map(([before, codes, after]) => before + codes.map(fromCode).join('') + after);
+
+/** Lone surrogates, alone, amid text, in a path and at the end of a long name. */
+const withLoneSurrogate = fc
+  .tuple(
+    fc.constantFrom('', 'a', 'fuzz/', 'logos/😀', nameOfBytes('漢', 250)),
+    fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+    fc.constantFrom('', 'b', '.png', '\ud800'),
+  )
+  .map(([before, surrogate, after]) => before + surrogate + after);
+
+/** Strings of thousands of characters, up to ~400 KB of UTF-8: well within the body's 1 MiB. */
+const veryLong = fc
+  .tuple(wideChar, fc.constantFrom(1_000, 4_096, 10_000, 100_000))
+  .map(([char, count]) => char.repeat(count));
+
+/** Any string a caller may send: the shapes that have broken string handling, and random text. */
+export function adversarialString(options: { veryLong: boolean }): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 4, arbitrary: longNamedPath },
+    { weight: 2, arbitrary: withControls },
+    { weight: 2, arbitrary: withLoneSurrogate },
+    { weight: 2, arbitrary: anyString(40) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
+    { weight: 1, arbitrary: specialString },
+    { weight: options.veryLong ? 1 : 0, arbitrary: veryLong },
+  );
+}
+
+/** The string placed in its slot of an object, as the slot reads it. */
+function placed(slot: StringSlot, value: string): unknown {
+  switch (slot.as) {
+    case 'value':
+      return value;
+    case 'item':
+      return [value];
+    case 'map value':
+      return { x: value };
+    case 'map key':
+      return objectFrom([[value, 'https://x.com/acme']]);
+  }
+}
+
+/**
+ * Requests that put one adversarial string in one slot of the route, everything else valid (the route's
+ * base body; `id` for a route with one). The string comes with the request for the oracle.
+ */
+export function stringSlotRequest(
+  route: Route,
+  slot: StringSlot,
+  id: string,
+): fc.Arbitrary<{ request: FuzzRequest; value: string }> {
+  const hasBody = bodyFields(route).length > 0;
+  return fc
+    .record({
+      value: adversarialString({ veryLong: slot.in === 'body' }),
+      base: hasBody ? baseBody(route) : fc.constant(undefined),
+    })
+    .map(({ value, base }) => {
+      const body =
+        base === undefined
+          ? undefined
+          : JSON.stringify(
+              slot.in === 'body'
+                ? objectFrom([...Object.entries(base), [slot.name, placed(slot, value)]])
+                : base,
+            );
+      const query: Array<[string, string]> = slot.in === 'query' ? [[slot.name, value]] : [];
+      const request = withDescription({
+        method: route.method,
+        path: buildPath(route, id, query),
+        headers: [],
+        body,
+      });
+      return { request, value };
+    })
+    .filter(({ request }) => headBytes(request) <= MAX_HEAD_BYTES)
+    .filter(({ request }) => !route.fetchesWeb || !reachesTheWeb(request.body));
 }
 
 /**

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../../lib/local/local-api.ts';
 import { provision, startServices } from '../../lib/local/services.ts';
-import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../../lib/local/stack.ts';
 
 /** One DynamoDB Local (in memory) and one s3rver for the whole run; test files share them, each with its own teams. */
 export default async function setup(project: TestProject) {

@@ -47,4 +47,6 @@ export const LARGEST_SETTINGS: Record<string, string> = {
     Object.fromEntries(Object.keys(QUOTA_DEFAULTS).map((kind) => [kind, 9_999_999_999])),
   ),
   uploadOrigins: Array.from({ length: 8 }, (_, i) => `https://app-${i}.customer.example.com`).join(','),
+  // Browser apps of a platform: a couple, sharing the environment with the most plans WAF takes.
+  corsOrigins: 'https://app.customer.example.com,https://admin.customer.example.com',
 };

@@ -4,8 +4,8 @@ import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
-import type { TeamMessagingStack } from '../../lib/cdk/stack.ts';
 import { type OfflineSynthOptions, synthesizeOffline } from '../../lib/cdk/synth-offline.ts';
+import type { TeamMessagingStack } from '../../lib/cdk/team-messaging-stack.ts';
 
 export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
 

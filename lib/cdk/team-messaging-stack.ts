@@ -40,6 +40,7 @@ import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
+import { addCorsPreflight } from './cors.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
 import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
 import {
@@ -175,6 +176,7 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BUCKET: this.publicFiles.bucketName,
       PUBLIC_BASE_URL: publicBaseUrl,
     });
+    this.addCorsPreflights(settings.corsOrigins);
     retainServiceLogs(this, this.api);
     const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
@@ -298,6 +300,15 @@ export class TeamMessagingStack extends Stack {
       if (route.public) acknowledgePublicMethod(method);
       return { route, fn, id };
     });
+  }
+
+  /** A preflight on each resource of the route table, when the deployment allows browser origins. */
+  private addCorsPreflights(origins: readonly string[]): void {
+    if (!origins.length) return;
+    for (const path of new Set(routes.map((route) => route.path))) {
+      const methods = routes.filter((route) => route.path === path).map((route) => route.method);
+      addCorsPreflight(this.api.root.resourceForPath(path), methods, origins);
+    }
   }
 
   /** The TOKEN authorizer's function: reads the table to turn a token into its team. */
