@@ -1,5 +1,6 @@
+import '../lib/sdk-node-notice.ts';
 import { type Args, parseCommandLine, UsageError } from '../lib/admin/args.ts';
-import { runCommand } from '../lib/admin/commands.ts';
+import { helpText, runCommand } from '../lib/admin/commands.ts';
 import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/local-api.ts';
 import { configure } from '../shared/config.ts';
 
@@ -29,8 +30,15 @@ async function target({ optional }: Args): Promise<void> {
   configure({ ...process.env, ...handlerEnvironment(local) });
 }
 
+const argv = process.argv.slice(2);
+const help = helpText(argv);
+if (help !== undefined) {
+  // Help is for a person: text on stdout, exit 0. Everything else prints one JSON object.
+  console.log(help);
+  process.exit(0);
+}
 try {
-  const args = parseCommandLine(process.argv.slice(2));
+  const args = parseCommandLine(argv);
   await target(args);
   console.log(JSON.stringify(await runCommand(args)));
 } catch (error) {

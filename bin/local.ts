@@ -1,3 +1,4 @@
+import '../lib/sdk-node-notice.ts';
 import { register } from 'node:module';
 import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/local-api.ts';
 import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
@@ -18,6 +19,13 @@ const { config, stop } = await startLocalStack({
   dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
   s3Endpoint: process.env.S3_ENDPOINT || undefined,
   interactive: process.stdout.isTTY === true,
+}).catch((error: NodeJS.ErrnoException) => {
+  // What started before the port was refused has been stopped (startLocalStack); say what to do instead.
+  if (error.code !== 'EADDRINUSE') throw error;
+  console.error(
+    `port ${port} is in use: stop what listens there, or set PORT to another (PORT=0 picks a free one)`,
+  );
+  process.exit(1);
 });
 
 let stopping = false;

@@ -104,6 +104,27 @@ describe('If-Match', () => {
     ]);
   });
 
+  it('refuses an unquoted tag as malformed (400), even the current one, and changes nothing', async () => {
+    const { client } = await api.caller();
+    for (const path of [BRANDS, '/api/v1/contact-fields']) {
+      const body =
+        path === BRANDS
+          ? { name: 'Unquoted' }
+          : { name: 'Unquoted', tag: 'unquoted', type: 'text', contact_type: 'person' };
+      const created = await client.post(path, body);
+      const unquoted = etag(created).replaceAll('"', '');
+      for (const send of [
+        () => client.put(`${path}/${created.body.id}`, { name: 'Changed' }, { 'If-Match': unquoted }),
+        () => client.delete(`${path}/${created.body.id}`, { 'If-Match': unquoted }),
+      ]) {
+        const response = await send();
+        expect(response.status).toBe(400);
+        expect(response.body.message).toMatch(/in quotes/);
+      }
+      expect((await client.get(`${path}/${created.body.id}`)).body.name).toBe('Unquoted');
+    }
+  });
+
   it('lets exactly one of many concurrent writes with the same tag through; the others get 412', async () => {
     const { client } = await api.caller();
     for (const created of [

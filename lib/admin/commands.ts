@@ -44,6 +44,21 @@ target flags: --data-dir D (local, default $DATA_DIR or .data)
   | --table --private-bucket --public-bucket --rest-api --default-plan --plan-sets
     (a deployed stack: its AdminTarget output)`;
 
+/**
+ * `--help` (anywhere), `-h` or `help [command]`: the usage of the commands named (all of them when none
+ * is, or none matches), or undefined when the command line asks for no help.
+ */
+export function helpText(argv: readonly string[]): string | undefined {
+  const asked = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  if (!asked) return undefined;
+  const words = argv.filter((arg) => !arg.startsWith('-') && arg !== 'help');
+  const [title = '', ...lines] = USAGE.split('\n');
+  const targets = lines.findIndex((line) => line.startsWith('target flags'));
+  const commands = lines.slice(0, targets);
+  const named = words.length ? commands.filter((line) => line.includes(words.join(' '))) : [];
+  return named.length ? [title, ...named, ...lines.slice(targets)].join('\n') : USAGE;
+}
+
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',

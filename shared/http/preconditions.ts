@@ -43,6 +43,12 @@ export function ifMatchOf(
   const header = headers['if-match']?.trim();
   if (header === undefined || header === '*') return undefined;
   if (header.includes(',')) throw new BadRequestError('If-Match takes one entity tag, or *.');
+  // An unquoted tag is no entity-tag (RFC 9110): refused as malformed, not compared and found stale.
+  if (!/^(W\/)?"[^"]*"$/.test(header)) {
+    throw new BadRequestError(
+      'If-Match takes an entity tag as the ETag header gives it, in quotes: "b.3.1".',
+    );
+  }
   const match =
     kind === 'brand' ? /^"b\.(\d{1,15})\.([01])"$/.exec(header) : /^"f\.(\d{1,15})"$/.exec(header);
   if (!match) return NO_VERSION;
