@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createToken, hashToken, revokeToken } from '../shared/data/teams.ts';
 import { CONTACT_FIELD_TYPES } from '../shared/domain/contact-field-types.ts';
-import { MESSAGES } from '../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { apiClient, newTeam, useApi } from './support/api.ts';
 
 const api = useApi();
@@ -43,6 +43,8 @@ describe('authentication through the gateway and authorizer', () => {
     const response = await apiClient(api.url).get(TYPES, headers);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ message: 'Unauthenticated.' });
+    // RFC 6750: a 401 says which credentials it wants.
+    expect(response.headers.get('www-authenticate')).toBe(BEARER_CHALLENGE);
   });
 
   it('reads the Authorization header whatever the case of its name', async () => {

@@ -5,7 +5,7 @@ import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { functionTimeoutSeconds, type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
-import { MESSAGES } from '../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
 import {
   acknowledgments,
@@ -361,6 +361,9 @@ describe('CDK stack: gateway', () => {
         'gatewayresponse.header.X-Request-Id': 'context.requestId',
         ...(retryAfter.includes(response.Properties.ResponseType) && {
           'gatewayresponse.header.Retry-After': `'${TIMEOUTS.retryAfterSeconds}'`,
+        }),
+        ...(response.Properties.ResponseType === 'UNAUTHORIZED' && {
+          'gatewayresponse.header.WWW-Authenticate': `'${BEARER_CHALLENGE}'`,
         }),
       });
     }

@@ -36,7 +36,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cd
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
-import { MESSAGES } from '../../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
 import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
@@ -70,7 +70,12 @@ interface GatewayResponse {
 
 /** Gateway-made errors: the same JSON `{message}` bodies as the local gateway and the handlers. */
 const GATEWAY_RESPONSES: GatewayResponse[] = [
-  { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: message(MESSAGES.unauthenticated) },
+  {
+    type: ResponseType.UNAUTHORIZED,
+    statusCode: '401',
+    body: message(MESSAGES.unauthenticated),
+    headers: { 'WWW-Authenticate': `'${BEARER_CHALLENGE}'` },
+  },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
   // API Gateway answers an unknown route or method with this 403; clients should see a 404.
   {

@@ -11,7 +11,7 @@ import type {
 } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
 import { preflightHeaders } from '../../shared/cors.ts';
-import { MESSAGES } from '../../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
@@ -148,7 +148,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   if (policy === null) return; // answered: 401 (no token), 403 or 503
   const rateLimitHeaders = withinRateLimit(request.headers.authorization, policy, plans, response, requestId);
   if (!rateLimitHeaders) return; // answered: 429
-  if (policy === 'refused') return send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+  if (policy === 'refused') return sendUnauthenticated(response, requestId);
   const event = proxyEvent(LOCAL_API, {
     method: route.method,
     resource: route.path,
@@ -194,7 +194,7 @@ async function authorize(
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
   const authorizationToken = request.headers.authorization;
   if (!authorizationToken) {
-    send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+    sendUnauthenticated(response, requestId);
     return null;
   }
   const arn = methodArn(LOCAL_API, method, url.pathname);
@@ -345,6 +345,12 @@ function readBody(request: IncomingMessage): Promise<string | undefined | null> 
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', () => resolve(null));
   });
+}
+
+/** No token, or not a valid one: 401, saying what to send (RFC 6750), as the deployed stack answers. */
+function sendUnauthenticated(response: ServerResponse, requestId: string): void {
+  response.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
+  send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
 }
 
 /** A dependency (the table) could not answer: 503 with Retry-After, as the deployed stack answers. */

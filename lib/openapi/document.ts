@@ -4,6 +4,7 @@ import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
+import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -129,6 +130,7 @@ function responses(route: Route, operation: Operation) {
         'Access-Control-Allow-Origin': headerRef('AccessControlAllowOrigin'),
       };
       if (status === 503 || status === 429) headers['Retry-After'] = headerRef('RetryAfter');
+      if (status === 401) headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
       if (operation.idempotent && status < 500) headers['Idempotent-Replay'] = headerRef('IdempotentReplay');
       if ((route.public || (operation.versioned && route.method !== 'DELETE')) && status < 400) {
         headers.ETag = headerRef('ETag');
@@ -371,6 +373,10 @@ export function buildDocument() {
         RetryAfter: {
           description: `Seconds to wait before retrying (${TIMEOUTS.retryAfterSeconds} for an outage; a rate limit's window at most)`,
           schema: { type: 'integer', format: 'int32', minimum: 1, maximum: Math.max(...RATE_LIMIT_WINDOWS) },
+        },
+        WwwAuthenticate: {
+          description: 'What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`',
+          schema: { type: 'string', enum: [BEARER_CHALLENGE] },
         },
         IdempotentReplay: {
           description: '`true` when the response is the replay of an earlier one with the same key',

@@ -1,4 +1,4 @@
-import { MESSAGES } from './messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from './messages.ts';
 
 /** Typed errors thrown anywhere below a handler; the error middleware renders them (see handler.ts). */
 export class HttpError extends Error {
@@ -25,7 +25,7 @@ export class BadRequestError extends HttpError {
 
 export class UnauthenticatedError extends HttpError {
   constructor() {
-    super(401, MESSAGES.unauthenticated);
+    super(401, MESSAGES.unauthenticated, {}, { 'WWW-Authenticate': BEARER_CHALLENGE });
   }
 }
 

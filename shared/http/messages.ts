@@ -10,3 +10,6 @@ export const MESSAGES = {
   timedOut: 'Endpoint request timed out',
   badRequest: 'Bad Request',
 } as const;
+
+/** What a 401 asks for (RFC 6750): a bearer token. Every 401, the handlers', the gateways', carries it. */
+export const BEARER_CHALLENGE = 'Bearer realm="team-messaging-api"';

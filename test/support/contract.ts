@@ -30,6 +30,7 @@ const pointer = (...parts: string[]) =>
 
 /** Response headers whose presence the document must account for. */
 const DOCUMENTED_HEADERS = [
+  'www-authenticate',
   'retry-after',
   'idempotent-replay',
   'etag',
@@ -44,6 +45,7 @@ const HEADER_COMPONENTS: Record<string, string> = {
   IdempotentReplay: 'idempotent-replay',
   ETag: 'etag',
   Link: 'link',
+  WwwAuthenticate: 'www-authenticate',
   RateLimitPolicy: 'ratelimit-policy',
   RateLimit: 'ratelimit',
   AccessControlAllowOrigin: 'access-control-allow-origin',
