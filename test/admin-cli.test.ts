@@ -3,26 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalConfig } from '../lib/local/local-api.ts';
 import { tokenOwner } from '../shared/data/teams.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { LIMITS } from '../shared/limits.ts';
-import { admin } from './support/processes.ts';
+import { admin, writeTestRunLocalConfig } from './support/processes.ts';
 
 /** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
 let dataDir = '';
 let env: Record<string, string>;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tm-admin-'));
-  await writeLocalConfig(dataDir, {
-    api_url: 'http://127.0.0.1:1',
-    dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT as string,
-    s3_endpoint: process.env.S3_ENDPOINT as string,
-    table_name: process.env.TABLE_NAME as string,
-    private_bucket: process.env.PRIVATE_BUCKET as string,
-    public_bucket: process.env.PUBLIC_BUCKET as string,
-    public_base_url: process.env.PUBLIC_BASE_URL as string,
-  });
+  await writeTestRunLocalConfig(dataDir);
   // The CLI must find its target through local.json alone.
   env = { DATA_DIR: dataDir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
 });

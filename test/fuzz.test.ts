@@ -4,7 +4,7 @@ import { OPERATIONS } from '../lib/openapi/operations.ts';
 import { type Route, routeKey, routes } from '../lib/routes.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { LIMITS } from '../shared/limits.ts';
-import { apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
+import { type ApiClient, apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
 import {
   assertResponse,
@@ -58,6 +58,20 @@ const known: KnownIds = { brands: [], contactFields: [] };
 let requestCount = 0;
 const startedAt = Date.now();
 
+/** A brand and a pick-list field of the client's team, for the id routes to address. */
+async function brandAndField(client: ApiClient, name: string, tag: string) {
+  const brand = await client.post('/api/v1/brands', { name: `${name} brand` });
+  const field = await client.post('/api/v1/contact-fields', {
+    name: `${name} choice`,
+    tag: `${tag}_choice`,
+    type: 'pick_list',
+    contact_type: 'person',
+    options: ['a', 'b'],
+  });
+  expect([brand.status, field.status]).toEqual([201, 201]);
+  return { brand: brand.body.id as number, field: field.body.id as number };
+}
+
 beforeAll(async () => {
   api = await startApi();
   team = await newTeam('Fuzz team');
@@ -65,17 +79,9 @@ beforeAll(async () => {
   // Real ids: the team's own (200 until a fuzzed DELETE removes them) and another team's (403).
   for (const { token } of [team, other]) {
     const client = apiClient(api.url, token);
-    const brand = await client.post('/api/v1/brands', { name: 'Fuzz brand' });
-    const field = await client.post('/api/v1/contact-fields', {
-      name: 'Fuzz choice',
-      tag: 'fuzz_choice',
-      type: 'pick_list',
-      contact_type: 'person',
-      options: ['a', 'b'],
-    });
-    expect([brand.status, field.status]).toEqual([201, 201]);
-    known.brands.push(brand.body.id);
-    known.contactFields.push(field.body.id);
+    const { brand, field } = await brandAndField(client, 'Fuzz', 'fuzz');
+    known.brands.push(brand);
+    known.contactFields.push(field);
   }
 });
 
@@ -154,16 +160,8 @@ describe('every string of every route', () => {
   beforeAll(async () => {
     owner = await newTeam('Fuzz strings team');
     const client = apiClient(api.url, owner.token);
-    const brand = await client.post('/api/v1/brands', { name: 'Strings brand' });
-    const field = await client.post('/api/v1/contact-fields', {
-      name: 'Strings choice',
-      tag: 'strings_choice',
-      type: 'pick_list',
-      contact_type: 'person',
-      options: ['a', 'b'],
-    });
-    expect([brand.status, field.status]).toEqual([201, 201]);
-    [ids.brand, ids.field] = [String(brand.body.id), String(field.body.id)];
+    const { brand, field } = await brandAndField(client, 'Strings', 'strings');
+    [ids.brand, ids.field] = [String(brand), String(field)];
     // Files in the library and in a folder: paths then meet existing folders, where a store's file
     // system reads a name rather than stopping at a missing folder.
     for (const path of ['a.png', 'fuzz/a.png', 'logos/a.png']) {

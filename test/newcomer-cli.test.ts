@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeLocalConfig } from '../lib/local/local-api.ts';
-import { admin, runScript, stopChild } from './support/processes.ts';
+import { admin, runScript, stopChild, writeTestRunLocalConfig } from './support/processes.ts';
 
 /**
  * A newcomer's first commands, as they are typed: no SDK notice to read past, help that is text, and a
@@ -14,15 +13,7 @@ let dataDir = '';
 let env: Record<string, string | undefined>;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tm-newcomer-'));
-  await writeLocalConfig(dataDir, {
-    api_url: 'http://127.0.0.1:1',
-    dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT as string,
-    s3_endpoint: process.env.S3_ENDPOINT as string,
-    table_name: process.env.TABLE_NAME as string,
-    private_bucket: process.env.PRIVATE_BUCKET as string,
-    public_bucket: process.env.PUBLIC_BUCKET as string,
-    public_base_url: process.env.PUBLIC_BASE_URL as string,
-  });
+  await writeTestRunLocalConfig(dataDir);
   // As a person runs them: without the test harness's own silencing of the SDK's notice.
   env = { DATA_DIR: dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined };
 });

@@ -112,17 +112,20 @@ export async function tokenOwner(token: string): Promise<TokenOwner | undefined>
  * returns the plan it had, if any.
  */
 export async function setRateLimitPlan(teamId: number, plan: string): Promise<string | undefined> {
-  const { Attributes } = await dynamo().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: teamKey(teamId),
-      UpdateExpression: 'SET rate_limit_plan = :plan',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':plan': plan },
-      ReturnValues: 'UPDATED_OLD',
-    }),
-  );
-  await stampTokens(teamId, plan);
+  // Independent writes: a team that does not exist has no tokens to stamp.
+  const [{ Attributes }] = await Promise.all([
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: teamKey(teamId),
+        UpdateExpression: 'SET rate_limit_plan = :plan',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':plan': plan },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    ),
+    stampTokens(teamId, plan),
+  ]);
   return Attributes?.rate_limit_plan;
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { writeLocalConfig } from '../../lib/local/local-api.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -63,4 +64,17 @@ export async function admin(args: string[], env: Record<string, string | undefin
     }
   };
   return { code, json: parse(stdout), error: parse(stderr)?.error as string | undefined, stdout, stderr };
+}
+
+/** A local.json in `dataDir` naming the test run's DynamoDB Local and s3rver: a CLI's target found as a person's is. */
+export function writeTestRunLocalConfig(dataDir: string): Promise<void> {
+  return writeLocalConfig(dataDir, {
+    api_url: 'http://127.0.0.1:1',
+    dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT as string,
+    s3_endpoint: process.env.S3_ENDPOINT as string,
+    table_name: process.env.TABLE_NAME as string,
+    private_bucket: process.env.PRIVATE_BUCKET as string,
+    public_bucket: process.env.PUBLIC_BUCKET as string,
+    public_base_url: process.env.PUBLIC_BASE_URL as string,
+  });
 }
