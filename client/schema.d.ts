@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest brand values from a website
-         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause.
+         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local switch that allows it.
          */
         post: operations["autoConfigureBrand"];
         delete?: never;
@@ -501,12 +501,6 @@ export interface components {
              * @example 2026-11-25T09:46:31.123000Z
              */
             updated_at: string;
-        };
-        Unprocessable: {
-            message: string;
-            errors?: {
-                [key: string]: string[];
-            };
         };
         UploadUrl: {
             path: string;
@@ -1064,7 +1058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unprocessable"];
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */

@@ -156,13 +156,12 @@ function responses(route: Route, operation: Operation) {
         return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
-      const schema = operation.errorSchemas?.[status] ?? error.schema;
       return [
         String(status),
         {
           description: error.description,
           headers,
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${error.schema}` } } },
         },
       ];
     }),

@@ -40,8 +40,6 @@ export interface Operation {
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
-  /** An error status whose body differs from the API's usual one: the component schema it uses. */
-  errorSchemas?: Partial<Record<number, string>>;
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -126,14 +124,13 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'POST /api/v1/brands/auto-configure': {
     id: 'autoConfigureBrand',
-    // Its 422 may also be a refusal with only a message (the site could not be read).
-    errorSchemas: { 422: 'Unprocessable' },
     tag: 'Brands',
     summary: 'Suggest brand values from a website',
     description:
       'Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the ' +
       'suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read ' +
-      'is a 422 naming the cause.',
+      'is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local ' +
+      'switch that allows it.',
     body: autoConfigureRequest,
     success: BrandSuggestions,
     example: {

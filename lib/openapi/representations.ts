@@ -222,11 +222,6 @@ export const ValidationError = z
   .strict()
   .meta({ description: 'The first error, and every error by field.' });
 
-/** A 422 that is either a validation error or a refusal naming its cause (auto-configure's fetch). */
-export const Unprocessable = z
-  .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())).optional() })
-  .strict();
-
 export const Conflict = z.object({ message: z.string(), error_code: z.enum(ERROR_CODES) }).strict();
 
 const quota = z
