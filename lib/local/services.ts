@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,11 @@ export interface ServiceOptions {
   /** Use these running servers instead of starting new ones. */
   dynamodbEndpoint?: string;
   s3Endpoint?: string;
+  /**
+   * The port s3rver takes if it is free (the one local.json recorded, so the public library's URLs stay
+   * where they were); a free one otherwise. Unset: a free one.
+   */
+  s3Port?: number;
 }
 
 export interface LocalServices {
@@ -51,7 +57,11 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
     const dynamodbEndpoint = options.dynamodbEndpoint ?? (await startDynamoDb(options.dataDir, stops));
     const s3Endpoint =
       options.s3Endpoint ??
-      (await startS3rver(join(options.dataDir ?? options.scratchDir ?? '.data', 's3'), stops));
+      (await startS3rver(
+        join(options.dataDir ?? options.scratchDir ?? '.data', 's3'),
+        options.s3Port,
+        stops,
+      ));
     return { dynamodbEndpoint, s3Endpoint, stop };
   } catch (error) {
     await stop();
@@ -152,12 +162,40 @@ async function waitForDynamoDb(endpoint: string, child: ChildProcess, output: ()
   }
 }
 
-async function startS3rver(directory: string, stops: Array<() => Promise<void>>): Promise<string> {
+/**
+ * s3rver on `port` if it is free, else on a free one. s3rver's own run() lets a taken port escape as an
+ * unhandled 'error' event (the process ends), so its request handler is served here by a server whose
+ * listen can fail and be tried again.
+ */
+async function startS3rver(
+  directory: string,
+  port: number | undefined,
+  stops: Array<() => Promise<void>>,
+): Promise<string> {
   await mkdir(directory, { recursive: true });
-  const server = createS3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const address = await server.run();
-  stops.push(() => server.close());
-  return `http://127.0.0.1:${address.port}`;
+  const s3rver = createS3rver({ silent: true, directory });
+  const serve = async (on: number) => {
+    const server = createHttpServer(s3rver.callback());
+    await listen(server, on);
+    return server;
+  };
+  const server = await serve(port ?? 0).catch((error: NodeJS.ErrnoException) => {
+    if (port === undefined || error.code !== 'EADDRINUSE') throw error;
+    return serve(0);
+  });
+  stops.push(() => new Promise((closed) => server.close(() => closed())));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`;
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', failed);
+      listening();
+    });
+  });
 }
 
 /**
