@@ -4,7 +4,7 @@ import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
-import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -92,6 +92,22 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   503: { schema: 'Message', description: 'A dependency is unavailable; retry after `Retry-After` seconds' },
   504: { schema: 'Message', description: 'The request ran out of time' },
 };
+
+/** How to get a token and use it, and what refusing it looks like (README, "Authentication"). */
+const BEARER_AUTH = [
+  'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`. ' +
+    'A token looks like `tm_<team id>_<secret>` (letters and digits) and acts for its team only: ' +
+    "another team's brand or contact field is a 403.",
+  '**Getting one.** Locally, `npm start` creates a demo team on its first run and prints its token (kept ' +
+    'in `.data/local.json` as `demo_token`); the admin CLI makes more: `npm run -s admin -- team create ' +
+    "--name Acme` prints a new team's `team_id` and `token`, `npm run -s admin -- token create --team " +
+    '<team id>` another token of a team, and `npm run -s admin -- token revoke --token <token>` revokes ' +
+    "one. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
+    'admin CLI against the deployed stack).',
+  `**401.** A missing header, another scheme, or a malformed, unknown or revoked token is answered \`401 ` +
+    `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
+    "A deployment caches each token's check for a few minutes: a revoked token may work that long.",
+].join('\n\n');
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -206,7 +222,12 @@ function parameters(route: Route, operation: Operation): unknown[] {
       operation.pathParameters?.[name] ??
       (name === 'id' ? { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID } : undefined);
     if (!schema) throw new Error(`${operation.id}: no schema for the path parameter ${name}`);
-    list.push({ name, in: 'path', required: true, schema });
+    // A schema's description is the parameter's; an id's says whose it is (a brand's, a contact field's).
+    const { description: own, ...shape } = schema;
+    const description =
+      (own as string | undefined) ??
+      `The ${operation.tag.toLowerCase().replace(/s$/, '')}'s id (another team's is a 403, an unknown one a 404).`;
+    list.push({ name, in: 'path', required: true, description, schema: shape });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
   const fields: Array<[string, z.core.$ZodType | undefined]> = [
@@ -314,7 +335,7 @@ export function buildDocument() {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A team API token (`tm_…`).' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: BEARER_AUTH },
       },
       parameters: {
         IdempotencyKey: {

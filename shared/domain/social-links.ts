@@ -1,5 +1,5 @@
 /** Network names for social profile URLs, shared by the brand endpoints and auto-configure. */
-const KNOWN_NETWORKS: Record<string, string> = {
+export const KNOWN_NETWORKS: Record<string, string> = {
   'twitter.com': 'x',
   'x.com': 'x',
   'facebook.com': 'facebook',
