@@ -121,17 +121,18 @@ export function misspelledKeys(body: unknown, keys: BodyKeys): Array<{ key: stri
  * (a test holds them to the OpenAPI document's): `validate` refuses a registered body's misspelled keys
  * with its other errors (shared/http/validation.ts).
  */
-export const requestBodies = z.registry<{ readOnly: readonly string[] }>();
+export const requestBodies = z.registry<BodyKeys>();
 
 /** Registers an object schema as a request body that also knows these read-only keys. */
 export function requestBody<S extends z.ZodMiniObject>(schema: S, readOnly: readonly string[] = []): S {
-  requestBodies.add(schema, { readOnly });
+  requestBodies.add(schema, { writable: Object.keys(schema.shape), readOnly });
   return schema;
 }
 
-/** A registered body's keys: its schema's, writable, and the read-only keys it was registered with. */
+/**
+ * A registered body's keys: its schema's, writable, and the read-only keys it was registered with. (`z.core`
+ * only as a type here: as a value it would bundle all of zod, locales included.)
+ */
 export function bodyKeysOf(schema: z.core.$ZodType): BodyKeys | undefined {
-  const registered = requestBodies.get(schema);
-  if (!registered || !(schema instanceof z.core.$ZodObject)) return undefined;
-  return { writable: Object.keys(schema._zod.def.shape), readOnly: registered.readOnly };
+  return requestBodies.get(schema);
 }
