@@ -93,12 +93,16 @@ const socialLinks = z.pipe(
         links[network] = url;
       });
     } else {
+      let misspelled = 0;
       for (const [network, url] of Object.entries(input)) {
         if (!NETWORK_NAME.test(network)) {
           addIssue(`The social links field has an invalid network name: ${network}.`);
         }
-        const meant = misspelledNetwork(network, url);
-        if (meant) addIssue(misspelledKeyMessage(network, meant, 'social_links.'), [network]);
+        const meant = misspelled < LIMITS.misspelledKeysNamed && misspelledNetwork(network, url);
+        if (meant) {
+          addIssue(misspelledKeyMessage(network, meant, 'social_links.'), [network]);
+          misspelled++;
+        }
         links[network] = url;
       }
       if (Object.keys(links).length > LIMITS.brandSocialLinks) {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { LIMITS } from '../limits.ts';
 
 /**
  * Misspelled keys in request bodies. A body's unknown keys are ignored, as they always were (clients that
@@ -22,6 +23,8 @@ import * as z from 'zod/mini';
  * `phone` and `phone_id`, `photo_id` and `phone_id`), and one edit in 3 (`id` and `ip`, `url` and `uri`).
  * The nearest known key decides (a writable one on a tie): a key nearest to a read-only
  * field (`createdAt`, `teamId`) is ignored as that field itself would be, since it would change nothing.
+ * A key of more than LIMITS.misspelledKeyLength characters is no misspelling, and one 422 names the first
+ * LIMITS.misspelledKeysNamed (a body of 1 MiB may hold 50,000 spellings of one field).
  *
  * The distance is this file's own short function rather than a package: the widely used npm package with
  * transpositions (damerau-levenshtein, 1.2 KB minified) is CommonJS without types and always fills a
@@ -40,36 +43,45 @@ export function editsAllowed(normalField: string): number {
   return normalField.length <= 7 ? 1 : 2;
 }
 
+/** Three rows of the distance's matrix, reused by every call (a body may have tens of thousands of keys). */
+let rows = [new Uint32Array(32), new Uint32Array(32), new Uint32Array(32)];
+
 /**
  * The optimal string alignment distance of two strings (Damerau-Levenshtein where a swapped pair is not
  * edited again), by UTF-16 code unit; any value above `max` is answered as `max + 1`.
  */
 export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+  const over = max + 1;
+  if (Math.abs(a.length - b.length) > max) return over;
+  // Rows as long as the shorter string, down the longer one.
+  const [down, across] = a.length >= b.length ? [a, b] : [b, a];
+  if ((rows[0] as Uint32Array).length <= across.length) {
+    rows = rows.map(() => new Uint32Array(2 * across.length + 2));
+  }
+  let [before, previous, current] = rows as [Uint32Array, Uint32Array, Uint32Array];
+  for (let j = 0; j <= across.length; j++) previous[j] = j;
+  for (let i = 1; i <= down.length; i++) {
+    current[0] = i;
     let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, (before[j - 2] as number) + 1);
+    for (let j = 1; j <= across.length; j++) {
+      const deletion = (previous[j] as number) + 1;
+      const insertion = (current[j - 1] as number) + 1;
+      const substitution = (previous[j - 1] as number) + (down[i - 1] === across[j - 1] ? 0 : 1);
+      let best = deletion < insertion ? deletion : insertion;
+      if (substitution < best) best = substitution;
+      if (i > 1 && j > 1 && down[i - 1] === across[j - 2] && down[i - 2] === across[j - 1]) {
+        const swap = (before[j - 2] as number) + 1;
+        if (swap < best) best = swap;
       }
       current[j] = best;
-      rowMin = Math.min(rowMin, best);
+      if (best < rowMin) rowMin = best;
     }
     // No later row has a smaller minimum (a swap reaching back two rows costs at least a diagonal step).
-    if (rowMin > max) return max + 1;
-    before = previous;
-    previous = current;
+    if (rowMin > max) return over;
+    [before, previous, current] = [previous, current, before];
   }
-  return Math.min(previous[b.length] as number, max + 1);
+  const distance = previous[across.length] as number;
+  return distance < over ? distance : over;
 }
 
 /** The keys a body knows: those it writes (a misspelling of one is refused) and read-only ones (ignored). */
@@ -78,42 +90,95 @@ export interface BodyKeys {
   readOnly: readonly string[];
 }
 
+interface Candidate {
+  field: string;
+  form: string;
+  allowed: number;
+  writable: boolean;
+  counts: Int32Array;
+}
+
+/**
+ * How often each character occurs, by character code modulo 32. An edit changes these counts by 2 at most
+ * (a swap not at all), so two strings whose counts differ by more than 2d are more than d edits apart:
+ * most fields are ruled out for a key without working out the distance.
+ */
+function characterCounts(text: string, counts = new Int32Array(32)): Int32Array {
+  counts.fill(0);
+  for (let i = 0; i < text.length; i++) (counts[text.charCodeAt(i) & 31] as number)++;
+  return counts;
+}
+
+function countsDiffer(a: Int32Array, b: Int32Array, limit: number): boolean {
+  let difference = 0;
+  for (let i = 0; i < 32; i++) {
+    difference += Math.abs((a[i] as number) - (b[i] as number));
+    if (difference > limit) return true;
+  }
+  return false;
+}
+
+const keyCounts = new Int32Array(32);
+
+/** The known keys in their normal forms, worked out once per set of keys (a body may have many keys). */
+const candidatesOf = (() => {
+  const cache = new WeakMap<BodyKeys, { known: Set<string>; candidates: Candidate[] }>();
+  return (keys: BodyKeys) => {
+    let entry = cache.get(keys);
+    if (!entry) {
+      const candidates = [
+        ...keys.writable.map((field) => ({ field, writable: true })),
+        ...keys.readOnly.map((field) => ({ field, writable: false })),
+      ].map(({ field, writable }) => {
+        const form = normalFieldName(field);
+        return { field, form, allowed: editsAllowed(form), writable, counts: characterCounts(form) };
+      });
+      entry = { known: new Set([...keys.writable, ...keys.readOnly]), candidates };
+      cache.set(keys, entry);
+    }
+    return entry;
+  };
+})();
+
 /**
  * The writable field `key` is a probable misspelling of, by the rule above; undefined when the key is
  * known, or near no field, or nearest to a read-only one.
  */
 export function probableField(key: string, keys: BodyKeys): string | undefined {
-  if (keys.writable.includes(key) || keys.readOnly.includes(key)) return undefined;
+  const { known, candidates } = candidatesOf(keys);
+  if (known.has(key) || key.length > LIMITS.misspelledKeyLength) return undefined;
   const form = normalFieldName(key);
   if (form === '') return undefined;
-  let nearest: { field: string; distance: number; writable: boolean } | undefined;
-  for (const [fields, writable] of [
-    [keys.writable, true],
-    [keys.readOnly, false],
-  ] as const) {
-    for (const field of fields) {
-      const fieldForm = normalFieldName(field);
-      const allowed = editsAllowed(fieldForm);
-      const distance = editDistance(form, fieldForm, allowed);
-      if (distance <= allowed && (!nearest || distance < nearest.distance)) {
-        nearest = { field, distance, writable };
-      }
+  let nearest: { candidate: Candidate; distance: number } | undefined;
+  characterCounts(form, keyCounts);
+  for (const candidate of candidates) {
+    if (Math.abs(form.length - candidate.form.length) > candidate.allowed) continue;
+    if (countsDiffer(keyCounts, candidate.counts, 2 * candidate.allowed)) continue;
+    const distance = editDistance(form, candidate.form, candidate.allowed);
+    if (distance <= candidate.allowed && (!nearest || distance < nearest.distance)) {
+      nearest = { candidate, distance };
     }
   }
-  return nearest?.writable ? nearest.field : undefined;
+  return nearest?.candidate.writable ? nearest.candidate.field : undefined;
 }
 
 /** How a 422 says it, under the key as sent (`path` is where the key is: `social_links.` for a nested one). */
 export const misspelledKeyMessage = (key: string, field: string, path = ''): string =>
   `Unknown field ${path}${key}: did you mean ${path}${field}?`;
 
-/** The body's probable misspellings in its order, each with the field meant; [] for a body not an object. */
+/**
+ * The body's first probable misspellings in its order (LIMITS.misspelledKeysNamed at most), each with the
+ * field meant; [] for a body that is not an object.
+ */
 export function misspelledKeys(body: unknown, keys: BodyKeys): Array<{ key: string; field: string }> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
-  return Object.keys(body).flatMap((key) => {
+  const found: Array<{ key: string; field: string }> = [];
+  for (const key of Object.keys(body)) {
     const field = probableField(key, keys);
-    return field === undefined ? [] : [{ key, field }];
-  });
+    if (field !== undefined) found.push({ key, field });
+    if (found.length === LIMITS.misspelledKeysNamed) break;
+  }
+  return found;
 }
 
 /**

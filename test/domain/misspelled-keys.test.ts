@@ -98,6 +98,15 @@ describe('the edit distance', () => {
     );
   });
 
+  it('answers a body of 1 MiB of near keys within a second', () => {
+    // Keys near enough to logo_image that the distance is worked out, none within two edits.
+    const body: Record<string, number> = {};
+    for (let i = 100; i < 60_100; i++) body[`logo_imag${i}`] = 0;
+    const started = performance.now();
+    expect(misspelledKeys(body, BRAND)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('answers at once for a key far longer than any field', () => {
     const started = performance.now();
     expect(editDistance('x'.repeat(1_000_000), 'primarycolor', 2)).toBe(3);
@@ -382,6 +391,28 @@ describe('properties over every body', () => {
       ),
       { seed: 2803, numRuns: 2000 },
     );
+  });
+});
+
+describe('the size of the answer', () => {
+  it('takes no key of more than 64 characters for a misspelling, however it normalises', () => {
+    expect(probableField(`primary${'_'.repeat(52)}color`, BRAND)).toBe('primary_color');
+    expect(probableField(`primary${'_'.repeat(53)}color`, BRAND)).toBeUndefined();
+  });
+
+  it('names the first 20 misspellings of a body, and of a social links map', () => {
+    // Every spelling of `name` in upper and lower case letters: 16, and as many of `tags`.
+    const cases = (field: string) =>
+      Array.from({ length: 2 ** field.length }, (_, bits) =>
+        [...field].map((c, i) => ((bits >> i) & 1 ? c.toUpperCase() : c)).join(''),
+      ).slice(1);
+    const keys = [...cases('name'), ...cases('tags')];
+    expect(keys).toHaveLength(30);
+    const result = refusal(() => validate(createBrandSchema, Object.fromEntries(keys.map((k) => [k, 'x']))));
+    expect(Object.keys(result.errors)).toEqual([...keys.slice(0, 20), 'name']);
+    const links = Object.fromEntries(cases('github').map((k) => [k, 'https://github.com/acme']));
+    const nested = refusal(() => validate(createBrandSchema, { name: 'A', social_links: links }));
+    expect(Object.keys(nested.errors).filter((key) => key.startsWith('social_links.'))).toHaveLength(20);
   });
 });
 
