@@ -112,6 +112,18 @@ describe('the files endpoint', () => {
     expect(Object.keys(response.body.errors)).toEqual([field]);
   });
 
+  it('refuses a misspelled key, naming it and the field, and ignores others', async () => {
+    const { client } = await api.caller();
+    const response = await client.post(FILES, { path: 'a.png', contentType: 'image/png' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      contentType: ['Unknown field contentType: did you mean content_type?'],
+      content_type: ['The content type field is required.'],
+    });
+    const ignored = await client.post(FILES, { path: 'a.png', content_type: 'image/png', file: 'a.png' });
+    expect(ignored.status).toBe(200);
+  });
+
   it('accepts a MIME type with parameters', async () => {
     const { client } = await api.caller();
     const response = await client.post(FILES, {

@@ -306,6 +306,10 @@ export function buildDocument() {
         "Manage a team's brands, read its CMS pages and define its contact fields. Every call but this " +
         "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
         'field on a 422 and `error_code` on a 409.\n\n' +
+        "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
+        'valid), but a key that is plainly a misspelling of a field (another case or separator, or one or two ' +
+        'edits away: `primaryColor`, `primary_colour`) is a 422 keyed by the key as sent, naming the field ' +
+        'it probably meant: `Unknown field primaryColor: did you mean primary_color?`.\n\n' +
         '**CORS.** This is a server-to-server API, called with a bearer token: by default no browser origin ' +
         "is allowed. A deployment's `corsOrigins` setting lists the origins that are; a request from one of " +
         'them is answered with `Access-Control-Allow-Origin: <that origin>` and `Vary: Origin`, and the ' +

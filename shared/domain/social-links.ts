@@ -15,6 +15,9 @@ export const KNOWN_NETWORKS: Record<string, string> = {
   'threads.com': 'threads',
 };
 
+/** The networks the API names (`x` for Twitter and X): the known keys of a social_links map. */
+export const NETWORK_NAMES: readonly string[] = [...new Set(Object.values(KNOWN_NETWORKS))];
+
 // Second-level labels under which registrations happen (example.co.uk -> "example").
 const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go']);
 

@@ -86,4 +86,13 @@ describe('auto-configure endpoint', () => {
     expect(response.status).toBe(422);
     expect(response.body.message).toMatch(message);
   });
+
+  it('refuses a misspelled url key, naming it and the field', async () => {
+    const response = await client.post('/api/v1/brands/auto-configure', { URL: 'https://example.com/' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      URL: ['Unknown field URL: did you mean url?'],
+      url: ['The url field is required.'],
+    });
+  });
 });
