@@ -127,5 +127,15 @@ describe('the OpenAPI document', () => {
       contractProblems('GET', url, answer(200, brand.body, { 'idempotent-replay': 'true' })).join(),
     ).toMatch(/undocumented idempotent-replay/);
     expect(contractProblems('PUT', url, answer(422, { message: 'x' })).join()).toMatch(/errors/);
+    // A method the path lacks: the 405 of info.description, Allow naming the path's methods.
+    const allow = { allow: 'GET, PUT, DELETE' };
+    expect(contractProblems('PATCH', url, answer(405, { message: 'x' }, allow))).toEqual([]);
+    expect(contractProblems('PATCH', url, answer(404, { message: 'x' })).join()).toMatch(/answers 405/);
+    expect(contractProblems('PATCH', url, answer(405, { message: 'x' }, { allow: 'GET' })).join()).toMatch(
+      /Allow GET, the document lists GET, PUT, DELETE/,
+    );
+    expect(contractProblems('PATCH', url, answer(405, { error: 'x' }, allow)).join()).toMatch(
+      /not \{message\}/,
+    );
   });
 });

@@ -313,7 +313,13 @@ export function buildDocument() {
         '**CORS.** This is a server-to-server API, called with a bearer token: by default no browser origin ' +
         "is allowed. A deployment's `corsOrigins` setting lists the origins that are; a request from one of " +
         'them is answered with `Access-Control-Allow-Origin: <that origin>` and `Vary: Origin`, and the ' +
-        'gateway answers its preflight `OPTIONS` (API Gateway, or the local gateway).',
+        'gateway answers its preflight `OPTIONS` (API Gateway, or the local gateway).\n\n' +
+        // Not a reusable response: no operation answers it (its method is the one the path lacks), and an
+        // unreferenced component is a lint warning.
+        '**Methods.** A path answers only the methods listed for it here. Any other, `HEAD` and `OPTIONS` ' +
+        'included (but a CORS preflight), is answered by the gateway, without a token, with `405`, an ' +
+        '`Allow` header naming the methods the path has (`Allow: GET, PUT, DELETE`), `X-Request-Id` and ' +
+        '`{message}`; a path not listed here is a `404`.',
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
