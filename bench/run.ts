@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../lib/local/local-api.ts';
@@ -29,13 +29,17 @@ import { startCountingProxy } from './wire.ts';
 /**
  * `npm run bench`: DynamoDB round trips per request (counted at the wire), handler latency next to the
  * floor of its own SDK calls, and cold start cost (bundle contents and load time next to a floor bundle).
- * It reports; it fails only when the bench itself cannot run. `-- --quick` runs a tenth of the iterations
- * and writes no results.
+ * It reports; it fails only when the bench itself cannot run. Its JSON goes to the ignored .tmp/bench, so
+ * a run leaves the work tree clean; `-- --record` writes the committed baseline, bench/results, instead.
+ * `-- --quick` runs a tenth of the iterations and writes no results.
  */
 const quick = process.argv.includes('--quick');
+const record = process.argv.includes('--record');
 const SCALE = quick ? 0.1 : 1;
 const LOAD_ROUNDS = quick ? 3 : 15;
-const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+const RESULTS_DIR = record
+  ? resolve(import.meta.dirname, 'results')
+  : resolve(import.meta.dirname, '../.tmp/bench');
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const progress = (message: string) => process.stderr.write(`${message}\n`);
@@ -141,7 +145,9 @@ try {
     const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
     await writeFile(join(RESULTS_DIR, 'latest.json'), json(latestJson(environment, results, cold, outages)));
     await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));
-    console.log('\nwritten: bench/results/latest.json, bench/results/footprint.json');
+    const where = relative(process.cwd(), RESULTS_DIR);
+    console.log(`\nwritten: ${join(where, 'latest.json')}, ${join(where, 'footprint.json')}`);
+    if (!record) console.log('the committed baseline is bench/results: npm run bench -- --record writes it');
   }
 } finally {
   await stop();

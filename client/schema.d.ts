@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest brand values from a website
-         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause.
+         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local switch that allows it.
          */
         post: operations["autoConfigureBrand"];
         delete?: never;
@@ -274,259 +274,435 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A brand: a sender identity of the team's messages. */
         Brand: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The brand's id: a positive integer.
+             */
             id: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The team the brand belongs to: the team of the token that made it.
+             */
             team_id: number;
+            /** @description The brand's name: 1 to 255 characters, trimmed. Lists are ordered by it, case-insensitively. */
             name: string;
+            /** @description A short description of the brand, at most 255 characters; null when none. */
             short_description: string | null;
+            /** @description The brand's website: an http(s) URL of at most 255 characters, as it was given; null when none. */
             website_url: string | null;
+            /** @description The main colour, `#rrggbb` (hexadecimal, in the case it was given); null when none. */
             primary_color: string | null;
+            /** @description The second colour, `#rrggbb` (hexadecimal, in the case it was given); null when none. */
             secondary_color: string | null;
+            /** @description Whether this is the team's default brand: at most one brand is. */
             is_default: boolean;
+            /** @description The brand's logo (the wide one, for headers of messages and pages): a public http(s) URL of at most 255 characters, or null. The URL given as `logo_image`, or the permanent URL of the public copy made from the library file given as `logo_image_path`. */
             logo_image: string | null;
+            /** @description The brand's square logo (an icon or avatar): a public http(s) URL of at most 255 characters, or null. The URL given as `logo_square_image`, or the permanent URL of the public copy made from the library file given as `logo_square_image_path`. */
             logo_square_image: string | null;
+            /** @description The brand's header image (a banner above the content of its emails): a public http(s) URL of at most 255 characters, or null. The URL given as `header_image`, or the permanent URL of the public copy made from the library file given as `header_image_path`. */
             header_image: string | null;
+            /** @description The brand's footer image (below the content of its emails): a public http(s) URL of at most 255 characters, or null. The URL given as `footer_image`, or the permanent URL of the public copy made from the library file given as `footer_image_path`. */
             footer_image: string | null;
+            /** @description The brand's image shown where a message or page is shared on social networks: a public http(s) URL of at most 255 characters, or null. The URL given as `social_share_image`, or the permanent URL of the public copy made from the library file given as `social_share_image_path`. */
             social_share_image: string | null;
+            /** @description The id of the verified email sender identity (a From address of the team) the brand sends from; null when none. */
             email_address_id: number | null;
+            /** @description The id of the verified phone number (an SMS sender of the team) the brand sends from; null when none. */
             phone_id: number | null;
-            /** @description Network name to profile URL. */
+            /** @description The brand's social profiles, network name to profile URL (at most 50); null when none. A URL given in a list is named by its network: `x` (twitter.com, x.com), `facebook` (facebook.com, fb.com), `instagram` (instagram.com), `linkedin` (linkedin.com), `youtube` (youtube.com, youtu.be), `tiktok` (tiktok.com), `pinterest` (pinterest.com), `github` (github.com), `threads` (threads.net, threads.com), else the name of the URL's domain (`example` for www.example.co.uk). */
             social_links: {
                 [key: string]: string;
             } | null;
+            /** @description Labels of the brand: at most 100, distinct, each 1 to 255 characters; `[]` when none. */
             tags: string[];
             /**
              * Format: date-time
+             * @description When the brand was created: ISO 8601 in UTC, with microseconds.
              * @example 2026-11-25T09:46:31.123000Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When the brand last changed: ISO 8601 in UTC, with microseconds.
              * @example 2026-11-25T09:46:31.123000Z
              */
             updated_at: string;
         };
+        /** @description What auto-configure read from the site: brand values to start from, where each was read, how sure each is, and dark-mode values. */
         BrandSuggestions: {
             /** @description Valid create-brand input; values that could not be derived are null. */
             suggestions: {
+                /** @description The site's address: the origin of the page that was read (after redirects), with a slash. */
                 website_url: string | null;
+                /** @description The site's name: og:site_name, application-name, JSON-LD, the web manifest, the title or the domain. */
                 name: string | null;
+                /** @description The site's description: og:description, the meta description, twitter:description or JSON-LD. */
                 short_description: string | null;
+                /** @description The main colour, `#rrggbb`: theme-color, the tile or mask-icon colour, the web manifest's colours. */
                 primary_color: string | null;
+                /** @description A second colour, `#rrggbb`, from the same sources, when one differs from the main one. */
                 secondary_color: string | null;
+                /** @description A wide logo: the JSON-LD organisation's logo, og:logo, itemprop=logo or a logo in the header. */
                 logo_image: string | null;
+                /** @description A square logo: apple-touch-icon, the web manifest's icons, a square JSON-LD logo or a PNG or SVG icon. */
                 logo_square_image: string | null;
+                /** @description Always null: no metadata names an email banner. */
                 header_image: string | null;
+                /** @description Always null: no metadata names an email footer image. */
                 footer_image: string | null;
+                /** @description The page's share image: og:image or twitter:image. */
                 social_share_image: string | null;
+                /** @description Social profiles by network (X and Twitter profiles as `x`: `https://x.com/<handle>`), from twitter:site, rel=me, JSON-LD sameAs, header and footer links, twitter:creator. */
                 social_links: {
                     [key: string]: string;
                 } | null;
             };
             /** @description Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, `apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, `domain`, `url`, `header:img`, `header:a` or `footer:a`. */
             sources: {
+                /** @description Where `website_url` was read. */
                 website_url?: string;
+                /** @description Where `name` was read. */
                 name?: string;
+                /** @description Where `short_description` was read. */
                 short_description?: string;
+                /** @description Where `primary_color` was read. */
                 primary_color?: string;
+                /** @description Where `secondary_color` was read. */
                 secondary_color?: string;
+                /** @description Where `logo_image` was read. */
                 logo_image?: string;
+                /** @description Where `logo_square_image` was read. */
                 logo_square_image?: string;
+                /** @description Where `header_image` was read. */
                 header_image?: string;
+                /** @description Where `footer_image` was read. */
                 footer_image?: string;
+                /** @description Where `social_share_image` was read. */
                 social_share_image?: string;
+                /** @description Where each network of `social_links` was read. */
                 social_links?: {
                     [key: string]: string;
                 };
             };
             /** @description By the kind of source: high when the page or its manifest declares the value for that field of this site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not shown to be this site; low when it is inferred (title, domain, header and footer images and links). */
             confidence: {
-                /** @enum {string} */
+                /**
+                 * @description How sure `website_url` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 website_url?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `name` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 name?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `short_description` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 short_description?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `primary_color` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 primary_color?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `secondary_color` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 secondary_color?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `logo_image` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 logo_image?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `logo_square_image` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 logo_square_image?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `header_image` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 header_image?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `footer_image` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 footer_image?: "high" | "medium" | "low";
-                /** @enum {string} */
+                /**
+                 * @description How sure `social_share_image` is: `high`, `medium` or `low`.
+                 * @enum {string}
+                 */
                 social_share_image?: "high" | "medium" | "low";
+                /** @description How sure each network of `social_links` is: `high`, `medium` or `low`. */
                 social_links?: {
                     [key: string]: "high" | "medium" | "low";
                 };
             };
             /** @description Dark-mode values the page declares (theme-color for dark, a logo <picture> source for dark, dark icon links, the manifest's dark overrides); `{}` when there are none. Never part of suggestions. */
             variants: {
+                /** @description Values for a dark colour scheme, only those the page declares; absent when it declares none. */
                 dark?: {
+                    /** @description The main colour for a dark colour scheme, `#rrggbb`. */
                     primary_color?: string;
+                    /** @description The second colour for a dark colour scheme, `#rrggbb`. */
                     secondary_color?: string;
+                    /** @description The wide logo for a dark background. */
                     logo_image?: string;
+                    /** @description The square logo for a dark background. */
                     logo_square_image?: string;
                 };
             };
         };
+        /** @description A conflict, named by `error_code`. */
         Conflict: {
+            /** @description What conflicted, in a sentence for people. */
             message: string;
-            /** @enum {string} */
+            /**
+             * @description `idempotency_key_conflict`: the key was used with another body (use a new key); `concurrent_modification`: concurrent writes got in the way too often (retry); `precondition_failed`: `If-Match` names another version (read the resource again).
+             * @enum {string}
+             */
             error_code: "idempotency_key_conflict" | "concurrent_modification" | "precondition_failed";
         };
+        /** @description A custom field of the contacts (people) or organizations of the team. */
         ContactField: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The field's id: a positive integer.
+             */
             id: number;
+            /** @description The field's name, as people see it: 1 to 255 characters, trimmed. */
             name: string;
+            /** @description The field's machine name, unique in the team (a taken one is a 422): 1 to 255 characters, a lowercase letter then lowercase letters, digits and underscores. */
             tag: string;
-            /** @enum {string} */
+            /**
+             * @description The field's type: one of the 10 types of `GET /contact-fields/types`.
+             * @enum {string}
+             */
             type: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
-            /** @enum {string} */
+            /**
+             * @description Whom the field describes: a `person` or an `organization`.
+             * @enum {string}
+             */
             contact_type: "person" | "organization";
+            /** @description The longest value the field holds, in characters (255 unless set); null only for a field stored without one. */
             max_length: number | null;
-            /** @description Set when an integration manages the field. */
+            /** @description The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); null for the team's own fields. */
             integration_id: number | null;
+            /** @description The choices of a `pick_list`: at most 1,000, distinct, each 1 to 255 characters once trimmed, 256 KiB in all (UTF-8). null for the other types. */
             options: string[] | null;
+            /** @description Whether a contact may have several of the options (a `pick_list` only); false otherwise. */
             allow_multiple: boolean;
         };
+        /** @description A contact field as lists show it: without its options and `allow_multiple`. */
         ContactFieldListItem: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The field's id: a positive integer.
+             */
             id: number;
+            /** @description The field's name, as people see it: 1 to 255 characters, trimmed. */
             name: string;
+            /** @description The field's machine name, unique in the team (a taken one is a 422): 1 to 255 characters, a lowercase letter then lowercase letters, digits and underscores. */
             tag: string;
-            /** @enum {string} */
+            /**
+             * @description The field's type: one of the 10 types of `GET /contact-fields/types`.
+             * @enum {string}
+             */
             type: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
-            /** @enum {string} */
+            /**
+             * @description Whom the field describes: a `person` or an `organization`.
+             * @enum {string}
+             */
             contact_type: "person" | "organization";
+            /** @description The longest value the field holds, in characters (255 unless set); null only for a field stored without one. */
             max_length: number | null;
-            /** @description Set when an integration manages the field. */
+            /** @description The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); null for the team's own fields. */
             integration_id: number | null;
         };
+        /** @description A contact field type. */
         ContactFieldType: {
-            /** @enum {string} */
+            /**
+             * @description The type as a field's `type` takes it.
+             * @enum {string}
+             */
             value: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
-            /** @enum {string} */
+            /**
+             * @description Its display name.
+             * @enum {string}
+             */
             name: "Text" | "Email" | "Phone" | "Number" | "Date" | "Datetime" | "True / False" | "URL" | "Pick List" | "Related Contact/Organization";
         };
+        /** @description The team's quotas with their usage, and the caller's rate limit. */
         Limits: {
             /** @description A create beyond a quota is a 422 naming it. */
             quotas: {
-                /** @description How many the team may have, and has. */
+                /** @description The team's quota of brands. */
                 brands: {
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many brands the team may have.
+                     */
                     limit: number;
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many brands the team has.
+                     */
                     used: number;
                 };
-                /** @description How many the team may have, and has. */
+                /** @description The team's quota of contact fields. */
                 contact_fields: {
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many contact fields the team may have.
+                     */
                     limit: number;
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many contact fields the team has.
+                     */
                     used: number;
                 };
-                /** @description How many the team may have, and has. */
+                /** @description The team's quota of sites. */
                 sites: {
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many sites the team may have.
+                     */
                     limit: number;
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many sites the team has.
+                     */
                     used: number;
                 };
-                /** @description How many the team may have, and has. */
+                /** @description The team's quota of pages. */
                 pages: {
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many pages the team may have.
+                     */
                     limit: number;
-                    /** Format: int64 */
+                    /**
+                     * Format: int64
+                     * @description How many pages the team has.
+                     */
                     used: number;
                 };
             };
             /** @description The rate limit plan the caller's token is held to, counted per token: over it, 429 with Retry-After. */
             rate_limit: {
+                /** @description The name of the rate limit plan (the deployment's default, `standard` unless configured, until the team is given another). */
                 plan: string;
                 /**
                  * Format: int32
                  * @description Requests the token may make in any `window_seconds`.
                  */
                 limit: number;
+                /** @description The window the requests are counted over, in seconds. */
                 window_seconds: 60 | 120 | 300 | 600;
             };
         };
+        /** @description A message: what was done, or why the request was refused. */
         Message: {
+            /** @description What happened, in a sentence for people (`Unauthenticated.`, `Not Found.`, …). */
             message: string;
         };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
+            /** @description The OpenAPI version: `3.1.0`. */
             openapi: string;
+            /** @description The API: its name, version, description, contact and licence. */
             info: {
+                /** @description The API's name. */
                 title: string;
+                /** @description The document's version. */
                 version: string;
             } & {
                 [key: string]: unknown;
             };
+            /** @description One server: the deployment that answered, by its URL. */
             servers: ({
+                /** @description The deployment's base URL. */
                 url: string;
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description Every route, by path and method. */
             paths: {
                 [key: string]: unknown;
             };
         } & {
             [key: string]: unknown;
         };
+        /** @description A CMS page of one of the team's sites (sites and pages are made in the dashboard). */
         Page: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The page's id: a positive integer.
+             */
             id: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The id of the site the page belongs to (the `site_id` filter takes it).
+             */
             site_id: number;
+            /** @description The site's name, at most 255 characters. */
             site_name: string;
+            /** @description The page's name, at most 255 characters. */
             name: string;
+            /** @description The page's URL on its site, as it was given (`/thanks`), at most 255 characters. */
             url: string;
+            /** @description The page's absolute URL: the site's domain, then the page's URL (one slash between them). */
             full_url: string;
             /**
              * Format: date-time
+             * @description When the page was created: ISO 8601 in UTC, with microseconds.
              * @example 2026-11-25T09:46:31.123000Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When the page last changed: ISO 8601 in UTC, with microseconds.
              * @example 2026-11-25T09:46:31.123000Z
              */
             updated_at: string;
         };
-        Unprocessable: {
-            message: string;
-            errors?: {
-                [key: string]: string[];
-            };
-        };
+        /** @description Where and how to upload one file into the team's private library. */
         UploadUrl: {
+            /** @description The path the file will have in the team's library, as asked. Folders and file name joined by `/`, relative to the library (no leading `/`, no `.`, `..` or empty names, no backslash or control character, not under `teams/`); each name at most 255 bytes and the path at most 1,002 bytes, UTF-8 encoded. */
             path: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The presigned URL to PUT the file to (an S3 URL: it carries its own signature, so send no `Authorization`). The size of the file is not limited.
+             */
             upload_url: string;
-            /** @constant */
+            /**
+             * @description The method of the upload: `PUT`.
+             * @constant
+             */
             method: "PUT";
             /** @description The headers the upload must send: the Content-Type is part of the signature. */
             headers: {
+                /** @description The `content_type` asked for: the file is stored with it. */
                 "Content-Type": string;
             };
             /**
              * Format: int64
-             * @description Seconds the URL stays valid.
+             * @description Seconds the URL stays valid: 900 (15 minutes).
              */
             expires_in: number;
         };
         /** @description The first error, and every error by field. */
         ValidationError: {
+            /** @description The first error's message. */
             message: string;
+            /** @description Every invalid field, by its name in the body or the query (`options.2` for an item of a list, `quota` for a quota), with its messages. */
             errors: {
                 [key: string]: string[];
             };
@@ -805,6 +981,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The file's name. */
                 asset: "redoc.standalone.js";
             };
             cookie?: never;
@@ -947,7 +1124,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description The website to read: an http or https URL of at most 2,048 characters, on the standard port, of a public address (a private or loopback one is a 422).
+                     */
                     url: string;
                 };
             };
@@ -1064,7 +1244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Unprocessable"];
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
@@ -1468,15 +1648,28 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The field's name, as people see it: 1 to 255 characters once trimmed. */
                     name: string;
+                    /** @description The field's machine name, unique in the team (a taken one is a 422): 1 to 255 characters, a lowercase letter then lowercase letters, digits and underscores. */
                     tag: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The field's type: one of the 10 types of `GET /contact-fields/types`.
+                     * @enum {string}
+                     */
                     type: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
-                    /** @enum {string} */
+                    /**
+                     * @description Whom the field describes: `person` or `organization`. Set once: an update cannot change it.
+                     * @enum {string}
+                     */
                     contact_type: "person" | "organization";
+                    /** @description The longest value the field holds, in characters: an integer from 1; null or absent: 255. */
                     max_length?: number | null;
+                    /** @description The choices of a `pick_list`: at most 1,000, distinct, each 1 to 255 characters once trimmed, 256 KiB in all (UTF-8). Required for a `pick_list` (null or `[]` is none), refused for the other types. */
                     options?: string[] | null;
-                    /** @default false */
+                    /**
+                     * @description Whether a contact may have several of the options: true only for a `pick_list`. Default false.
+                     * @default false
+                     */
                     allow_multiple?: boolean;
                 };
             };
@@ -1649,6 +1842,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The contact field's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -1827,6 +2021,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The contact field's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -1839,12 +2034,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The field's name, as people see it: 1 to 255 characters once trimmed. */
                     name?: string;
+                    /** @description The field's machine name, unique in the team (a taken one is a 422): 1 to 255 characters, a lowercase letter then lowercase letters, digits and underscores. */
                     tag?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The field's type: one of the 10 types of `GET /contact-fields/types`. Leaving `pick_list` drops the options and `allow_multiple` (sending options with another type is a 422).
+                     * @enum {string}
+                     */
                     type?: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
+                    /** @description The longest value the field holds, in characters: an integer from 1; null restores 255. */
                     max_length?: number | null;
+                    /** @description The choices of a `pick_list`: at most 1,000, distinct, each 1 to 255 characters once trimmed, 256 KiB in all (UTF-8). Only for a `pick_list`; `[]` on a pick list is a 422 (it needs options). */
                     options?: string[] | null;
+                    /** @description Whether a contact may have several of the options: true only for a `pick_list`. */
                     allow_multiple?: boolean;
                 };
             };
@@ -2036,6 +2239,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The contact field's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -2402,7 +2606,7 @@ export interface operations {
                      *         "email_address_id": null,
                      *         "phone_id": null,
                      *         "social_links": {
-                     *           "twitter": "https://twitter.com/acme"
+                     *           "x": "https://twitter.com/acme"
                      *         },
                      *         "tags": [
                      *           "newsletter"
@@ -2539,32 +2743,62 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Acme",
+                 *       "short_description": "Rockets and more",
                  *       "website_url": "https://acme.example",
+                 *       "primary_color": "#1a2b3c",
+                 *       "secondary_color": "#ffffff",
+                 *       "logo_image": "https://cdn.example/brands/acme.png",
+                 *       "social_links": [
+                 *         "https://twitter.com/acme"
+                 *       ],
+                 *       "tags": [
+                 *         "newsletter"
+                 *       ],
                  *       "is_default": true
                  *     }
                  */
                 "application/json": {
+                    /** @description The brand's name: 1 to 255 characters once trimmed. Required to create; an update may change it, not clear it. */
                     name: string;
+                    /** @description A short description, at most 255 characters; null or `""` clears it. */
                     short_description?: string | null;
+                    /** @description The brand's website: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. */
                     website_url?: string | null;
+                    /** @description The main colour, `#rrggbb` (six hexadecimal digits, either case); null or `""` clears it. */
                     primary_color?: string | null;
+                    /** @description The second colour, `#rrggbb` (six hexadecimal digits, either case); null or `""` clears it. */
                     secondary_color?: string | null;
+                    /** @description `true` makes this the team's default brand (the brand that was stops being it); `false` makes it not the default; null or absent leaves it as it is (a new brand is not the default). */
                     is_default?: boolean | null;
+                    /** @description The brand's logo (the wide one, for headers of messages and pages), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `logo_image_path` instead. */
                     logo_image?: string | null;
+                    /** @description The brand's square logo (an icon or avatar), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `logo_square_image_path` instead. */
                     logo_square_image?: string | null;
+                    /** @description The brand's header image (a banner above the content of its emails), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `header_image_path` instead. */
                     header_image?: string | null;
+                    /** @description The brand's footer image (below the content of its emails), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `footer_image_path` instead. */
                     footer_image?: string | null;
+                    /** @description The brand's image shown where a message or page is shared on social networks, by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `social_share_image_path` instead. */
                     social_share_image?: string | null;
+                    /** @description The brand's logo (the wide one, for headers of messages and pages), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `logo_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `logo_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     logo_image_path?: string | null;
+                    /** @description The brand's square logo (an icon or avatar), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `logo_square_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `logo_square_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     logo_square_image_path?: string | null;
+                    /** @description The brand's header image (a banner above the content of its emails), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `header_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `header_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     header_image_path?: string | null;
+                    /** @description The brand's footer image (below the content of its emails), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `footer_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `footer_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     footer_image_path?: string | null;
+                    /** @description The brand's image shown where a message or page is shared on social networks, by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `social_share_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `social_share_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     social_share_image_path?: string | null;
+                    /** @description The id of an email sender identity (a From address) of the team, which must be verified (else a 422); null clears it. */
                     email_address_id?: number | null;
+                    /** @description The id of a phone number (an SMS sender) of the team, which must be verified (else a 422); null clears it. */
                     phone_id?: number | null;
+                    /** @description Social profile URLs (http or https, each at most 255 characters), in either form: a list of at most 50 URLs, each named by its network (`x` (twitter.com, x.com), `facebook` (facebook.com, fb.com), `instagram` (instagram.com), `linkedin` (linkedin.com), `youtube` (youtube.com, youtu.be), `tiktok` (tiktok.com), `pinterest` (pinterest.com), `github` (github.com), `threads` (threads.net, threads.com), else the name of the URL's domain (`example` for www.example.co.uk); two different URLs of one network are a 422), or a map of network name (a letter or digit, then letters, digits, `.`, `_` or `-`) to URL, at most 50. Answered as a map. null, `""`, `[]` or `{}` clears them. */
                     social_links?: (string[] | {
                         [key: string]: string;
                     }) | null;
+                    /** @description Labels: at most 100, each 1 to 255 characters; duplicates are dropped; null clears them. */
                     tags?: string[] | null;
                 };
             };
@@ -2600,7 +2834,7 @@ export interface operations {
                      *       "email_address_id": null,
                      *       "phone_id": null,
                      *       "social_links": {
-                     *         "twitter": "https://twitter.com/acme"
+                     *         "x": "https://twitter.com/acme"
                      *       },
                      *       "tags": [
                      *         "newsletter"
@@ -2748,6 +2982,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The brand's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -2783,7 +3018,7 @@ export interface operations {
                      *       "email_address_id": null,
                      *       "phone_id": null,
                      *       "social_links": {
-                     *         "twitter": "https://twitter.com/acme"
+                     *         "x": "https://twitter.com/acme"
                      *       },
                      *       "tags": [
                      *         "newsletter"
@@ -2937,6 +3172,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The brand's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -2949,27 +3185,47 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The brand's name: 1 to 255 characters once trimmed. Required to create; an update may change it, not clear it. */
                     name?: string;
+                    /** @description A short description, at most 255 characters; null or `""` clears it. */
                     short_description?: string | null;
+                    /** @description The brand's website: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. */
                     website_url?: string | null;
+                    /** @description The main colour, `#rrggbb` (six hexadecimal digits, either case); null or `""` clears it. */
                     primary_color?: string | null;
+                    /** @description The second colour, `#rrggbb` (six hexadecimal digits, either case); null or `""` clears it. */
                     secondary_color?: string | null;
+                    /** @description `true` makes this the team's default brand (the brand that was stops being it); `false` makes it not the default; null or absent leaves it as it is (a new brand is not the default). */
                     is_default?: boolean | null;
+                    /** @description The brand's logo (the wide one, for headers of messages and pages), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `logo_image_path` instead. */
                     logo_image?: string | null;
+                    /** @description The brand's square logo (an icon or avatar), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `logo_square_image_path` instead. */
                     logo_square_image?: string | null;
+                    /** @description The brand's header image (a banner above the content of its emails), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `header_image_path` instead. */
                     header_image?: string | null;
+                    /** @description The brand's footer image (below the content of its emails), by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `footer_image_path` instead. */
                     footer_image?: string | null;
+                    /** @description The brand's image shown where a message or page is shared on social networks, by URL: an http or https URL of at most 255 characters, stored as given; null or `""` clears it. Or give `social_share_image_path` instead. */
                     social_share_image?: string | null;
+                    /** @description The brand's logo (the wide one, for headers of messages and pages), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `logo_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `logo_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     logo_image_path?: string | null;
+                    /** @description The brand's square logo (an icon or avatar), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `logo_square_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `logo_square_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     logo_square_image_path?: string | null;
+                    /** @description The brand's header image (a banner above the content of its emails), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `header_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `header_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     header_image_path?: string | null;
+                    /** @description The brand's footer image (below the content of its emails), by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `footer_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `footer_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     footer_image_path?: string | null;
+                    /** @description The brand's image shown where a message or page is shared on social networks, by path: a file of the team's private library (uploaded with `POST /files`, whose `path` rules it follows) of type `image/*`. The file is copied to the public library under `brands/` and `social_share_image` becomes the copy's permanent URL (later changes to the file do not reach it). Wins over `social_share_image`; null is "not given". A missing or non-image file is a 422 naming this field. */
                     social_share_image_path?: string | null;
+                    /** @description The id of an email sender identity (a From address) of the team, which must be verified (else a 422); null clears it. */
                     email_address_id?: number | null;
+                    /** @description The id of a phone number (an SMS sender) of the team, which must be verified (else a 422); null clears it. */
                     phone_id?: number | null;
+                    /** @description Social profile URLs (http or https, each at most 255 characters), in either form: a list of at most 50 URLs, each named by its network (`x` (twitter.com, x.com), `facebook` (facebook.com, fb.com), `instagram` (instagram.com), `linkedin` (linkedin.com), `youtube` (youtube.com, youtu.be), `tiktok` (tiktok.com), `pinterest` (pinterest.com), `github` (github.com), `threads` (threads.net, threads.com), else the name of the URL's domain (`example` for www.example.co.uk); two different URLs of one network are a 422), or a map of network name (a letter or digit, then letters, digits, `.`, `_` or `-`) to URL, at most 50. Answered as a map. null, `""`, `[]` or `{}` clears them. */
                     social_links?: (string[] | {
                         [key: string]: string;
                     }) | null;
+                    /** @description Labels: at most 100, each 1 to 255 characters; duplicates are dropped; null clears them. */
                     tags?: string[] | null;
                 };
             };
@@ -3004,7 +3260,7 @@ export interface operations {
                      *       "email_address_id": null,
                      *       "phone_id": null,
                      *       "social_links": {
-                     *         "twitter": "https://twitter.com/acme"
+                     *         "x": "https://twitter.com/acme"
                      *       },
                      *       "tags": [
                      *         "newsletter"
@@ -3172,6 +3428,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The brand's id (another team's is a 403, an unknown one a 404). */
                 id: number;
             };
             cookie?: never;
@@ -3492,8 +3749,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description A path in the team's file library: at most 1002 bytes once UTF-8 encoded. */
+                    /** @description Where the file goes in the team's private library (an existing file there is replaced). Folders and file name joined by `/`, relative to the library (no leading `/`, no `.`, `..` or empty names, no backslash or control character, not under `teams/`); each name at most 255 bytes and the path at most 1,002 bytes, UTF-8 encoded. */
                     path: string;
+                    /** @description The file's media type, `type/subtype` with optional parameters, at most 255 characters: the upload must send it as its Content-Type (it is signed), and a brand image must be `image/*`. */
                     content_type: string;
                 };
             };

@@ -184,6 +184,19 @@ export function functionTimeoutSeconds(route: Route): number {
   return route.fetchesWeb ? TIMEOUTS.webFunctionSeconds : TIMEOUTS.functionSeconds;
 }
 
+/** Each resource path of the table, once, in the table's order. */
+export function resourcePaths(): string[] {
+  return [...new Set(routes.map((route) => route.path))];
+}
+
+/**
+ * The methods a resource path has, in the table's order: what a 405 for any other method names in `Allow`
+ * (HEAD and OPTIONS are not among them: README, "Limits and errors").
+ */
+export function allowedMethods(path: string): Route['method'][] {
+  return routes.filter((route) => route.path === path).map((route) => route.method);
+}
+
 export function findRoute(method: string, path: string): Route | undefined {
   return routes.find((route) => route.method === method && route.path === path);
 }

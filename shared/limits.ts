@@ -60,6 +60,13 @@ export const LIMITS = {
   cursorLength: 4096,
   /** DynamoDB's item limit; the per-field limits above keep every item below it (tested). */
   itemBytes: 400 * 1024,
+  /**
+   * Misspelled keys (shared/domain/misspelled-keys.ts): a longer key is never taken for a misspelling (the
+   * longest field has 23 characters), and one 422 names at most so many, so that its answer stays small
+   * (a create keeps it under its Idempotency-Key, in a DynamoDB item).
+   */
+  misspelledKeyLength: 64,
+  misspelledKeysNamed: 20,
 } as const;
 
 /**

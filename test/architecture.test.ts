@@ -6,10 +6,10 @@ import { ROOT } from './support/processes.ts';
 /**
  * The house rules of the README's map, read off the source: arrows point down (functions → shared,
  * lib → shared, bin → lib; shared imports nothing above it), the typed client stands alone (client →
- * client and its generated types), there is no import cycle, and only shared/config.ts reads the
+ * client and its generated types) and the examples use only it, there is no import cycle, and only shared/config.ts reads the
  * environment among the code a function runs.
  */
-const FOLDERS = ['bin', 'bench', 'lib', 'functions', 'shared', 'client'];
+const FOLDERS = ['bin', 'bench', 'lib', 'functions', 'shared', 'client', 'examples'];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
@@ -40,6 +40,8 @@ describe('the import graph', () => {
     ['bin', ['bin', 'lib', 'shared']],
     ['bench', ['bench', 'lib', 'shared', 'test']],
     ['client', ['client']],
+    // An integrator's code: it has the typed client and nothing of the server's.
+    ['examples', ['examples', 'client']],
   ])('%s imports only from %j', (folder, allowed) => {
     const outside = [...graph]
       .filter(([file]) => top(file) === folder)

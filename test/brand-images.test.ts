@@ -1,26 +1,26 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
+import { brandKey } from '../shared/data/keys.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
-import { newTeam, useApi } from './support/api.ts';
+import { apiClient, newTeam, useApi } from './support/api.ts';
+import { fetchBytes, PNG } from './support/images.ts';
 import { pathOfBytes } from './support/library-paths.ts';
+import { restoreSettings, useSettings } from './support/settings.ts';
 
 const api = useApi();
 
 const BRANDS = '/api/v1/brands';
 const FILES = '/api/v1/files';
-// A 1x1 transparent PNG.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 /** Keys of the team's public brand images. */
 async function publicCopies(teamId: number): Promise<string[]> {
@@ -36,15 +36,6 @@ async function privateFiles(teamId: number): Promise<string[]> {
     new ListObjectsV2Command({ Bucket: config.privateBucket(), Prefix: `teams/${teamId}/` }),
   );
   return (Contents ?? []).map((object) => object.Key as string);
-}
-
-async function fetchBytes(url: string) {
-  const response = await fetch(url);
-  return {
-    status: response.status,
-    type: response.headers.get('content-type'),
-    bytes: Buffer.from(await response.arrayBuffer()),
-  };
 }
 
 describe('the files endpoint', () => {
@@ -119,6 +110,18 @@ describe('the files endpoint', () => {
     const response = await client.post(FILES, body);
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors)).toEqual([field]);
+  });
+
+  it('refuses a misspelled key, naming it and the field, and ignores others', async () => {
+    const { client } = await api.caller();
+    const response = await client.post(FILES, { path: 'a.png', contentType: 'image/png' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      contentType: ['Unknown field contentType: did you mean content_type?'],
+      content_type: ['The content type field is required.'],
+    });
+    const ignored = await client.post(FILES, { path: 'a.png', content_type: 'image/png', file: 'a.png' });
+    expect(ignored.status).toBe(200);
   });
 
   it('accepts a MIME type with parameters', async () => {
@@ -501,5 +504,204 @@ describe("S3 refusing a caller's file is the caller's 422, never a 503", () => {
       status: 422,
       errors: { path: ['The path field names a file that cannot be stored or copied (S3: EntityTooLarge).'] },
     });
+  });
+});
+
+/**
+ * The public base URL may change while brands stay: a replaced CloudFront distribution or a custom domain
+ * in AWS, s3rver on another port after a restart locally. Here a second origin in front of the same s3rver
+ * (as a new distribution in front of the same bucket) becomes PUBLIC_BASE_URL.
+ */
+describe('brand images under a new public base URL', () => {
+  const mirrors: Server[] = [];
+  afterEach(async () => {
+    restoreSettings();
+    for (const mirror of mirrors.splice(0)) await new Promise((closed) => mirror.close(closed));
+  });
+
+  /** Makes a new origin serving the public library PUBLIC_BASE_URL, and returns the old and new bases. */
+  async function moveBase(): Promise<{ before: string; after: string }> {
+    const before = config.publicBaseUrl();
+    const target = new URL(before);
+    const mirror = createServer((request, response) => {
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', () => response.destroy());
+      request.pipe(upstream);
+    });
+    await new Promise<void>((listening) => mirror.listen(0, '127.0.0.1', listening));
+    mirrors.push(mirror);
+    const after = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}${target.pathname}`;
+    useSettings({ PUBLIC_BASE_URL: after });
+    return { before, after };
+  }
+
+  /** The brand item as stored, for what a brand keeps of an image. */
+  async function storedItem(teamId: number, brandId: number) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: config.tableName(), Key: brandKey(teamId, brandId), ConsistentRead: true }),
+    );
+    return Item ?? {};
+  }
+
+  it('answers a path-form image under the new base, where it is fetched; other URLs and the ETag stay', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const created = await client.post(BRANDS, {
+      name: 'Moving',
+      logo_image_path: 'logo.png',
+      header_image: 'https://cdn.example/header.png',
+      is_default: true,
+    });
+    expect(created.status).toBe(201);
+    const brand = created.body;
+    const read = await client.get(`${BRANDS}/${brand.id}`);
+    expect(read.text).toBe(created.text);
+    const key = (await storedItem(teamId, brand.id)).logo_image;
+    expect(key).toMatch(new RegExp(`^brands/${teamId}/[0-9a-f]{32}/logo\\.png$`));
+    expect(brand.logo_image).toBe(`${config.publicBaseUrl()}/${key}`);
+
+    const { before, after } = await moveBase();
+    expect(after).not.toBe(before);
+    const moved = await client.get(`${BRANDS}/${brand.id}`);
+    expect(moved.body).toEqual({ ...brand, logo_image: `${after}/${key}` });
+    expect(moved.headers.get('etag')).toBe(created.headers.get('etag'));
+    expect(await fetchBytes(moved.body.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    expect((await client.get(`${BRANDS}?limit=10`)).body).toEqual([moved.body]);
+    // 304 while the brand is unchanged: the ETag names the brand's version, not the base.
+    const etag = created.headers.get('etag') as string;
+    expect((await client.get(`${BRANDS}/${brand.id}`, { 'If-None-Match': etag })).status).toBe(304);
+
+    // A new image written under the new base is rendered under it too, by an update in place and by one
+    // in a transaction (the default changes).
+    await putPrivateFile(teamId, 'logo.png', Buffer.concat([PNG, Buffer.from([1])]), 'image/png');
+    const updated = await client.put(`${BRANDS}/${brand.id}`, { footer_image_path: 'logo.png' });
+    expect(updated.body.footer_image).toMatch(new RegExp(`^${after}/brands/${teamId}/`));
+    const undefaulted = await client.put(`${BRANDS}/${brand.id}`, {
+      is_default: false,
+      social_share_image_path: 'logo.png',
+    });
+    expect(undefaulted.status).toBe(200);
+    expect(undefaulted.body).toMatchObject({
+      is_default: false,
+      logo_image: `${after}/${key}`,
+      footer_image: updated.body.footer_image,
+      social_share_image: updated.body.footer_image,
+    });
+    expect((await client.get(`${BRANDS}/${brand.id}`)).text).toBe(undefaulted.text);
+
+    // Back on the first base, the first answer's bytes again (but the later changes).
+    restoreSettings();
+    const back = await client.get(`${BRANDS}/${brand.id}`);
+    expect(back.body.logo_image).toBe(brand.logo_image);
+    expect(back.body.footer_image).toBe(updated.body.footer_image.replace(after, before));
+  });
+
+  it('stores a URL sent back as read (GET then PUT) as the key: it moves with the base', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const brand = (await client.post(BRANDS, { name: 'Round trip', logo_image_path: 'logo.png' })).body;
+    const other = await newTeam();
+    await putPrivateFile(other.teamId, 'theirs.png', PNG, 'image/png');
+    const theirs = await apiClient(api.url, other.token).post(BRANDS, {
+      name: 'Theirs',
+      logo_image_path: 'theirs.png',
+    });
+    const base = config.publicBaseUrl();
+    // Under our base but not a copy of this team's: another team's copy, a path that only looks like one.
+    const notOurs = {
+      header_image: theirs.body.logo_image,
+      footer_image: `${base}/brands/${teamId}/../${other.teamId}/x.png`,
+      social_share_image: `${brand.logo_image}?size=2`,
+    };
+
+    // A brand stored before brands kept keys: its absolute URL is kept and answered as it is.
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: config.tableName(),
+        Key: brandKey(teamId, brand.id),
+        UpdateExpression: 'SET logo_square_image = :url',
+        ExpressionAttributeValues: { ':url': brand.logo_image },
+      }),
+    );
+    const read = await client.get(`${BRANDS}/${brand.id}`);
+    expect(read.body.logo_square_image).toBe(brand.logo_image);
+
+    const { id, team_id, created_at, updated_at, is_default, ...writable } = read.body;
+    const put = await client.put(
+      `${BRANDS}/${brand.id}`,
+      { ...read.body, ...notOurs },
+      {
+        'If-Match': read.headers.get('etag') as string,
+      },
+    );
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ ...read.body, ...notOurs, updated_at: put.body.updated_at });
+    expect(Object.keys(put.body)).toEqual(Object.keys(read.body));
+    const stored = await storedItem(teamId, brand.id);
+    const key = brand.logo_image.slice(base.length + 1);
+    expect(stored).toMatchObject({ ...writable, ...notOurs, logo_image: key, logo_square_image: key });
+
+    const { after } = await moveBase();
+    const moved = await client.get(`${BRANDS}/${brand.id}`);
+    expect(moved.body).toEqual({
+      ...put.body,
+      logo_image: `${after}/${key}`,
+      logo_square_image: `${after}/${key}`,
+    });
+    expect(await fetchBytes(moved.body.logo_square_image)).toEqual({
+      status: 200,
+      type: 'image/png',
+      bytes: PNG,
+    });
+  });
+
+  it('keeps URLs of other hosts exactly as given, whatever the base', async () => {
+    const { client } = await api.caller();
+    const images = {
+      logo_image: 'https://cdn.example/brands/1/0123456789abcdef0123456789abcdef/logo.png',
+      logo_square_image: 'http://127.0.0.1:1/brands/1/0123456789abcdef0123456789abcdef/square.png',
+      header_image: 'https://CDN.example/Header%20Image.png?v=1#top',
+      footer_image: null,
+      social_share_image: `${config.publicBaseUrl()}.example/brands/x.png`,
+    };
+    const created = await client.post(BRANDS, { name: 'Elsewhere', ...images });
+    expect(created.body).toMatchObject(images);
+    await moveBase();
+    expect((await client.get(`${BRANDS}/${created.body.id}`)).body).toEqual(created.body);
+  });
+
+  it('replays an idempotent create under the current base; under the same base, byte for byte', async () => {
+    const { teamId, client } = await api.caller();
+    await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
+    const body = { name: 'Replayed', logo_image_path: 'logo.png', website_url: 'https://replayed.example' };
+    const headers = { 'Idempotency-Key': `key-${crypto.randomUUID()}` };
+    const first = await client.post(BRANDS, body, headers);
+    expect(first.status).toBe(201);
+    const same = await client.post(BRANDS, body, headers);
+    expect(same.text).toBe(first.text);
+
+    const { before, after } = await moveBase();
+    const replay = await client.post(BRANDS, body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replay')).toBe('true');
+    expect(replay.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(replay.body).toEqual({ ...first.body, logo_image: first.body.logo_image.replace(before, after) });
+    expect(await fetchBytes(replay.body.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    expect((await client.get(BRANDS)).body).toEqual([replay.body]);
+
+    restoreSettings();
+    expect((await client.post(BRANDS, body, headers)).text).toBe(first.text);
   });
 });

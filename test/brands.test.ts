@@ -344,6 +344,121 @@ describe('brand update', () => {
   });
 });
 
+describe('misspelled keys', () => {
+  const misspelled = (key: string, field: string) => `Unknown field ${key}: did you mean ${field}?`;
+
+  it('refuses a create whose key is a misspelling of a field, naming the key and the field, and writes nothing', async () => {
+    const { client } = await api.caller();
+    const camel = await client.post(BRANDS, { name: 'Acme', primaryColor: '#123456' });
+    expect(camel.status).toBe(422);
+    expect(camel.body).toEqual({
+      message: misspelled('primaryColor', 'primary_color'),
+      errors: { primaryColor: [misspelled('primaryColor', 'primary_color')] },
+    });
+    // With the body's other errors, each misspelling under the key as sent.
+    const several = await client.post(
+      BRANDS,
+      { Name: 'Acme', 'primary-color': '#123456', primary_colour: '#654321', website_url: 'acme' },
+      { 'Idempotency-Key': 'misspelled-create' },
+    );
+    expect(several.status).toBe(422);
+    expect(several.body.errors).toEqual({
+      Name: [misspelled('Name', 'name')],
+      'primary-color': [misspelled('primary-color', 'primary_color')],
+      primary_colour: [misspelled('primary_colour', 'primary_color')],
+      name: ['The name field is required.'],
+      website_url: ['The website url field must be a valid URL.'],
+    });
+    expect(several.body.message).toBe(`${misspelled('Name', 'name')} (and 4 more errors)`);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+  });
+
+  it('refuses an update with a misspelled key, changing nothing', async () => {
+    const { client } = await api.caller();
+    const created = (await client.post(BRANDS, { name: 'Kept', primary_color: '#111111' })).body;
+    const response = await client.put(`${BRANDS}/${created.id}`, {
+      name: 'Changed',
+      isDefault: true,
+      secondaryColour: '#222222',
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      isDefault: [misspelled('isDefault', 'is_default')],
+      secondaryColour: [misspelled('secondaryColour', 'secondary_color')],
+    });
+    expect((await client.get(`${BRANDS}/${created.id}`)).body).toEqual(created);
+  });
+
+  it('takes a full representation read and sent back, and ignores keys far from every field', async () => {
+    const { teamId, client } = await api.caller();
+    const email = await createIdentity(teamId, 'email', 'rt@example.com', true);
+    const phone = await createIdentity(teamId, 'phone', '+15550199', true);
+    const created = await client.post(BRANDS, {
+      name: 'Round trip',
+      short_description: 'All of it',
+      website_url: 'https://acme.example',
+      primary_color: '#123456',
+      secondary_color: '#abcdef',
+      is_default: true,
+      logo_image: 'https://cdn.example/logo.png',
+      logo_square_image: 'https://cdn.example/square.png',
+      header_image: 'https://cdn.example/header.png',
+      footer_image: 'https://cdn.example/footer.png',
+      social_share_image: 'https://cdn.example/share.png',
+      email_address_id: email.id,
+      phone_id: phone.id,
+      social_links: {
+        facebook: 'https://facebook.com/acme',
+        x: 'https://x.com/acme',
+        acme: 'https://acme.example/blog',
+      },
+      tags: ['a', 'b'],
+      // Unknown and far from every field (or nearest to a read-only one): ignored as always.
+      foo: 1,
+      metadata: { source: 'crm' },
+      ip: '127.0.0.1',
+      createdAt: 'yesterday',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('foo');
+    const read = await client.get(`${BRANDS}/${created.body.id}`);
+    expect(Object.values(read.body).every((value) => value !== null)).toBe(true);
+    const echoed = await client.put(`${BRANDS}/${created.body.id}`, { ...read.body, extra: true, teamId: 1 });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toEqual({ ...read.body, updated_at: expect.any(String) });
+  });
+
+  it('refuses a social links key that misspells the network of its URL, and keeps other names as given', async () => {
+    const { client } = await api.caller();
+    const refused = await client.post(BRANDS, {
+      name: 'Links',
+      social_links: { Facebook: 'https://www.facebook.com/acme', instagam: 'https://instagram.com/acme' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({
+      'social_links.Facebook': [misspelled('social_links.Facebook', 'social_links.facebook')],
+      'social_links.instagam': [misspelled('social_links.instagam', 'social_links.instagram')],
+    });
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    // A name near a network that its URL is not of, or another name for the URL's network, is a label.
+    const kept = await client.post(BRANDS, {
+      name: 'Links',
+      social_links: { gitlab: 'https://gitlab.com/acme', twitter: 'https://twitter.com/acme' },
+    });
+    expect(kept.status).toBe(201);
+    expect(kept.body.social_links).toEqual({
+      gitlab: 'https://gitlab.com/acme',
+      twitter: 'https://twitter.com/acme',
+    });
+    const update = await client.put(`${BRANDS}/${kept.body.id}`, {
+      social_links: { github: 'https://github.com/acme', GitHub: 'https://github.com/acme' },
+    });
+    expect(update.status).toBe(422);
+    expect(Object.keys(update.body.errors)).toEqual(['social_links.GitHub']);
+    expect((await client.get(`${BRANDS}/${kept.body.id}`)).body).toEqual(kept.body);
+  });
+});
+
 describe('the default brand', () => {
   const defaults = async (client: ApiClient) =>
     (await client.get(BRANDS)).body.filter((brand: { is_default: boolean }) => brand.is_default);

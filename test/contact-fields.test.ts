@@ -397,6 +397,64 @@ describe('PUT /api/v1/contact-fields/{id}', () => {
   });
 });
 
+describe('misspelled keys', () => {
+  const misspelled = (key: string, field: string) => `Unknown field ${key}: did you mean ${field}?`;
+
+  it('refuses a create whose key misspells a field, naming the key and the field, and creates nothing', async () => {
+    const { teamId, client } = await api.caller();
+    const response = await client.post(FIELDS, {
+      name: 'Size',
+      tag: 'size',
+      type: 'pick_list',
+      contactType: 'person',
+      option: ['S', 'M'],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      contactType: [misspelled('contactType', 'contact_type')],
+      option: [misspelled('option', 'options')],
+      contact_type: ['The contact type field is required.'],
+    });
+    expect(response.body.message).toBe(`${misspelled('contactType', 'contact_type')} (and 2 more errors)`);
+    expect((await client.get(FIELDS)).body).toEqual([]);
+    expect(await tagOwner(teamId, 'size')).toBeUndefined();
+  });
+
+  it('refuses an update with a misspelled key after the ownership checks, changing nothing', async () => {
+    const [{ client }, other] = await Promise.all([api.caller(), api.caller()]);
+    const field = await createField(client, { max_length: 30 });
+    const response = await client.put(`${FIELDS}/${field.id}`, { name: 'Renamed', maxLength: 10 });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ maxLength: [misspelled('maxLength', 'max_length')] });
+    const read = await client.get(`${FIELDS}/${field.id}`);
+    expect(read.body).toEqual(field);
+    // Another team's field is still a 403, whatever the body.
+    expect((await other.client.put(`${FIELDS}/${field.id}`, { maxLength: 10 })).status).toBe(403);
+    expect((await client.get(`${FIELDS}/${field.id}`)).headers.get('etag')).toBe(read.headers.get('etag'));
+  });
+
+  it('takes a field read and sent back, and ignores keys far from every field', async () => {
+    const { client } = await api.caller();
+    const created = await client.post(FIELDS, {
+      name: 'Colour',
+      tag: 'colour',
+      ...pickList,
+      contact_type: 'organization',
+      description: 'not a field',
+      metadata: { a: 1 },
+      integrationId: 7,
+    });
+    expect(created.status).toBe(201);
+    const read = (await client.get(`${FIELDS}/${created.body.id}`)).body;
+    expect(read).toEqual(created.body);
+    const echoed = await client.put(`${FIELDS}/${read.id}`, { ...read, foo: 'bar', createdAt: 'now' });
+    expect(echoed).toMatchObject({ status: 200, body: read });
+    // contact_type is read-only on an update: its misspellings are ignored as it is.
+    const contactType = await client.put(`${FIELDS}/${read.id}`, { contactType: 'person', name: 'Hue' });
+    expect(contactType).toMatchObject({ status: 200, body: { ...read, name: 'Hue' } });
+  });
+});
+
 describe('DELETE /api/v1/contact-fields/{id}', () => {
   it('removes the field and frees its tag', async () => {
     const { teamId, client } = await api.caller();

@@ -23,9 +23,9 @@ const preflight = (path: string, origin: string) =>
 afterAll(() => configure({ ...process.env }));
 
 describe('CORS, by default: no browser origin', () => {
-  it('answers a preflight as an unknown method, and no answer names an origin', async () => {
+  it('answers a preflight as a method the resource lacks, and no answer names an origin', async () => {
     const answer = await preflight('/api/v1/brands', ALLOWED);
-    expect(answer.status).toBe(404);
+    expect([answer.status, answer.headers.get('allow')]).toEqual([405, 'GET, POST']);
     expect(answer.headers.get('access-control-allow-origin')).toBeNull();
     const { client } = await api.caller();
     const list = await client.get('/api/v1/brands', { Origin: ALLOWED });
@@ -44,6 +44,23 @@ describe('CORS with corsOrigins set', () => {
     expect(answer.headers.get('access-control-allow-headers')).toContain('Authorization');
     expect(answer.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
     expect(answer.headers.get('vary')).toBe('Origin');
+    // The literal resource's methods, not those of `{id}` beside it (as API Gateway picks the resource).
+    const types = await preflight('/api/v1/contact-fields/types', ALLOWED);
+    expect(types.headers.get('access-control-allow-methods')).toBe('GET, OPTIONS');
+  });
+
+  it('answers an OPTIONS that is not a preflight 405, as the resource’s ANY method does in AWS', async () => {
+    configure({ ...process.env, CORS_ORIGINS: ALLOWED });
+    const variants: Array<Record<string, string>> = [
+      {},
+      { Origin: ALLOWED },
+      { 'Access-Control-Request-Method': 'GET' },
+    ];
+    for (const headers of variants) {
+      const answer = await fetch(`${api.url}/api/v1/brands/7`, { method: 'OPTIONS', headers });
+      expect([answer.status, answer.headers.get('allow')]).toEqual([405, 'GET, PUT, DELETE']);
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    }
   });
 
   it('names no origin to a preflight from an origin not allowed, and none on an unknown path', async () => {

@@ -1,23 +1,32 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { apiClient } from './support/api.ts';
+import { fetchBytes, PNG } from './support/images.ts';
 import { admin, runScript, stopChild, waitForOutput } from './support/processes.ts';
 
 /** `npm start` as a newcomer runs it: its own DynamoDB Local and s3rver, data on disk, a demo team. */
 describe('npm start', () => {
   const started: Array<ReturnType<typeof runScript>> = [];
-  let dataDir = '';
+  const dataDirs: string[] = [];
   afterAll(async () => {
     for (const run of started) await stopChild(run.child, run.exited);
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
   });
+  let dataDir = '';
+  const newDataDir = async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tm-start-'));
+    dataDirs.push(dataDir);
+  };
 
-  const start = async () => {
+  /** `npm start` on dataDir: with its own DynamoDB Local unless `dynamodbEndpoint`, always its own s3rver. */
+  const start = async (dynamodbEndpoint = '') => {
     const run = runScript('bin/local.ts', [], {
       PORT: '0',
       DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: '',
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
       S3_ENDPOINT: '',
     });
     started.push(run);
@@ -27,7 +36,7 @@ describe('npm start', () => {
   };
 
   it('starts, serves with the printed token, keeps data across a restart, and stops what it started', async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'tm-start-'));
+    await newDataDir();
     const first = await start();
     expect(first.local).toMatchObject({
       api_url: first.url,
@@ -62,4 +71,78 @@ describe('npm start', () => {
     });
     expect(again.status).toBe(200);
   }, 120_000);
+
+  /**
+   * Brand images in the public library across restarts of one DATA_DIR: s3rver takes the port local.json
+   * recorded again, so URLs handed out keep working; when that port is taken it takes another, and brands
+   * answer their images under the new address. (The run's DynamoDB keeps the brands: the first test
+   * restarts DynamoDB Local on disk.)
+   */
+  it('keeps brand image URLs across a restart, and renders them under a new s3rver port when it must move', async () => {
+    await newDataDir();
+    const first = await start(process.env.DYNAMODB_ENDPOINT);
+    const client = (url: string) => apiClient(url, first.local.demo_token);
+    const upload = await client(first.url).post('/api/v1/files', {
+      path: 'logos/acme.png',
+      content_type: 'image/png',
+    });
+    const put = await fetch(upload.body.upload_url, {
+      method: 'PUT',
+      headers: upload.body.headers,
+      body: PNG,
+    });
+    expect(put.status).toBe(200);
+    const created = await client(first.url).post('/api/v1/brands', {
+      name: 'Acme',
+      logo_image_path: 'logos/acme.png',
+      header_image: 'https://cdn.example/header.png',
+    });
+    expect(created.status).toBe(201);
+    const brand = created.body;
+    const base = first.local.public_base_url as string;
+    expect(brand.logo_image.startsWith(`${base}/brands/`)).toBe(true);
+    const key = brand.logo_image.slice(base.length);
+    expect(await fetchBytes(brand.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+
+    const read = async (url: string) => {
+      const response = await client(url).get(`/api/v1/brands/${brand.id}`);
+      expect(response.status).toBe(200);
+      return response.body;
+    };
+
+    await stopChild(first.run.child, first.run.exited);
+    await expect(fetch(brand.logo_image)).rejects.toThrow(); // connection refused: s3rver is gone
+
+    // Restarted: the same s3rver port, so the very URL works again.
+    const second = await start(process.env.DYNAMODB_ENDPOINT);
+    expect(second.local.s3_endpoint).toBe(first.local.s3_endpoint);
+    expect(second.local.public_base_url).toBe(base);
+    expect(await read(second.url)).toEqual(brand);
+    expect(await fetchBytes(brand.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+    await stopChild(second.run.child, second.run.exited);
+
+    // Restarted while something else holds that port: another port, and the brand follows it.
+    const blocker = await hold(Number(new URL(first.local.s3_endpoint).port));
+    try {
+      const third = await start(process.env.DYNAMODB_ENDPOINT);
+      expect(third.local.s3_endpoint).not.toBe(first.local.s3_endpoint);
+      const moved = await read(third.url);
+      expect(moved).toEqual({ ...brand, logo_image: `${third.local.public_base_url}${key}` });
+      expect(await fetchBytes(moved.logo_image)).toEqual({ status: 200, type: 'image/png', bytes: PNG });
+      await stopChild(third.run.child, third.run.exited);
+      expect(third.run.child.exitCode).toBe(0);
+    } finally {
+      await new Promise((closed) => blocker.close(closed));
+    }
+  }, 120_000);
 });
+
+/** Listens on 127.0.0.1:port, so that nothing else can. */
+async function hold(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => listening());
+  });
+  return server;
+}

@@ -9,6 +9,8 @@ import { contractProblems } from './support/contract.ts';
 import { ROOT } from './support/processes.ts';
 
 const api = useApi();
+// biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON.
+type Json = any;
 const written = readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8');
 const document = JSON.parse(written);
 
@@ -29,6 +31,47 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(operation.responses).sort(), routeKey(route)).toEqual(expected);
       expect(operation.security, routeKey(route)).toEqual(route.public ? [] : undefined);
     }
+  });
+
+  it('says what every property, parameter, header, response, schema and the security scheme is', () => {
+    const undescribed: string[] = [];
+    const needs = (node: { description?: unknown } | undefined, at: string) => {
+      if (typeof node?.description !== 'string' || node.description.trim() === '') undescribed.push(at);
+    };
+    // Every property of every schema, wherever it is (request bodies, responses, components), nested too.
+    const walk = (node: unknown, at: string[]): void => {
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'example' || key === 'examples') continue;
+        if (key === 'properties' && at.at(-1) !== 'properties') {
+          for (const [name, property] of Object.entries(value as Record<string, { description?: unknown }>)) {
+            needs(property, [...at, key, name].join('/'));
+          }
+        }
+        walk(value, [...at, key]);
+      }
+    };
+    walk(document, []);
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const at = `${method.toUpperCase()} ${path}`;
+        for (const parameter of operation.parameters ?? []) {
+          if (!parameter.$ref) needs(parameter, `${at} parameter ${parameter.name}`);
+        }
+        for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+          needs(response, `${at} ${status}`);
+          for (const [name, header] of Object.entries(response.headers ?? {}) as Array<[string, Json]>) {
+            if (!header.$ref) needs(header, `${at} ${status} header ${name}`);
+          }
+        }
+      }
+    }
+    for (const kind of ['parameters', 'headers', 'schemas', 'securitySchemes']) {
+      for (const [name, component] of Object.entries(document.components[kind] ?? {})) {
+        needs(component as { description?: unknown }, `components/${kind}/${name}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
   });
 
   it('lints clean with Redocly’s recommended rules (no error, no warning)', async () => {
@@ -84,5 +127,15 @@ describe('the OpenAPI document', () => {
       contractProblems('GET', url, answer(200, brand.body, { 'idempotent-replay': 'true' })).join(),
     ).toMatch(/undocumented idempotent-replay/);
     expect(contractProblems('PUT', url, answer(422, { message: 'x' })).join()).toMatch(/errors/);
+    // A method the path lacks: the 405 of info.description, Allow naming the path's methods.
+    const allow = { allow: 'GET, PUT, DELETE' };
+    expect(contractProblems('PATCH', url, answer(405, { message: 'x' }, allow))).toEqual([]);
+    expect(contractProblems('PATCH', url, answer(404, { message: 'x' })).join()).toMatch(/answers 405/);
+    expect(contractProblems('PATCH', url, answer(405, { message: 'x' }, { allow: 'GET' })).join()).toMatch(
+      /Allow GET, the document lists GET, PUT, DELETE/,
+    );
+    expect(contractProblems('PATCH', url, answer(405, { error: 'x' }, allow)).join()).toMatch(
+      /not \{message\}/,
+    );
   });
 });

@@ -120,7 +120,10 @@ describe('CDK stack: functions', () => {
       logicalId(synth.stack, authorizerFunction().node.defaultChild),
     );
 
-    const methods = Object.values(resources('AWS::ApiGateway::Method'));
+    // Besides the routes' methods, each resource's ANY answers the others 405 (stack-methods.test.ts).
+    const methods = Object.values(resources('AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties.HttpMethod !== 'ANY',
+    );
     expect(methods).toHaveLength(routes.length);
     for (const route of routes) {
       const wired = methods.filter(

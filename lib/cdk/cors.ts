@@ -6,13 +6,15 @@ import {
   PassthroughBehavior,
 } from 'aws-cdk-lib/aws-apigateway';
 import { CORS_ALLOWED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/cors.ts';
+import { methodNotAllowedResponse } from './method-not-allowed.ts';
 import { acknowledgePublicMethod } from './nag.ts';
 
 /**
  * A browser's preflight (OPTIONS) on a resource, answered by API Gateway itself (a mock integration, no
  * function) when the deployment allows browser origins (shared/cors.ts). CDK's own `addCorsPreflight` names
  * the first allowed origin to every caller; this names the caller's origin only when it is allowed, and no
- * origin otherwise, as the handlers and the local gateway do.
+ * origin otherwise, as the handlers and the local gateway do. An OPTIONS that is not a preflight (no Origin or
+ * no Access-Control-Request-Method) is a method the resource lacks: the 405 of lib/cdk/method-not-allowed.ts.
  */
 export function addCorsPreflight(
   resource: IResource,
@@ -27,9 +29,21 @@ export function addCorsPreflight(
     Vary: 'Origin',
   };
   const header = (name: string) => `method.response.header.${name}`;
+  const notAllowed = methodNotAllowedResponse(resource.path, methods);
+  // Header names as sent: HTTP/2 clients send them in lower case.
+  const present = (name: string) => `"$!headers.get('${name}')$!headers.get('${name.toLowerCase()}')" != ""`;
   const integration = new MockIntegration({
     passthroughBehavior: PassthroughBehavior.NEVER,
-    requestTemplates: { 'application/json': '{"statusCode": 204}' },
+    requestTemplates: {
+      'application/json': [
+        '#set($headers = $input.params().header)',
+        `#if(${present('Origin')} && ${present('Access-Control-Request-Method')})`,
+        '{"statusCode": 204}',
+        '#else',
+        '{"statusCode": 405}',
+        '#end',
+      ].join('\n'),
+    },
     integrationResponses: [
       {
         statusCode: '204',
@@ -48,6 +62,8 @@ export function addCorsPreflight(
           ].join('\n'),
         },
       },
+      // A mock's integration response is chosen by the statusCode its request template gives.
+      { ...notAllowed.integration, selectionPattern: '405' },
     ],
   });
   const method = resource.addMethod('OPTIONS', integration, {
@@ -59,6 +75,7 @@ export function addCorsPreflight(
           [...Object.keys(staticHeaders), 'Access-Control-Allow-Origin'].map((name) => [header(name), true]),
         ),
       },
+      notAllowed.method,
     ],
   });
   acknowledgePublicMethod(

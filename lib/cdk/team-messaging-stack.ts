@@ -38,10 +38,17 @@ import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
-import { authorizer as authorizerRoute, functionTimeoutSeconds, routes } from '../routes.ts';
+import {
+  allowedMethods,
+  authorizer as authorizerRoute,
+  functionTimeoutSeconds,
+  resourcePaths,
+  routes,
+} from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { addCorsPreflight } from './cors.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
+import { addMethodNotAllowed } from './method-not-allowed.ts';
 import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
 import {
   acknowledgeNagFindings,
@@ -77,7 +84,7 @@ const GATEWAY_RESPONSES: GatewayResponse[] = [
     headers: { 'WWW-Authenticate': `'${BEARER_CHALLENGE}'` },
   },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
-  // API Gateway answers an unknown route or method with this 403; clients should see a 404.
+  // API Gateway answers an unknown route with this 403 (a method a resource lacks is its ANY's 405): a 404.
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
     statusCode: '404',
@@ -182,6 +189,7 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl,
     });
     this.addCorsPreflights(settings.corsOrigins);
+    this.addMethodsNotAllowed();
     retainServiceLogs(this, this.api);
     const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
@@ -310,9 +318,15 @@ export class TeamMessagingStack extends Stack {
   /** A preflight on each resource of the route table, when the deployment allows browser origins. */
   private addCorsPreflights(origins: readonly string[]): void {
     if (!origins.length) return;
-    for (const path of new Set(routes.map((route) => route.path))) {
-      const methods = routes.filter((route) => route.path === path).map((route) => route.method);
-      addCorsPreflight(this.api.root.resourceForPath(path), methods, origins);
+    for (const path of resourcePaths()) {
+      addCorsPreflight(this.api.root.resourceForPath(path), allowedMethods(path), origins);
+    }
+  }
+
+  /** On each resource of the route table, a 405 naming its methods for any other method (not a 404). */
+  private addMethodsNotAllowed(): void {
+    for (const path of resourcePaths()) {
+      addMethodNotAllowed(this.api.root.resourceForPath(path), allowedMethods(path));
     }
   }
 

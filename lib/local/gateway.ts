@@ -11,7 +11,7 @@ import type {
 } from 'aws-lambda';
 import { config } from '../../shared/config.ts';
 import { preflightHeaders } from '../../shared/cors.ts';
-import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES, methodNotAllowed } from '../../shared/http/messages.ts';
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
@@ -20,7 +20,7 @@ import {
   rateLimitOf,
   rateLimitPolicyHeader,
 } from '../../shared/rate-limits.ts';
-import { authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
+import { allowedMethods, authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
@@ -29,8 +29,9 @@ import { RateLimiter } from './rate-limiter.ts';
  * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
  * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
  * each function's timeout and the 29 s integration timeout (504), and each token's rate limit plan, counted
- * as the stage's web ACL counts it (429, like WAF_FILTERED). Gateway-made errors, malformed HTTP included,
- * carry the same JSON bodies as the deployed stack.
+ * as the stage's web ACL counts it (429, like WAF_FILTERED). A method the path's resource lacks is a 405
+ * naming those it has, before any authorizer runs. Gateway-made errors, malformed HTTP included, carry the
+ * same JSON bodies as the deployed stack.
  */
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -133,6 +134,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   const match = matchRoute(method, url.pathname);
   if (match === 'malformed') return send(response, 400, { message: 'The request path is not valid.' });
   if (!match) return send(response, 404, { message: MESSAGES.notFound });
+  if ('allowed' in match) return sendMethodNotAllowed(response, method, match.resource, match.allowed);
 
   const body = await readBody(request);
   if (body === null) return; // the client went away, or its HTTP broke off (answered by clientError)
@@ -267,38 +269,53 @@ function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIME
 
 /**
  * A browser's preflight, as the deployed stack answers it (lib/cdk/cors.ts) when the deployment allows
- * browser origins: 204, naming the origin only if it is allowed. With none allowed there is no OPTIONS
- * method, and the request is an unknown route's like any other method a resource lacks.
+ * browser origins: 204, naming the origin only if it is allowed. With none allowed there is no preflight,
+ * and an OPTIONS request is a method the resource lacks (405) like any other, as is an OPTIONS that is not
+ * a preflight (no Origin or no Access-Control-Request-Method).
  */
 function answerPreflight(request: IncomingMessage, response: ServerResponse, path: string): boolean {
   const origins = config.corsOrigins();
-  const methods = compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route.method);
-  if (!origins.length || !methods.length) return false;
-  writeHead(response, 204, preflightHeaders(request.headers.origin, origins, methods));
+  const { origin, 'access-control-request-method': requested } = request.headers;
+  const resource = resourceOf(path);
+  if (!origins.length || !resource || !origin || !requested) return false;
+  writeHead(response, 204, preflightHeaders(origin, origins, allowedMethods(resource.path)));
   response.end();
   return true;
 }
 
-/**
- * Like API Gateway: the path picks the resource (a literal segment beats a `{param}`), then the method must
- * exist on that resource, else the route is unknown.
- */
-function matchRoute(method: string, path: string) {
+/** Like API Gateway: the path picks the resource, a literal segment beating a `{param}`. */
+function resourceOf(path: string) {
   const candidates = compiled
-    .map((entry) => ({ entry, found: entry.pattern.exec(path) }))
-    .filter(({ found }) => found !== null)
-    .sort((a, b) => a.entry.names.length - b.entry.names.length);
-  const resource = candidates[0]?.entry.route.path;
-  const match = candidates.find(
-    ({ entry }) => entry.route.path === resource && entry.route.method === method,
-  );
-  if (!match?.found) return undefined;
-  const { route, names } = match.entry;
-  const values = match.found;
+    .map(({ route, pattern, names }) => ({ path: route.path, names, found: pattern.exec(path) }))
+    .filter(
+      (candidate): candidate is typeof candidate & { found: RegExpExecArray } => candidate.found !== null,
+    )
+    .sort((a, b) => a.names.length - b.names.length);
+  return candidates[0];
+}
+
+/**
+ * The route of the method on the path's resource with its path parameters; `allowed` when the resource
+ * lacks the method (405); undefined when no resource matches (404).
+ */
+function matchRoute(
+  method: string,
+  path: string,
+):
+  | { route: Route; params: Record<string, string> }
+  | { resource: string; allowed: Route['method'][] }
+  | 'malformed'
+  | undefined {
+  const resource = resourceOf(path);
+  if (!resource) return undefined;
+  const route = routes.find((candidate) => candidate.path === resource.path && candidate.method === method);
+  if (!route) return { resource: resource.path, allowed: allowedMethods(resource.path) };
   try {
     return {
       route,
-      params: dictionary(names.map((name, i) => [name, decodeURIComponent(values[i + 1] ?? '')])),
+      params: dictionary(
+        resource.names.map((name, i) => [name, decodeURIComponent(resource.found[i + 1] ?? '')]),
+      ),
     };
   } catch {
     return 'malformed'; // not valid percent-encoded UTF-8
@@ -351,6 +368,20 @@ function readBody(request: IncomingMessage): Promise<string | undefined | null> 
 function sendUnauthenticated(response: ServerResponse, requestId: string): void {
   response.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
   send(response, 401, { message: MESSAGES.unauthenticated }, requestId);
+}
+
+/**
+ * A method the resource lacks: 405 with `Allow`, as API Gateway's mock answers it (lib/cdk/method-not-allowed.ts).
+ * Node sends no body to a HEAD.
+ */
+function sendMethodNotAllowed(
+  response: ServerResponse,
+  method: string,
+  resource: string,
+  allowed: readonly string[],
+): void {
+  response.setHeader('Allow', allowed.join(', '));
+  send(response, 405, { message: methodNotAllowed(method, resource, allowed) });
 }
 
 /** A dependency (the table) could not answer: 503 with Retry-After, as the deployed stack answers. */

@@ -79,6 +79,7 @@ export async function startLocalStack(options: LocalStackOptions) {
     scratchDir: dataDir,
     dynamodbEndpoint: options.dynamodbEndpoint,
     s3Endpoint: options.s3Endpoint,
+    s3Port: recordedS3Port(await readLocalConfig(dataDir)),
   });
   let server: Server | undefined;
   const stop = async () => {
@@ -106,6 +107,21 @@ export async function startLocalStack(options: LocalStackOptions) {
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * The port of the s3rver local.json names, to take again: the public library's URLs (PUBLIC_BASE_URL) stay
+ * the same from one start of a data directory to the next. Brands keep their own images as keys and
+ * render them under whatever base is current (shared/files/public-urls.ts), so a port taken meanwhile
+ * (s3rver then takes another) breaks none of them; the stable port keeps URLs already handed out working.
+ */
+function recordedS3Port(previous: LocalConfig | undefined): number | undefined {
+  try {
+    const url = new URL(previous?.s3_endpoint ?? '');
+    return url.hostname === '127.0.0.1' && url.port ? Number(url.port) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -14,6 +14,11 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     store: FilesystemStore;
     run(): Promise<{ address: string; port: number }>;
+    /** The request handler (s3rver is a Koa application): what run() serves. */
+    callback(): (
+      request: import('node:http').IncomingMessage,
+      response: import('node:http').ServerResponse,
+    ) => void;
     close(): Promise<void>;
   }
 }

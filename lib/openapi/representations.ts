@@ -9,6 +9,7 @@ import {
 } from '../../shared/domain/contact-field-types.ts';
 import { MIME_TYPE } from '../../shared/domain/requests.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
+import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
 import { ERROR_CODES } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
@@ -16,8 +17,10 @@ import {
   MIN_RATE_LIMIT,
   PLAN_NAME,
   PLAN_NAME_LENGTH,
+  RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
+import { BRAND, CONTACT_FIELD, LIBRARY_PATH_RULES } from './descriptions.ts';
 
 /**
  * What the API answers, as the OpenAPI document describes it. The request schemas are the ones the
@@ -62,87 +65,134 @@ const SUGGESTABLE = {
   social_share_image: url,
 } satisfies Record<(typeof SUGGESTED_FIELDS)[number], z.ZodType>;
 
+/** A field with its description (descriptions.ts says what each field of a brand or contact field is). */
+const described = <T extends z.ZodType>(schema: T, description: string) => schema.meta({ description });
+
 export const Brand = z
   .object({
-    id,
-    team_id: id,
-    name: SUGGESTABLE.name,
-    short_description: SUGGESTABLE.short_description.nullable(),
-    website_url: SUGGESTABLE.website_url.nullable(),
-    primary_color: SUGGESTABLE.primary_color.nullable(),
-    secondary_color: SUGGESTABLE.secondary_color.nullable(),
-    is_default: z.boolean(),
-    logo_image: SUGGESTABLE.logo_image.nullable(),
-    logo_square_image: SUGGESTABLE.logo_square_image.nullable(),
-    header_image: SUGGESTABLE.header_image.nullable(),
-    footer_image: SUGGESTABLE.footer_image.nullable(),
-    social_share_image: SUGGESTABLE.social_share_image.nullable(),
-    email_address_id: id.nullable(),
-    phone_id: id.nullable(),
-    social_links: socialLinks.nullable().meta({ description: 'Network name to profile URL.' }),
-    tags: z.array(text.min(1)).max(LIMITS.brandTags),
-    created_at: timestamp,
-    updated_at: timestamp,
+    id: described(id, BRAND.id),
+    team_id: described(id, BRAND.team_id),
+    name: described(SUGGESTABLE.name, BRAND.name),
+    short_description: described(SUGGESTABLE.short_description.nullable(), BRAND.short_description),
+    website_url: described(SUGGESTABLE.website_url.nullable(), BRAND.website_url),
+    primary_color: described(SUGGESTABLE.primary_color.nullable(), BRAND.primary_color),
+    secondary_color: described(SUGGESTABLE.secondary_color.nullable(), BRAND.secondary_color),
+    is_default: described(z.boolean(), BRAND.is_default),
+    logo_image: described(SUGGESTABLE.logo_image.nullable(), BRAND.logo_image),
+    logo_square_image: described(SUGGESTABLE.logo_square_image.nullable(), BRAND.logo_square_image),
+    header_image: described(SUGGESTABLE.header_image.nullable(), BRAND.header_image),
+    footer_image: described(SUGGESTABLE.footer_image.nullable(), BRAND.footer_image),
+    social_share_image: described(SUGGESTABLE.social_share_image.nullable(), BRAND.social_share_image),
+    email_address_id: described(id.nullable(), BRAND.email_address_id),
+    phone_id: described(id.nullable(), BRAND.phone_id),
+    social_links: described(socialLinks.nullable(), BRAND.social_links),
+    tags: described(z.array(text.min(1)).max(LIMITS.brandTags), BRAND.tags),
+    created_at: described(timestamp, BRAND.created_at),
+    updated_at: described(timestamp, BRAND.updated_at),
   })
-  .strict();
+  .strict()
+  .meta({ description: "A brand: a sender identity of the team's messages." });
 
 const contactFieldBase = {
-  id,
-  name: text,
-  tag: text.regex(TAG_PATTERN),
-  type: z.enum(CONTACT_FIELD_TYPE_VALUES),
-  contact_type: z.enum(CONTACT_TYPES),
-  max_length: z.int().nullable(),
-  integration_id: id.nullable().meta({ description: 'Set when an integration manages the field.' }),
+  id: described(id, CONTACT_FIELD.id),
+  name: described(text, CONTACT_FIELD.name),
+  tag: described(text.regex(TAG_PATTERN), CONTACT_FIELD.tag),
+  type: described(z.enum(CONTACT_FIELD_TYPE_VALUES), CONTACT_FIELD.type),
+  contact_type: described(z.enum(CONTACT_TYPES), CONTACT_FIELD.contact_type),
+  max_length: described(z.int().nullable(), CONTACT_FIELD.max_length),
+  integration_id: id.nullable().meta({
+    description:
+      'The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); ' +
+      "null for the team's own fields.",
+  }),
 };
 
 export const ContactField = z
   .object({
     ...contactFieldBase,
-    options: z
-      .array(z.string().max(LIMITS.contactFieldOptionLength))
-      .max(LIMITS.contactFieldOptions)
-      .nullable(),
-    allow_multiple: z.boolean(),
+    options: described(
+      z.array(z.string().max(LIMITS.contactFieldOptionLength)).max(LIMITS.contactFieldOptions).nullable(),
+      CONTACT_FIELD.options,
+    ),
+    allow_multiple: described(z.boolean(), CONTACT_FIELD.allow_multiple),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'A custom field of the contacts (people) or organizations of the team.' });
 
-export const ContactFieldListItem = z.object(contactFieldBase).strict();
+export const ContactFieldListItem = z
+  .object(contactFieldBase)
+  .strict()
+  .meta({ description: 'A contact field as lists show it: without its options and `allow_multiple`.' });
 
 export const ContactFieldType = z
   .object({
-    value: z.enum(CONTACT_FIELD_TYPE_VALUES),
-    name: z.enum(CONTACT_FIELD_TYPES.map((type) => type.name)),
+    value: described(z.enum(CONTACT_FIELD_TYPE_VALUES), "The type as a field's `type` takes it."),
+    name: described(z.enum(CONTACT_FIELD_TYPES.map((type) => type.name)), 'Its display name.'),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'A contact field type.' });
 
 export const Page = z
   .object({
-    id,
-    site_id: id,
-    site_name: text,
-    name: text,
-    url: text,
+    id: described(id, "The page's id: a positive integer."),
+    site_id: described(id, 'The id of the site the page belongs to (the `site_id` filter takes it).'),
+    site_name: described(text, `The site's name, at most ${LIMITS.textLength} characters.`),
+    name: described(text, `The page's name, at most ${LIMITS.textLength} characters.`),
+    url: described(
+      text,
+      `The page's URL on its site, as it was given (\`/thanks\`), at most ${LIMITS.textLength} characters.`,
+    ),
     // The site's domain, a slash and the page's URL without its own.
-    full_url: z
-      .string()
-      .max(2 * LIMITS.textLength + 1)
-      .regex(/^https?:\/\//),
-    created_at: timestamp,
-    updated_at: timestamp,
+    full_url: described(
+      z
+        .string()
+        .max(2 * LIMITS.textLength + 1)
+        .regex(/^https?:\/\//),
+      "The page's absolute URL: the site's domain, then the page's URL (one slash between them).",
+    ),
+    created_at: described(timestamp, 'When the page was created: ISO 8601 in UTC, with microseconds.'),
+    updated_at: described(timestamp, 'When the page last changed: ISO 8601 in UTC, with microseconds.'),
   })
-  .strict();
+  .strict()
+  .meta({
+    description: "A CMS page of one of the team's sites (sites and pages are made in the dashboard).",
+  });
+
+/** What each suggestion is read from, best first (shared/autoconfigure/extract.ts). */
+const SUGGESTED: Record<(typeof SUGGESTED_FIELDS)[number] | 'social_links', string> = {
+  website_url: "The site's address: the origin of the page that was read (after redirects), with a slash.",
+  name: "The site's name: og:site_name, application-name, JSON-LD, the web manifest, the title or the domain.",
+  short_description:
+    "The site's description: og:description, the meta description, twitter:description or JSON-LD.",
+  primary_color:
+    "The main colour, `#rrggbb`: theme-color, the tile or mask-icon colour, the web manifest's colours.",
+  secondary_color: 'A second colour, `#rrggbb`, from the same sources, when one differs from the main one.',
+  logo_image: "A wide logo: the JSON-LD organisation's logo, og:logo, itemprop=logo or a logo in the header.",
+  logo_square_image:
+    "A square logo: apple-touch-icon, the web manifest's icons, a square JSON-LD logo or a PNG or SVG icon.",
+  header_image: 'Always null: no metadata names an email banner.',
+  footer_image: 'Always null: no metadata names an email footer image.',
+  social_share_image: "The page's share image: og:image or twitter:image.",
+  social_links:
+    'Social profiles by network (X and Twitter profiles as `x`: `https://x.com/<handle>`), from twitter:site, ' +
+    'rel=me, JSON-LD sameAs, header and footer links, twitter:creator.',
+};
 
 /** One value per suggested field (fields that were not suggested are absent); social links per network. */
-function perSuggestedField(value: z.ZodType, description: string) {
-  const fields = Object.fromEntries(SUGGESTED_FIELDS.map((field) => [field, value.optional()]));
+function perSuggestedField(value: z.ZodType, description: string, each: (field: string) => string) {
+  const fields = Object.fromEntries(
+    SUGGESTED_FIELDS.map((field) => [field, described(value.optional(), each(`\`${field}\``))]),
+  );
   return z
     .object({
       ...fields,
-      social_links: z
-        .record(z.string().max(LIMITS.textLength), value)
-        .meta({ maxProperties: LIMITS.brandSocialLinks })
-        .optional(),
+      social_links: described(
+        z
+          .record(z.string().max(LIMITS.textLength), value)
+          .meta({ maxProperties: LIMITS.brandSocialLinks })
+          .optional(),
+        each('each network of `social_links`'),
+      ),
     })
     .strict()
     .meta({ description });
@@ -154,8 +204,13 @@ export const BrandSuggestions = z
   .object({
     suggestions: z
       .object({
-        ...Object.fromEntries(SUGGESTED_FIELDS.map((field) => [field, SUGGESTABLE[field].nullable()])),
-        social_links: socialLinks.nullable(),
+        ...Object.fromEntries(
+          SUGGESTED_FIELDS.map((field) => [
+            field,
+            described(SUGGESTABLE[field].nullable(), SUGGESTED[field]),
+          ]),
+        ),
+        social_links: described(socialLinks.nullable(), SUGGESTED.social_links),
       })
       .strict()
       .meta({ description: 'Valid create-brand input; values that could not be derived are null.' }),
@@ -164,24 +219,35 @@ export const BrandSuggestions = z
       'Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, ' +
         '`apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, ' +
         '`domain`, `url`, `header:img`, `header:a` or `footer:a`.',
+      (field) => `Where ${field} was read.`,
     ),
     confidence: perSuggestedField(
       confidence,
       'By the kind of source: high when the page or its manifest declares the value for that field of this ' +
         'site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not ' +
         'shown to be this site; low when it is inferred (title, domain, header and footer images and links).',
+      (field) => `How sure ${field} is: \`high\`, \`medium\` or \`low\`.`,
     ),
     variants: z
       .object({
-        dark: z
-          .object({
-            primary_color: color.optional(),
-            secondary_color: color.optional(),
-            logo_image: url.optional(),
-            logo_square_image: url.optional(),
-          })
-          .strict()
-          .optional(),
+        dark: described(
+          z
+            .object({
+              primary_color: described(
+                color.optional(),
+                'The main colour for a dark colour scheme, `#rrggbb`.',
+              ),
+              secondary_color: described(
+                color.optional(),
+                'The second colour for a dark colour scheme, `#rrggbb`.',
+              ),
+              logo_image: described(url.optional(), 'The wide logo for a dark background.'),
+              logo_square_image: described(url.optional(), 'The square logo for a dark background.'),
+            })
+            .strict()
+            .optional(),
+          'Values for a dark colour scheme, only those the page declares; absent when it declares none.',
+        ),
       })
       .strict()
       .meta({
@@ -190,65 +256,126 @@ export const BrandSuggestions = z
           "icon links, the manifest's dark overrides); `{}` when there are none. Never part of suggestions.",
       }),
   })
-  .strict();
+  .strict()
+  .meta({
+    description:
+      'What auto-configure read from the site: brand values to start from, where each was read, how sure ' +
+      'each is, and dark-mode values.',
+  });
 
 export const UploadUrl = z
   .object({
-    path: z.string().max(LIMITS.libraryPathLength).regex(LIBRARY_PATH),
-    upload_url: z.string().meta({ format: 'uri' }),
-    method: z.literal('PUT'),
+    path: described(
+      z.string().max(LIMITS.libraryPathLength).regex(LIBRARY_PATH),
+      `The path the file will have in the team's library, as asked. ${LIBRARY_PATH_RULES}`,
+    ),
+    upload_url: described(
+      z.string().meta({ format: 'uri' }),
+      'The presigned URL to PUT the file to (an S3 URL: it carries its own signature, so send no ' +
+        '`Authorization`). The size of the file is not limited.',
+    ),
+    method: described(z.literal('PUT'), 'The method of the upload: `PUT`.'),
     headers: z
-      .object({ 'Content-Type': z.string().max(LIMITS.textLength).regex(MIME_TYPE) })
+      .object({
+        'Content-Type': described(
+          z.string().max(LIMITS.textLength).regex(MIME_TYPE),
+          'The `content_type` asked for: the file is stored with it.',
+        ),
+      })
       .strict()
       .meta({ description: 'The headers the upload must send: the Content-Type is part of the signature.' }),
-    expires_in: z.int().meta({ description: 'Seconds the URL stays valid.' }),
+    expires_in: z.int().meta({
+      description: `Seconds the URL stays valid: ${UPLOAD_URL_TTL_SECONDS} (${UPLOAD_URL_TTL_SECONDS / 60} minutes).`,
+    }),
   })
-  .strict();
+  .strict()
+  .meta({ description: "Where and how to upload one file into the team's private library." });
 
 /** GET /api/v1/openapi.json: this document; its one server is the deployment that answered. */
 export const OpenApiDocument = z
   .looseObject({
-    openapi: z.string(),
-    info: z.looseObject({ title: z.string(), version: z.string() }),
-    servers: z.array(z.looseObject({ url: z.string() })),
-    paths: z.record(z.string(), z.unknown()),
+    openapi: described(z.string(), 'The OpenAPI version: `3.1.0`.'),
+    info: described(
+      z.looseObject({
+        title: described(z.string(), "The API's name."),
+        version: described(z.string(), "The document's version."),
+      }),
+      'The API: its name, version, description, contact and licence.',
+    ),
+    servers: described(
+      z.array(z.looseObject({ url: described(z.string(), "The deployment's base URL.") })),
+      'One server: the deployment that answered, by its URL.',
+    ),
+    paths: described(z.record(z.string(), z.unknown()), 'Every route, by path and method.'),
   })
   .meta({ description: 'An OpenAPI 3.1 document.' });
 
-export const Message = z.object({ message: z.string() }).strict();
+const MESSAGE = 'What happened, in a sentence for people (`Unauthenticated.`, `Not Found.`, …).';
+const FIELD_ERRORS =
+  'Every invalid field, by its name in the body or the query (`options.2` for an item of a list, `quota` ' +
+  'for a quota), with its messages.';
+
+export const Message = z
+  .object({ message: described(z.string(), MESSAGE) })
+  .strict()
+  .meta({ description: 'A message: what was done, or why the request was refused.' });
 
 export const ValidationError = z
-  .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())) })
+  .object({
+    message: described(z.string(), "The first error's message."),
+    errors: described(z.record(z.string(), z.array(z.string())), FIELD_ERRORS),
+  })
   .strict()
   .meta({ description: 'The first error, and every error by field.' });
 
-/** A 422 that is either a validation error or a refusal naming its cause (auto-configure's fetch). */
-export const Unprocessable = z
-  .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())).optional() })
-  .strict();
-
-export const Conflict = z.object({ message: z.string(), error_code: z.enum(ERROR_CODES) }).strict();
-
-const quota = z
-  .object({ limit: z.int().min(0), used: z.int().min(0) })
+export const Conflict = z
+  .object({
+    message: described(z.string(), 'What conflicted, in a sentence for people.'),
+    error_code: described(
+      z.enum(ERROR_CODES),
+      '`idempotency_key_conflict`: the key was used with another body (use a new key); ' +
+        '`concurrent_modification`: concurrent writes got in the way too often (retry); ' +
+        '`precondition_failed`: `If-Match` names another version (read the resource again).',
+    ),
+  })
   .strict()
-  .meta({ description: 'How many the team may have, and has.' });
+  .meta({ description: 'A conflict, named by `error_code`.' });
+
+const quota = (things: string) =>
+  z
+    .object({
+      limit: described(z.int().min(0), `How many ${things} the team may have.`),
+      used: described(z.int().min(0), `How many ${things} the team has.`),
+    })
+    .strict()
+    .meta({ description: `The team's quota of ${things}.` });
 
 export const Limits = z
   .object({
     quotas: z
-      .object({ brands: quota, contact_fields: quota, sites: quota, pages: quota })
+      .object({
+        brands: quota('brands'),
+        contact_fields: quota('contact fields'),
+        sites: quota('sites'),
+        pages: quota('pages'),
+      })
       .strict()
       .meta({ description: 'A create beyond a quota is a 422 naming it.' }),
     rate_limit: z
       .object({
-        plan: z.string().max(PLAN_NAME_LENGTH).regex(PLAN_NAME),
+        plan: described(
+          z.string().max(PLAN_NAME_LENGTH).regex(PLAN_NAME),
+          `The name of the rate limit plan (the deployment's default, \`${RATE_LIMIT_DEFAULTS.defaultPlan}\` unless configured, until the team is given another).`,
+        ),
         limit: z
           .int()
           .min(MIN_RATE_LIMIT)
           .max(MAX_RATE_LIMIT)
           .meta({ description: 'Requests the token may make in any `window_seconds`.' }),
-        window_seconds: z.union(RATE_LIMIT_WINDOWS.map((seconds) => z.literal(seconds))),
+        window_seconds: described(
+          z.union(RATE_LIMIT_WINDOWS.map((seconds) => z.literal(seconds))),
+          'The window the requests are counted over, in seconds.',
+        ),
       })
       .strict()
       .meta({
@@ -256,4 +383,5 @@ export const Limits = z
           "The rate limit plan the caller's token is held to, counted per token: over it, 429 with Retry-After.",
       }),
   })
-  .strict();
+  .strict()
+  .meta({ description: "The team's quotas with their usage, and the caller's rate limit." });

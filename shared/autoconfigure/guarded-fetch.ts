@@ -10,6 +10,7 @@ import {
   assertPermittedAddresses,
   checkTargetUrl,
   hostOf,
+  localhostAddresses,
   type TargetPolicy,
   targetPolicy,
 } from './target-policy.ts';
@@ -272,8 +273,9 @@ async function checkedAddresses(
   policy: TargetPolicy,
   resolveHost: HostResolver,
 ): Promise<readonly ResolvedAddress[]> {
-  const addresses = isIP(hostname)
-    ? [{ address: hostname, family: isIP(hostname) }]
+  const fixed = isIP(hostname) ? [hostname] : localhostAddresses(hostname);
+  const addresses = fixed
+    ? fixed.map((address) => ({ address, family: isIP(address) }))
     : await resolveHost(hostname).catch(() => []);
   if (addresses.length === 0) throw new FetchRefusal('unresolvable', `could not resolve host ${hostname}`);
   assertPermittedAddresses(

@@ -1,4 +1,3 @@
-import { UnprocessableError } from '../http/errors.ts';
 import { decodeHtml } from './decode.ts';
 import {
   type AutoConfiguration,
@@ -8,6 +7,7 @@ import {
 } from './extract.ts';
 import { GuardedClient, type GuardedFetchOptions } from './guarded-fetch.ts';
 import { parsePage } from './html-document.ts';
+import { FetchRefusal } from './refusal.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
 export type { AutoConfiguration, BrandSuggestions };
@@ -15,7 +15,7 @@ export type AutoConfigureOptions = GuardedFetchOptions;
 
 /**
  * Suggests brand values for a website, with their sources, confidence and dark-mode variants: fetches the page (and
- * its web manifest) through the guarded client and reads its metadata. Creates nothing. Throws UnprocessableError (422) naming the cause when the site cannot be fetched.
+ * its web manifest) through the guarded client and reads its metadata. Creates nothing. Throws a FetchRefusal (422) naming the cause when the site cannot be fetched.
  */
 export async function autoConfigure(
   url: string,
@@ -38,7 +38,7 @@ async function fetchManifest(client: GuardedClient, url: string | null): Promise
   return client.get(url, 'json').then(
     (document) => readWebManifest(new TextDecoder().decode(document.body), document.url),
     (error: unknown) => {
-      if (error instanceof UnprocessableError) return null;
+      if (error instanceof FetchRefusal) return null;
       throw error;
     },
   );

@@ -1,4 +1,4 @@
-import { UnprocessableError } from '../http/errors.ts';
+import { ValidationError } from '../http/errors.ts';
 
 /** Why a site could not be read: a metric dimension, so a dashboard can tell the classes apart. */
 export type RefusalReason =
@@ -14,12 +14,15 @@ export type RefusalReason =
   | 'too_large'
   | 'too_many_redirects';
 
-/** A 422 whose message names the failure for the caller, and whose reason classifies it for operators. */
-export class FetchRefusal extends UnprocessableError {
+/**
+ * A 422 whose message names the failure for the caller (and, in `errors.url`, the field it is about, as every
+ * 422 does), and whose reason classifies it for operators.
+ */
+export class FetchRefusal extends ValidationError {
   constructor(
     readonly reason: RefusalReason,
     message: string,
   ) {
-    super(message);
+    super({ url: [message] });
   }
 }

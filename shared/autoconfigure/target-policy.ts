@@ -10,15 +10,23 @@ import { FetchRefusal } from './refusal.ts';
 export interface TargetPolicy {
   /** Loopback addresses (and any port on them) are allowed: a test hook, never on inside Lambda. */
   readonly allowLoopback: boolean;
+  /** The loopback switch can be turned on here (not inside Lambda): a refusal of loopback names it. */
+  readonly loopbackSwitchable: boolean;
 }
 
+/** The setting that allows loopback targets locally (shared/config.ts reads it). */
+export const LOOPBACK_SWITCH = 'AUTOCONFIGURE_ALLOW_LOOPBACK';
 const ALLOWED_PORTS = new Set(['', '80', '443']);
+/** `localhost` and `*.localhost` reach these, whatever a resolver says (RFC 6761): tried in this order. */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /** The policy for this call: the configured loopback switch (or the caller's), never inside Lambda. */
 export function targetPolicy(allowLoopback?: boolean): TargetPolicy {
+  const loopbackSwitchable = !config.insideLambda();
   return {
-    allowLoopback: (allowLoopback ?? config.autoconfigureAllowLoopback()) && !config.insideLambda(),
+    allowLoopback: (allowLoopback ?? config.autoconfigureAllowLoopback()) && loopbackSwitchable,
+    loopbackSwitchable,
   };
 }
 
@@ -35,13 +43,12 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): U
   if (url.username !== '' || url.password !== '') {
     throw new FetchRefusal('invalid_url', 'URL must not contain credentials');
   }
-  // Non-default ports exist only for the loopback test hook; for names, the connector checks what they resolve to.
-  if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback)
-    throw new FetchRefusal('port_not_allowed', 'port not allowed');
+  // The host first, so that a loopback target is refused with the switch that allows it, whatever its port.
   const host = hostOf(url);
-  if (isLocalhostName(host))
-    throw new FetchRefusal('private_address', `${host} resolves to a private address`);
-  if (isIP(host)) assertPermittedAddresses(host, url.port, [host], policy);
+  if (isLocalhostName(host)) assertPermittedAddresses(host, url.port, LOCALHOST_ADDRESSES, policy);
+  else if (isIP(host)) assertPermittedAddresses(host, url.port, [host], policy);
+  // Non-default ports exist only for the loopback switch; for names, the connector checks what they resolve to.
+  else if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback) throw portRefusal(url.port);
   return url;
 }
 
@@ -61,12 +68,28 @@ export function assertPermittedAddresses(
   policy: TargetPolicy,
 ): void {
   const kinds = addresses.map(addressKind);
-  if (kinds.some((kind) => kind === 'other' || (kind === 'loopback' && !policy.allowLoopback))) {
-    throw new FetchRefusal('private_address', `${host} resolves to a private address`);
+  if (kinds.includes('other')) throw privateAddressRefusal(host, '');
+  if (kinds.includes('loopback') && !policy.allowLoopback) {
+    const hint = policy.loopbackSwitchable
+      ? `: to read a site on this machine, start the API with ${LOOPBACK_SWITCH}=1`
+      : '';
+    throw privateAddressRefusal(host, hint);
   }
-  if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) {
-    throw new FetchRefusal('port_not_allowed', 'port not allowed');
-  }
+  if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) throw portRefusal(port);
+}
+
+/** The addresses a host is connected to: `localhost` names never ask a resolver (RFC 6761). */
+export function localhostAddresses(host: string): readonly string[] | null {
+  return isLocalhostName(host) ? LOCALHOST_ADDRESSES : null;
+}
+
+function privateAddressRefusal(host: string, hint: string): FetchRefusal {
+  const what = hint || ': only sites on public addresses can be read';
+  return new FetchRefusal('private_address', `${host} resolves to a private address${what}`);
+}
+
+function portRefusal(port: string): FetchRefusal {
+  return new FetchRefusal('port_not_allowed', `port ${port} not allowed: only ports 80 and 443 can be read`);
 }
 
 /** `localhost` and `*.localhost` are loopback by definition (RFC 6761), whatever a resolver says. */

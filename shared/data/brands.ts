@@ -13,6 +13,7 @@ import {
   namePositionOf,
 } from '../domain/ordering.ts';
 import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
+import { renderedImage, storedImage } from '../files/public-urls.ts';
 import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
@@ -45,7 +46,10 @@ import {
  * brand without it knows the answer without reading the pointer. Brand ids never return, so a pointer
  * left naming a deleted brand reads as "no default". `linked_lists` counts the lists that reference a
  * brand, so a delete can prove that it nulled every one of them. `version` grows with every write of the
- * brand, so a write computed from a read can be conditioned on nothing having changed since.
+ * brand, so a write computed from a read can be conditioned on nothing having changed since. An image the
+ * API copied to the public library is stored as its key and rendered as a URL on every read, so a new
+ * public base URL (a replaced CloudFront distribution, s3rver on another port) breaks no brand; other
+ * URLs, and absolute ones stored before, are kept as given (files/public-urls.ts).
  */
 
 /** What a client writes (spec 2.1). */
@@ -95,6 +99,15 @@ const STORED_FIELDS = [
   'tags',
 ] as const satisfies ReadonlyArray<keyof BrandFields>;
 
+/** The image slots' URL fields: a key of the public library or a URL as stored, a URL as answered. */
+const IMAGE_FIELDS = [
+  'logo_image',
+  'logo_square_image',
+  'header_image',
+  'footer_image',
+  'social_share_image',
+] as const satisfies ReadonlyArray<keyof BrandFields>;
+
 const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
 const LAST_UNLINK_BATCH = 97; // + the brand's delete, the pointer check and the quota's release
 
@@ -122,6 +135,11 @@ export async function readPointer(teamId: number): Promise<number | undefined> {
 
 /** The response shape, in the order of spec 2.1; keys and internal counters stay behind. */
 function fromItem(item: Record<string, unknown>, defaultId: number | undefined): Brand {
+  return withImages(shapeOf(item, defaultId), renderedImage);
+}
+
+/** The fields of the response in its order, with their defaults; images as stored. */
+function shapeOf(item: Record<string, unknown>, defaultId: number | undefined): Brand {
   const stored = item as Partial<Brand>;
   return {
     id: stored.id as number,
@@ -145,6 +163,26 @@ function fromItem(item: Record<string, unknown>, defaultId: number | undefined):
     updated_at: stored.updated_at as string,
   };
 }
+
+/** The object with each image field that holds a string mapped (keys stay in place, so the JSON's order does). */
+function withImages<T>(brand: T, map: (image: string) => string): T {
+  if (typeof brand !== 'object' || brand === null || Array.isArray(brand)) return brand;
+  const mapped = { ...brand } as Record<string, unknown>;
+  for (const field of IMAGE_FIELDS) {
+    const image = mapped[field];
+    if (typeof image === 'string') mapped[field] = map(image);
+  }
+  return mapped as T;
+}
+
+/**
+ * A brand's body as an idempotency record keeps it (its images as the brand stores them) and as a replay
+ * answers it (rendered under the base of the replay's time): the same bytes while the base is the same.
+ */
+export const brandBodyRecord = {
+  keep: (body: unknown, teamId: number): unknown => withImages(body, (url) => storedImage(teamId, url)),
+  replay: (body: unknown): unknown => withImages(body, renderedImage),
+};
 
 /**
  * The team's brands ordered by name, ties by id, the pointer read with them; a page of them when `page`
@@ -203,11 +241,18 @@ export async function createBrand(
 ): Promise<Brand> {
   const now = nowIso();
   const id = await nextId('brand');
-  const brand = fromItem(
-    { ...input, id, team_id: teamId, created_at: now, updated_at: now },
+  const shaped = shapeOf(
+    {
+      ...withImages(input, (url) => storedImage(teamId, url)),
+      id,
+      team_id: teamId,
+      created_at: now,
+      updated_at: now,
+    },
     input.is_default ? id : undefined,
   );
-  const { is_default, ...stored } = brand;
+  const { is_default, ...stored } = shaped;
+  const brand = withImages(shaped, renderedImage);
   for (let attempt = 1; ; attempt++) {
     const transaction = new LabelledTransaction().add('brand', {
       Put: {
@@ -248,7 +293,7 @@ export async function updateBrand(
   changes: BrandChanges,
   expected?: VersionTag,
 ): Promise<VersionedBrand> {
-  const fields = storedFields(changes);
+  const fields = storedFields(teamId, changes);
   if (Object.keys(fields).length === 0 && changes.is_default === undefined) {
     const current = await getBrand(teamId, brandId);
     checkExpected(expected, current);
@@ -333,7 +378,7 @@ async function updateInTransaction(
     const cancellation = await transaction.commit();
     if (!cancellation) {
       return {
-        brand: { ...current, ...fields, is_default: isDefault, updated_at: now },
+        brand: withImages({ ...current, ...fields, is_default: isDefault, updated_at: now }, renderedImage),
         version: version + 1,
       };
     }
@@ -599,9 +644,13 @@ function brandUpdate(attributes: Record<string, unknown>, now: string) {
   };
 }
 
-/** The supplied stored fields, nothing else (the body is validated, but a data module trusts no caller). */
-function storedFields(changes: BrandChanges): Partial<BrandFields> {
-  return Object.fromEntries(
+/**
+ * The supplied stored fields, nothing else (the body is validated, but a data module trusts no caller),
+ * images as a brand stores them.
+ */
+function storedFields(teamId: number, changes: BrandChanges): Partial<BrandFields> {
+  const fields = Object.fromEntries(
     STORED_FIELDS.filter((field) => changes[field] !== undefined).map((field) => [field, changes[field]]),
   );
+  return withImages(fields, (url) => storedImage(teamId, url));
 }

@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
-import { socialNetworkOf } from './social-links.ts';
+import { misspelledKeyMessage, probableField, requestBody } from './misspelled-keys.ts';
+import { NETWORK_NAMES, socialNetworkOf } from './social-links.ts';
 
 /**
  * The brand create/update bodies (spec 2.1, 4.1, 8). Unknown keys are dropped, so the read-only fields of a
- * GET body sent back (id, team_id, created_at, updated_at) are ignored. Following Laravel's convention, an
- * empty string on an optional field means null.
+ * GET body sent back (id, team_id, created_at, updated_at) are ignored, but a probable misspelling of a
+ * field is refused (misspelled-keys.ts). Following Laravel's convention, an empty string on an optional
+ * field means null.
  */
 
 /** The five image slots: a URL stored as given, or a library path promoted to a public URL. */
@@ -60,6 +62,17 @@ export const socialLinksForms = z.union([
     .register(z.globalRegistry, { maxProperties: LIMITS.brandSocialLinks }),
 ]);
 
+/**
+ * A map key that is a probable misspelling of the known network its URL belongs to (`Facebook`, `face_book`
+ * or `facebok` for a facebook.com profile). Any other name is the caller's label, kept as given: `gitlab`
+ * for a gitlab.com profile is not `github`, nor is `twitter` for an x.com one.
+ */
+function misspelledNetwork(key: string, url: string): string | undefined {
+  const network = socialNetworkOf(url);
+  if (!NETWORK_NAMES.includes(network)) return undefined;
+  return probableField(key, { writable: [network], readOnly: NETWORK_NAMES });
+}
+
 const socialLinks = z.pipe(
   z.pipe(
     z.custom<object>((value) => typeof value === 'object' && value !== null, {
@@ -80,9 +93,15 @@ const socialLinks = z.pipe(
         links[network] = url;
       });
     } else {
+      let misspelled = 0;
       for (const [network, url] of Object.entries(input)) {
         if (!NETWORK_NAME.test(network)) {
           addIssue(`The social links field has an invalid network name: ${network}.`);
+        }
+        const meant = misspelled < LIMITS.misspelledKeysNamed && misspelledNetwork(network, url);
+        if (meant) {
+          addIssue(misspelledKeyMessage(network, meant, 'social_links.'), [network]);
+          misspelled++;
         }
         links[network] = url;
       }
@@ -123,9 +142,15 @@ const optionalFields = {
   tags: z.optional(tags),
 };
 
-export const createBrandSchema = z.object({ name, ...optionalFields });
+/** What a brand answers beyond what its bodies write: a brand read and sent back carries them. */
+const BRAND_READ_ONLY = ['id', 'team_id', 'created_at', 'updated_at'];
+
+export const createBrandSchema = requestBody(z.object({ name, ...optionalFields }), BRAND_READ_ONLY);
 /** Every field optional; only the supplied ones change. `name` cannot be cleared. */
-export const updateBrandSchema = z.object({ name: z.optional(name), ...optionalFields });
+export const updateBrandSchema = requestBody(
+  z.object({ name: z.optional(name), ...optionalFields }),
+  BRAND_READ_ONLY,
+);
 
 export type CreateBrandInput = z.output<typeof createBrandSchema>;
 export type UpdateBrandInput = z.output<typeof updateBrandSchema>;

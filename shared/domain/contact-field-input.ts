@@ -7,6 +7,7 @@ import {
   type ContactFieldType,
   DEFAULT_MAX_LENGTH,
 } from './contact-field-types.ts';
+import { bodyKeysOf, misspelledKeys, requestBody } from './misspelled-keys.ts';
 
 /**
  * The rules of a contact field definition (spec 2.3, 4.3). They hold for the RESULT of a write: a create's
@@ -82,31 +83,40 @@ function checkTypeRules(
     fail('allow_multiple', 'The allow multiple field may only be true when type is pick_list.');
 }
 
+/** A field's keys as the API answers it that no body writes (a field read and sent back carries them). */
+const FIELD_READ_ONLY = ['id', 'integration_id'];
+
 /** POST body; defaults applied (max_length 255, allow_multiple false). */
-export const newContactFieldSchema = z
-  .object({
-    name: nameSchema,
-    tag: tagSchema,
-    type: typeSchema,
-    contact_type: z.pipe(z.string(), z.enum(CONTACT_TYPES)),
-    max_length: z.pipe(
-      z.nullish(maxLengthSchema),
-      z.transform((value) => value ?? DEFAULT_MAX_LENGTH),
-    ),
-    options: z.pipe(z.nullish(optionsSchema), z.transform(noneIfEmpty)),
-    allow_multiple: z._default(z.boolean(), false),
-  })
-  .check(z.superRefine(checkTypeRules));
+export const newContactFieldSchema = requestBody(
+  z
+    .object({
+      name: nameSchema,
+      tag: tagSchema,
+      type: typeSchema,
+      contact_type: z.pipe(z.string(), z.enum(CONTACT_TYPES)),
+      max_length: z.pipe(
+        z.nullish(maxLengthSchema),
+        z.transform((value) => value ?? DEFAULT_MAX_LENGTH),
+      ),
+      options: z.pipe(z.nullish(optionsSchema), z.transform(noneIfEmpty)),
+      allow_multiple: z._default(z.boolean(), false),
+    })
+    .check(z.superRefine(checkTypeRules)),
+  FIELD_READ_ONLY,
+);
 
 /** PUT body: any subset; `contact_type` and read-only fields are not part of it (and so are ignored). */
-export const contactFieldPatchSchema = z.object({
-  name: z.optional(nameSchema),
-  tag: z.optional(tagSchema),
-  type: z.optional(typeSchema),
-  max_length: z.nullish(maxLengthSchema),
-  options: z.nullish(optionsSchema),
-  allow_multiple: z.optional(z.boolean()),
-});
+export const contactFieldPatchSchema = requestBody(
+  z.object({
+    name: z.optional(nameSchema),
+    tag: z.optional(tagSchema),
+    type: z.optional(typeSchema),
+    max_length: z.nullish(maxLengthSchema),
+    options: z.nullish(optionsSchema),
+    allow_multiple: z.optional(z.boolean()),
+  }),
+  [...FIELD_READ_ONLY, 'contact_type'],
+);
 
 const typeRulesSchema = z
   .object({ type: typeSchema, options: z.nullable(z.array(z.string())), allow_multiple: z.boolean() })
@@ -131,6 +141,8 @@ export interface BlindRevision {
 export function blindRevision(body: unknown): BlindRevision | undefined {
   const parsed = contactFieldPatchSchema.safeParse(body ?? {});
   if (!parsed.success) return undefined;
+  const keys = bodyKeysOf(contactFieldPatchSchema);
+  if (keys && misspelledKeys(body, keys).length > 0) return undefined; // a 422, after the read
   const patch = parsed.data;
   const options = patch.options === undefined ? undefined : noneIfEmpty(patch.options);
   const set: Partial<ContactFieldDefinition> = {};

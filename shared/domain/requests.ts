@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
+import { requestBody } from './misspelled-keys.ts';
 
 /**
  * The request schemas of routes that have no entity of their own: list filters, auto-configure and
@@ -41,18 +42,24 @@ export const contactFieldsQuery = z.object({
 });
 
 /** The site's http(s) URL; one that is not (or that leads somewhere not allowed) is a 422 refusal. */
-export const autoConfigureRequest = z.object({
-  url: z
-    .string()
-    .check(z.trim(), z.minLength(1), z.maxLength(LIMITS.autoConfigureUrlLength))
-    .register(z.globalRegistry, { format: 'uri' }),
-});
+export const autoConfigureRequest = requestBody(
+  z.object({
+    url: z
+      .string()
+      .check(z.trim(), z.minLength(1), z.maxLength(LIMITS.autoConfigureUrlLength))
+      .register(z.globalRegistry, { format: 'uri' }),
+  }),
+  ['suggestions', 'sources', 'confidence', 'variants'],
+);
 
 // type/subtype with optional parameters (RFC 6838 names), e.g. `image/png` or `text/plain; charset=utf-8`.
 const TOKEN = '[A-Za-z0-9!#$&^_.+-]+';
 export const MIME_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"]*"))*$`);
 
-export const uploadRequest = z.object({
-  path: libraryPath('path'),
-  content_type: z.string().check(z.maxLength(LIMITS.textLength), z.regex(MIME_TYPE)),
-});
+export const uploadRequest = requestBody(
+  z.object({
+    path: libraryPath('path'),
+    content_type: z.string().check(z.maxLength(LIMITS.textLength), z.regex(MIME_TYPE)),
+  }),
+  ['upload_url', 'method', 'headers', 'expires_in'],
+);

@@ -1,5 +1,5 @@
 /** Network names for social profile URLs, shared by the brand endpoints and auto-configure. */
-const KNOWN_NETWORKS: Record<string, string> = {
+export const KNOWN_NETWORKS: Record<string, string> = {
   'twitter.com': 'x',
   'x.com': 'x',
   'facebook.com': 'facebook',
@@ -14,6 +14,9 @@ const KNOWN_NETWORKS: Record<string, string> = {
   'threads.net': 'threads',
   'threads.com': 'threads',
 };
+
+/** The networks the API names (`x` for Twitter and X): the known keys of a social_links map. */
+export const NETWORK_NAMES: readonly string[] = [...new Set(Object.values(KNOWN_NETWORKS))];
 
 // Second-level labels under which registrations happen (example.co.uk -> "example").
 const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go']);

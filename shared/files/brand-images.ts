@@ -5,6 +5,7 @@ import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { privateObjectKey } from './library.ts';
+import { brandImagePrefix, publicUrl } from './public-urls.ts';
 import { s3 } from './s3.ts';
 import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from './s3-errors.ts';
 
@@ -13,7 +14,8 @@ import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from '.
  * under `brands/`. The public key is derived from the source file and its version (ETag), so a public URL
  * never changes content (mails already sent show it), and a repeat (a retry, two racing requests with one
  * Idempotency-Key, a brand write that failed and is tried again) writes the same object instead of a new
- * one. Copies are never deleted: brands that use the same file version share one.
+ * one. Copies are never deleted: brands that use the same file version share one. The URL handed back is
+ * the one a client would send; the brand stores it as the copy's key and renders it on read (public-urls.ts).
  */
 type ImageInput = Partial<Record<ImageUrlField | ImagePathField, string | null>>;
 
@@ -103,7 +105,7 @@ async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> 
       CacheControl: 'public, max-age=31536000, immutable',
     }),
   );
-  return `${config.publicBaseUrl()}/${key}`;
+  return publicUrl(key);
 }
 
 /** Where a file version is copied to: derived from its key and ETag, its name cut to fit the URL. */
@@ -112,7 +114,7 @@ export function publicObjectKey(teamId: number, file: Pick<CheckedFile, 'path' |
     .update(`${file.key}\n${file.etag}`)
     .digest('hex')
     .slice(0, VERSION_LENGTH);
-  const prefix = `brands/${teamId}/${version}/`;
+  const prefix = `${brandImagePrefix(teamId)}${version}/`;
   const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
   return prefix + publicFileName(file.path, Math.min(LIMITS.publicFileNameLength, room));
 }

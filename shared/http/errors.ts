@@ -103,13 +103,6 @@ export class ValidationError extends HttpError {
   }
 }
 
-/** A 422 that is not about a body field (e.g. auto-configure could not fetch the site). */
-export class UnprocessableError extends HttpError {
-  constructor(message: string) {
-    super(422, message);
-  }
-}
-
 function summarise(errors: Record<string, string[]>): string {
   const all = Object.values(errors).flat();
   const first = all[0] ?? 'The given data was invalid.';

@@ -26,9 +26,23 @@ export interface IdempotencyScope {
   commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[];
 }
 
+/**
+ * How a route's 2xx body is kept in the record and answered again, when the body renders something that
+ * may change while the resource does not (a brand's image URLs, rendered from a public base URL that may
+ * move): `keep` turns the answer into what the record holds, `replay` renders that as the answer of now.
+ * For an unchanged rendering the replay is the same bytes as the first answer.
+ */
+export interface RecordedBody {
+  keep(body: unknown, teamId: number): unknown;
+  replay(body: unknown): unknown;
+}
+
+const AS_ANSWERED: RecordedBody = { keep: (body) => body, replay: (body) => body };
+
 /** A handler whose request may carry an Idempotency-Key; it receives the key's scope beside the request. */
 export function idempotentHandler(
   handle: (req: ApiRequest, idempotency: IdempotencyScope) => Promise<ApiResponse>,
+  recorded: RecordedBody = AS_ANSWERED,
 ): ProxyHandler {
   return httpHandler(async (req) => {
     const keyed = requests.get(req);
@@ -39,7 +53,7 @@ export function idempotentHandler(
       if (error instanceof KeyTaken) return keyed.answerFrom(error.record);
       throw error;
     }
-  }, idempotency);
+  }, idempotency(recorded));
 }
 
 const NO_KEY: IdempotencyScope = { commitsWith: () => () => [] };
@@ -100,6 +114,8 @@ class KeyedRequest implements IdempotencyScope {
   constructor(
     private readonly key: { pk: string; sk: string },
     private readonly print: string,
+    private readonly teamId: number,
+    private readonly recorded: RecordedBody,
   ) {}
 
   commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[] {
@@ -138,7 +154,12 @@ class KeyedRequest implements IdempotencyScope {
       );
     }
     const { status, body, headers } = record.response;
-    return { status, body: JSON.parse(body), headers: { ...headers, 'Idempotent-Replay': 'true' } };
+    const kept = JSON.parse(body);
+    return {
+      status,
+      body: status < 300 ? this.recorded.replay(kept) : kept,
+      headers: { ...headers, 'Idempotent-Replay': 'true' },
+    };
   }
 
   private recordPut(response: ApiResponse) {
@@ -148,7 +169,11 @@ class KeyedRequest implements IdempotencyScope {
       expires_at: nowSeconds + RETENTION_SECONDS,
       response: {
         status: response.status,
-        body: JSON.stringify(response.body ?? {}),
+        body: JSON.stringify(
+          response.status < 300
+            ? this.recorded.keep(response.body ?? {}, this.teamId)
+            : (response.body ?? {}),
+        ),
         headers: response.headers,
       },
     };
@@ -166,7 +191,7 @@ class KeyedRequest implements IdempotencyScope {
 const requests = new WeakMap<ApiRequest, KeyedRequest>();
 
 /** Checks the key before the handler (no round trip) and stores a 4xx after it; only with a key. */
-const idempotency: ApiMiddleware = {
+const idempotency = (recorded: RecordedBody): ApiMiddleware => ({
   before: (request) => {
     const req = request.event;
     const key = req.headers['idempotency-key'];
@@ -176,10 +201,10 @@ const idempotency: ApiMiddleware = {
         `The Idempotency-Key header must be 1 to ${LIMITS.idempotencyKeyLength} visible characters.`,
       );
     }
-    requests.set(req, new KeyedRequest(recordKey(req, key), fingerprint(req.body)));
+    requests.set(req, new KeyedRequest(recordKey(req, key), fingerprint(req.body), req.teamId, recorded));
   },
   after: async (request) => {
     const keyed = requests.get(request.event);
     if (keyed && request.response) request.response = await keyed.settle(request.response);
   },
-};
+});

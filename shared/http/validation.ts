@@ -1,17 +1,24 @@
 import type * as z from 'zod/mini';
+import { bodyKeysOf, misspelledKeyMessage, misspelledKeys } from '../domain/misspelled-keys.ts';
 import { ValidationError } from './errors.ts';
 
 /**
  * Parses input with a zod schema at the edge of a handler. Failures become a Laravel-style 422:
  * `{message, errors: {field: [messages]}}`. Refinements (`code: 'custom'`) carry their own message; the
- * common codes get the standard sentences here, so schemas stay free of message boilerplate.
+ * common codes get the standard sentences here, so schemas stay free of message boilerplate. A request
+ * body schema (registered with `requestBody`) also refuses its probable misspellings of a field, first,
+ * as they often explain the other errors (`Name` for `name`: the name is missing).
  */
 export function validate<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   // No body at all reads as an empty object, so each required field is named.
   const result = schema.safeParse(input ?? {}, { reportInput: true });
-  if (result.success) return result.data;
-  const errors: Record<string, string[]> = {};
-  for (const issue of result.error.issues) {
+  const keys = bodyKeysOf(schema);
+  const misspelled = keys ? misspelledKeys(input, keys) : [];
+  if (result.success && misspelled.length === 0) return result.data;
+  // The keys are the caller's: none may reach the prototype.
+  const errors: Record<string, string[]> = Object.create(null);
+  for (const { key, field } of misspelled) errors[key] = [misspelledKeyMessage(key, field)];
+  for (const issue of result.success ? [] : result.error.issues) {
     const field = issue.path.map(String).join('.') || 'body';
     const message = describe(issue, field);
     if (!errors[field]?.includes(message)) (errors[field] ??= []).push(message);

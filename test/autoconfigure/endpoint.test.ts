@@ -45,14 +45,36 @@ describe('auto-configure endpoint', () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/gone') });
     expect(response.status).toBe(422);
-    expect(response.body).toEqual({ message: 'site responded with HTTP 403' });
+    const message = 'site responded with HTTP 403';
+    expect(response.body).toEqual({ message, errors: { url: [message] } });
   });
 
-  it('refuses loopback unless the test flag allows it', async () => {
+  it('refuses loopback unless the switch allows it, and names the switch', async () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '' });
-    const response = await client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
-    expect(response.status).toBe(422);
-    expect(response.body.message).toMatch(/private address|port not allowed/);
+    for (const url of [site.url('/'), site.url('/').replace('127.0.0.1', 'localhost')]) {
+      const response = await client.post('/api/v1/brands/auto-configure', { url });
+      expect(response.status).toBe(422);
+      expect(response.body.message).toMatch(/private address: .*AUTOCONFIGURE_ALLOW_LOOPBACK=1/);
+      expect(response.body.errors).toEqual({ url: [response.body.message] });
+    }
+  });
+
+  it('reads a local site by the name localhost too when the switch is on', async () => {
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    const url = site.url('/').replace('127.0.0.1', 'localhost');
+    const response = await client.post('/api/v1/brands/auto-configure', { url });
+    expect(response.status).toBe(200);
+    expect(response.body.suggestions.name).toEqual(expect.any(String));
+  });
+
+  it('answers every 422 with errors naming the field', async () => {
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '' });
+    for (const body of [{}, { url: 42 }, { url: 'ftp://example.com/' }, { url: 'http://10.0.0.1/' }]) {
+      const response = await client.post('/api/v1/brands/auto-configure', body);
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(['url']);
+      expect(response.body.message).toBe(response.body.errors.url[0]);
+    }
   });
 
   it.each([
@@ -63,5 +85,14 @@ describe('auto-configure endpoint', () => {
     const response = await client.post('/api/v1/brands/auto-configure', body);
     expect(response.status).toBe(422);
     expect(response.body.message).toMatch(message);
+  });
+
+  it('refuses a misspelled url key, naming it and the field', async () => {
+    const response = await client.post('/api/v1/brands/auto-configure', { URL: 'https://example.com/' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      URL: ['Unknown field URL: did you mean url?'],
+      url: ['The url field is required.'],
+    });
   });
 });

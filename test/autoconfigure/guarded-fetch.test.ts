@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GuardedClient, type GuardedFetchOptions } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { UnprocessableError } from '../../shared/http/errors.ts';
+import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,
@@ -96,9 +96,9 @@ async function expectRefusal(promise: Promise<unknown>, message: string | RegExp
     () => null,
     (thrown: unknown) => thrown,
   );
-  expect(error).toBeInstanceOf(UnprocessableError);
-  expect((error as UnprocessableError).status).toBe(422);
-  expect((error as UnprocessableError).message).toMatch(message);
+  expect(error).toBeInstanceOf(FetchRefusal);
+  expect((error as FetchRefusal).status).toBe(422);
+  expect((error as FetchRefusal).message).toMatch(message);
 }
 
 describe('guarded fetch: redirects', () => {
@@ -235,8 +235,18 @@ describe('guarded fetch: connecting to checked addresses', () => {
 describe('guarded fetch: the loopback test hook', () => {
   it('is needed to reach the loopback fixture', async () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: undefined });
-    await expectRefusal(autoConfigure(server.url('/page/')), 'port not allowed');
-    await expectRefusal(autoConfigure('http://127.0.0.1/'), '127.0.0.1 resolves to a private address');
+    const namingTheSwitch =
+      /^127\.0\.0\.1 resolves to a private address: to read a site on this machine, start the API with AUTOCONFIGURE_ALLOW_LOOPBACK=1$/;
+    await expectRefusal(autoConfigure(server.url('/page/')), namingTheSwitch);
+    await expectRefusal(autoConfigure('http://127.0.0.1/'), namingTheSwitch);
+  });
+
+  it('treats localhost as the loopback address it is, without asking a resolver (RFC 6761)', async () => {
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    const resolveHost = vi.fn(async () => [{ address: '93.184.216.34', family: 4 }]);
+    const url = `http://localhost:${new URL(server.origin).port}/page/`;
+    expect(await fetchPage(url, { resolveHost })).toBe(PAGE);
+    expect(resolveHost).not.toHaveBeenCalled();
   });
 
   it('is read from the configuration at call time', async () => {
@@ -246,8 +256,11 @@ describe('guarded fetch: the loopback test hook', () => {
 
   it('has no effect inside Lambda', async () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1', AWS_LAMBDA_FUNCTION_NAME: 'brands-auto-configure' });
-    await expectRefusal(autoConfigure(server.url('/page/')), 'port not allowed');
-    await expectRefusal(autoConfigure(server.url('/page/'), { allowLoopback: true }), 'port not allowed');
+    // Inside Lambda the switch does not exist, so the refusal does not name it.
+    const publicOnly =
+      /^127\.0\.0\.1 resolves to a private address: only sites on public addresses can be read$/;
+    await expectRefusal(autoConfigure(server.url('/page/')), publicOnly);
+    await expectRefusal(autoConfigure(server.url('/page/'), { allowLoopback: true }), publicOnly);
   });
 
   it('allows loopback only, and other ports only towards loopback', async () => {
@@ -260,15 +273,15 @@ describe('guarded fetch: the loopback test hook', () => {
     );
     await expectRefusal(
       fetchPage('http://public.example:8080/', { resolveHost: toPublic }),
-      'port not allowed',
+      'port 8080 not allowed',
     );
     await expectRefusal(
       fetchPage('http://lan.example/', { resolveHost: toPrivate }),
       'lan.example resolves to a private address',
     );
     await expectRefusal(
-      fetchPage(`http://localhost:${new URL(server.origin).port}/page/`),
-      /private address/,
+      fetchPage(`http://localhost:${new URL(server.origin).port}/page/`, { allowLoopback: false }),
+      /^localhost resolves to a private address: /,
     );
   });
 });

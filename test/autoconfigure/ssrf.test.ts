@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { assertPermittedAddresses, checkTargetUrl } from '../../shared/autoconfigure/target-policy.ts';
-import { UnprocessableError } from '../../shared/http/errors.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
@@ -11,7 +11,7 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
  * injected resolver, so no real lookup or connection happens.
  */
 
-const PRIVATE = /resolves to a private address$/;
+const PRIVATE = /resolves to a private address: /;
 const INVALID = /^invalid URL/;
 
 // [description, URL, expected message]
@@ -75,8 +75,8 @@ const LITERAL_CASES: Array<[string, string, RegExp | string]> = [
   ['deep *.localhost with root dot', 'http://a.b.localhost./', PRIVATE],
   ['credentials', 'https://user:pass@example.com/', 'URL must not contain credentials'],
   ['credentials hiding the real host', 'http://example.com@127.0.0.1/', 'URL must not contain credentials'],
-  ['non-default port', 'http://example.com:22/', 'port not allowed'],
-  ['non-default port on loopback without the hook', 'http://127.0.0.1:8080/', 'port not allowed'],
+  ['non-default port', 'http://example.com:22/', 'port 22 not allowed: only ports 80 and 443 can be read'],
+  ['non-default port on loopback without the hook', 'http://127.0.0.1:8080/', PRIVATE],
   ['file URL', 'file:///etc/passwd', INVALID],
   ['gopher URL', 'gopher://127.0.0.1:25/', INVALID],
   ['ftp URL', 'ftp://example.com/', INVALID],
@@ -115,13 +115,13 @@ afterAll(() => {
   restoreSettings();
 });
 
-async function refusalOf(url: string, resolver: HostResolver): Promise<UnprocessableError> {
+async function refusalOf(url: string, resolver: HostResolver): Promise<FetchRefusal> {
   const error = await autoConfigure(url, { resolveHost: resolver, timeoutMs: 2_000 }).then(
     () => null,
     (thrown: unknown) => thrown,
   );
-  expect(error).toBeInstanceOf(UnprocessableError);
-  return error as UnprocessableError;
+  expect(error).toBeInstanceOf(FetchRefusal);
+  return error as FetchRefusal;
 }
 
 describe('SSRF: URL spellings', () => {
@@ -147,7 +147,7 @@ describe('SSRF: DNS answers, checked at connect time', () => {
     const error = await refusalOf('http://rebind.example/', resolver);
 
     expect(error.status).toBe(422);
-    expect(error.message).toBe('rebind.example resolves to a private address');
+    expect(error.message).toMatch(/^rebind\.example resolves to a private address: /);
     expect(resolver).toHaveBeenCalledWith('rebind.example');
   });
 
@@ -155,12 +155,12 @@ describe('SSRF: DNS answers, checked at connect time', () => {
     const error = await refusalOf('https://rebind.example/', async () => [
       { address: '10.1.2.3', family: 4 },
     ]);
-    expect(error.message).toBe('rebind.example resolves to a private address');
+    expect(error.message).toMatch(/^rebind\.example resolves to a private address: /);
   });
 });
 
 describe('SSRF: the policy does not over-block', () => {
-  const policy = { allowLoopback: false };
+  const policy = { allowLoopback: false, loopbackSwitchable: true };
 
   it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:82b::200e'])(
     'permits the public address %s',

@@ -14,9 +14,14 @@ const TEST_RATE_LIMITS: RateLimits = {
   defaultPlan: 'test',
 };
 
-/** The local gateway on a random port of 127.0.0.1, serving the route table in this process. */
-export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createGateway(undefined, TEST_RATE_LIMITS);
+/**
+ * The local gateway on a random port of 127.0.0.1, serving the route table in this process; its rate limit
+ * plans are those no test reaches unless others are given (the deployment's defaults, say).
+ */
+export async function startApi(
+  rateLimits: RateLimits = TEST_RATE_LIMITS,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createGateway(undefined, rateLimits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -61,8 +61,9 @@ export function contractProblems(
   const path = new URL(url).pathname;
   const match = templates.find(({ pattern }) => pattern.test(path));
   // Paths the API has no route for are the gateway's 404s, outside any operation.
-  const operation = match && document.paths[match.template][method.toLowerCase()];
-  if (!match || !operation) return [];
+  if (!match) return [];
+  const operation = document.paths[match.template][method.toLowerCase()];
+  if (!operation) return methodNotAllowedProblems(method, match.template, response);
   const where = `${method} ${match.template} → ${response.status}`;
   const documented = operation.responses[String(response.status)];
   if (!documented) return [`${where}: status not in the document`];
@@ -101,5 +102,48 @@ export function contractProblems(
       `${where}: body does not match: ${ajv.errorsText(validate.errors)} in ${response.text.slice(0, 300)}`,
     );
   }
+  return problems;
+}
+
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * A method the document does not list for the path: the 405 its description promises (info.description,
+ * "Methods"), with `Allow` naming the methods it lists for the path, in its order.
+ */
+function methodNotAllowedProblems(
+  method: string,
+  template: string,
+  response: { status: number; headers: Headers; text: string },
+): string[] {
+  const where = `${method} ${template} → ${response.status}`;
+  // A CORS preflight is the gateway's own (test/cors.test.ts), outside the document.
+  if (method === 'OPTIONS' && response.status === 204) return [];
+  if (response.status !== 405) return [`${where}: a method the document does not list answers 405`];
+  const listed = Object.keys(document.paths[template])
+    .filter((key) => OPERATION_METHODS.includes(key))
+    .map((key) => key.toUpperCase());
+  const problems: string[] = [];
+  if (response.headers.get('allow') !== listed.join(', '))
+    problems.push(
+      `${where}: Allow ${response.headers.get('allow')}, the document lists ${listed.join(', ')}`,
+    );
+  if (!response.headers.get('x-request-id')) problems.push(`${where}: no X-Request-Id`);
+  for (const header of DOCUMENTED_HEADERS) {
+    if (response.headers.has(header)) problems.push(`${where}: undocumented ${header}`);
+  }
+  // A HEAD's answer has no body.
+  if (method === 'HEAD') return problems;
+  if (!response.headers.get('content-type')?.startsWith('application/json'))
+    problems.push(`${where}: not JSON`);
+  const schemaRef = 'openapi#/components/schemas/Message';
+  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    return [...problems, `${where}: body is not JSON`];
+  }
+  if (!validate(body)) problems.push(`${where}: body is not {message}: ${response.text.slice(0, 300)}`);
   return problems;
 }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { buildDocument } from '../../lib/openapi/document.ts';
 import { OPERATIONS } from '../../lib/openapi/operations.ts';
-import { COMMON_STATUSES, type Route, routeKey } from '../../lib/routes.ts';
+import { COMMON_STATUSES, type Route, routeKey, routes } from '../../lib/routes.ts';
 import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
 import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 
@@ -1031,9 +1031,10 @@ export function allowedStatuses(route: Route): number[] {
 export function problemsWith(route: Route, request: FuzzRequest, response: FuzzResponse): string[] {
   const problems: string[] = [];
   const { status, text } = response;
+  const statuses = [...allowedStatuses(route), ...(reachesResourceWithout(route, request) ? [405] : [])];
   if (status >= 500) problems.push(`status ${status} is a server error`);
-  else if (!allowedStatuses(route).includes(status)) {
-    problems.push(`status ${status} is not one of ${allowedStatuses(route).join(', ')}`);
+  else if (!statuses.includes(status)) {
+    problems.push(`status ${status} is not one of ${statuses.join(', ')}`);
   }
   let body: unknown;
   const textSuccess = status < 300 && OPERATIONS[routeKey(route)]?.successMediaType !== undefined;
@@ -1063,6 +1064,16 @@ export function problemsWith(route: Route, request: FuzzRequest, response: FuzzR
     problems.push(`400 on ${route.method}: the body of a ${route.method} must be ignored`);
   }
   return problems;
+}
+
+/**
+ * An id that is a literal resource's name beside `{id}` (`/contact-fields/types`) reaches that resource, as
+ * in API Gateway: where it lacks the route's method, the answer is its 405.
+ */
+function reachesResourceWithout(route: Route, request: FuzzRequest): boolean {
+  const { pathname } = new URL(request.path, 'http://localhost');
+  const sibling = routes.filter((candidate) => candidate.path === pathname && pathname !== route.path);
+  return sibling.length > 0 && !sibling.some((candidate) => candidate.method === route.method);
 }
 
 /** Throws an error naming the request and the response when the response breaks the oracle. */

@@ -1,0 +1,305 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../lib/admin/args.ts';
+import { runCommand } from '../lib/admin/commands.ts';
+import { createPage } from '../shared/data/pages.ts';
+import { createSite } from '../shared/data/sites.ts';
+import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
+import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
+import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './support/api.ts';
+import { ROOT } from './support/processes.ts';
+import { restoreSettings, useSettings } from './support/settings.ts';
+
+/**
+ * Every example of the OpenAPI document against the API's own answers. Each operation's request example
+ * is sent to the local stack as it stands (auto-configure's to a local copy of the site it names), the
+ * answer is held to the document (support/api.ts checks status, headers and body against the schema), and
+ * the operation's response example must be that answer: the same keys at every level, and the same values
+ * but for those that differ from one run to another (ids, timestamps, counts, a presigned URL), which must
+ * have the same type or form. The schemas' and headers' own examples are compared with the values the
+ * answers had there, and the security scheme's admin commands are run. A last test holds the checks to
+ * every example the document has, so a new one cannot go unchecked.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON.
+type Json = any;
+
+const document: Json = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
+
+/** A JSON pointer from its segments (RFC 6901). */
+const pointer = (...parts: Array<string | number>) =>
+  parts.map((part) => `/${String(part).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/** Where the document has an example: every `example` and `examples` member, outside examples. */
+function exampleLocations(node: Json, at: string[] = []): string[] {
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === 'example' || key === 'examples' ? [pointer(...at, key)] : exampleLocations(value, [...at, key]),
+  );
+}
+
+/** The values that differ between runs, by member name: what of them the example must match. */
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+/** A string's form: its digits (and hexadecimal digests) masked, so `2026-11-25T09:46:31.123000Z` is a timestamp's. */
+const formOf = (value: unknown) =>
+  typeof value === 'string' ? value.replace(/[0-9a-f]{32}/g, '#').replace(/[0-9]+/g, '0') : value;
+const VARYING: Record<string, (documented: unknown, answered: unknown) => boolean> = {
+  id: (a, b) => kindOf(a) === kindOf(b),
+  team_id: (a, b) => kindOf(a) === kindOf(b),
+  site_id: (a, b) => kindOf(a) === kindOf(b),
+  used: (a, b) => kindOf(a) === kindOf(b),
+  created_at: (a, b) => formOf(a) === formOf(b),
+  updated_at: (a, b) => formOf(a) === formOf(b),
+  // Signed for this run, by this deployment's S3.
+  upload_url: (a, b) => kindOf(a) === kindOf(b),
+};
+
+/** How a documented example differs from an answer: keys at every level, values but for VARYING ones. */
+function differences(documented: unknown, answered: unknown, at = '$'): string[] {
+  const kinds = [kindOf(documented), kindOf(answered)];
+  if (kinds[0] !== kinds[1]) {
+    return [`${at}: ${JSON.stringify(documented)} documented, ${JSON.stringify(answered)} answered`];
+  }
+  if (Array.isArray(documented) && Array.isArray(answered)) {
+    if (documented.length !== answered.length) {
+      return [`${at}: ${documented.length} items documented, ${answered.length} answered`];
+    }
+    return documented.flatMap((item, i) => differences(item, answered[i], `${at}[${i}]`));
+  }
+  if (kinds[0] === 'object') {
+    const [ours, theirs] = [documented as Record<string, unknown>, answered as Record<string, unknown>];
+    return [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].flatMap((key) => {
+      if (!(key in theirs)) return [`${at}.${key}: documented, not answered`];
+      if (!(key in ours)) return [`${at}.${key}: answered (${JSON.stringify(theirs[key])}), not documented`];
+      const varying = VARYING[key];
+      if (varying && kindOf(ours[key]) !== 'object') {
+        return varying(ours[key], theirs[key])
+          ? []
+          : [
+              `${at}.${key}: ${JSON.stringify(ours[key])} documented, ${JSON.stringify(theirs[key])} answered`,
+            ];
+      }
+      return differences(ours[key], theirs[key], `${at}.${key}`);
+    });
+  }
+  return isDeepStrictEqual(documented, answered)
+    ? []
+    : [`${at}: ${JSON.stringify(documented)} documented, ${JSON.stringify(answered)} answered`];
+}
+
+/** The example locations checked so far, and the answers seen (for the schemas' and headers' examples). */
+const checked = new Set<string>();
+const answers: Array<{ schema: Json; body: unknown; headers: Headers }> = [];
+
+interface Documented {
+  method: string;
+  template: string;
+  operation: Json;
+}
+
+function documentedOperation(operationId: string): Documented {
+  for (const [template, methods] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const [method, operation] of Object.entries(methods as Record<string, Json>)) {
+      if (operation.operationId === operationId) return { method, template, operation };
+    }
+  }
+  throw new Error(`no operation ${operationId} in the document`);
+}
+
+/** Sends an operation's request example and compares its response example with the answer. */
+async function replay(
+  client: ApiClient,
+  operationId: string,
+  {
+    params = {},
+    origin,
+  }: {
+    params?: Record<string, string | number>;
+    /** The documented origin and the one that stands in for it in this run. */
+    origin?: { documented: string; local: string };
+  } = {},
+): Promise<{ answer: ApiResult; problems: string[] }> {
+  const { method, template, operation } = documentedOperation(operationId);
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+  const [status, success] = Object.entries(operation.responses as Record<string, Json>).find(([code]) =>
+    code.startsWith('2'),
+  ) as [string, Json];
+  const json = 'application/json';
+  const at = (...parts: string[]) => pointer('paths', template, method, ...parts);
+  const requestExample = operation.requestBody?.content?.[json]?.example;
+  let body: unknown;
+  if (requestExample !== undefined) {
+    checked.add(at('requestBody', 'content', json, 'example'));
+    const text = JSON.stringify(requestExample);
+    body = JSON.parse(origin ? text.replaceAll(origin.documented, origin.local) : text);
+  }
+  const answer = await client[method as 'post'](path, body);
+  const where = `${method.toUpperCase()} ${template}`;
+  if (String(answer.status) !== status) {
+    return { answer, problems: [`${where}: ${answer.status} ${answer.text}, documented ${status}`] };
+  }
+  const schema = success.content[json].schema;
+  answers.push({ schema, body: answer.body, headers: answer.headers });
+  const responseExample = success.content[json].example;
+  if (responseExample === undefined) return { answer, problems: [] };
+  checked.add(at('responses', status, 'content', json, 'example'));
+  const answered = origin ? JSON.parse(answer.text.replaceAll(origin.local, origin.documented)) : answer.body;
+  return { answer, problems: differences(responseExample, answered).map((problem) => `${where} ${problem}`) };
+}
+
+/** The page the auto-configure example reads, as the example describes it (served from 127.0.0.1). */
+const acmeSite = (origin: string) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Acme</title>
+  <meta property="og:site_name" content="Acme">
+  <meta name="description" content="Rockets and more">
+  <meta name="theme-color" content="#1a2b3c">
+  <meta name="theme-color" media="(prefers-color-scheme: dark)" content="#0d1117">
+  <meta property="og:image" content="${origin}/og.png">
+  <meta name="twitter:site" content="@acme">
+  <link rel="apple-touch-icon" href="/apple-touch-icon.png">
+  <script type="application/ld+json">
+    {"@context": "https://schema.org", "@type": "Organization", "name": "Acme", "url": "${origin}/",
+     "logo": "${origin}/logo.png"}
+  </script>
+</head>
+<body><h1>Acme</h1></body>
+</html>`;
+
+let api: Awaited<ReturnType<typeof startApi>>;
+let site: FixtureServer;
+beforeAll(async () => {
+  // The deployment's default plans, so that the rate limit headers are what a new team gets.
+  api = await startApi(RATE_LIMIT_DEFAULTS);
+  site = await startFixtureServer({
+    '/': (_request, response, origin) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(acmeSite(origin)),
+  });
+});
+afterAll(async () => {
+  restoreSettings();
+  await site?.close();
+  await api?.close();
+});
+
+const newClient = async () => {
+  const team = await newTeam();
+  return { ...team, client: apiClient(api.url, team.token) };
+};
+
+describe("the OpenAPI document's examples, against the API's own answers", () => {
+  it('the brands: auto-configure, create, list, read, update, delete', async () => {
+    const { client } = await newClient();
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    const origin = { documented: 'https://acme.example', local: site.origin };
+    const problems = [(await replay(client, 'autoConfigureBrand', { origin })).problems];
+    restoreSettings();
+    const created = await replay(client, 'createBrand');
+    problems.push(created.problems);
+    const params = { id: created.answer.body.id };
+    for (const operationId of ['listBrands', 'getBrand', 'updateBrand', 'deleteBrand']) {
+      problems.push((await replay(client, operationId, { params })).problems);
+    }
+    expect(problems.flat()).toEqual([]);
+  });
+
+  it('the contact fields: types, create, list, read, update, delete', async () => {
+    const { client } = await newClient();
+    const problems = [(await replay(client, 'listContactFieldTypes')).problems];
+    const created = await replay(client, 'createContactField');
+    problems.push(created.problems);
+    const params = { id: created.answer.body.id };
+    for (const operationId of [
+      'listContactFields',
+      'getContactField',
+      'updateContactField',
+      'deleteContactField',
+    ]) {
+      problems.push((await replay(client, operationId, { params })).problems);
+    }
+    expect(problems.flat()).toEqual([]);
+  });
+
+  it('the pages, the upload URL and the limits', async () => {
+    const { client, teamId } = await newClient();
+    // The limits first: a new team's first answer, whose rate limit headers the examples show.
+    const problems = [(await replay(client, 'getLimits')).problems];
+    // The site and page the example lists, made as the dashboard (the admin CLI) makes them.
+    const main = await createSite(teamId, 'Main', 'https://example.com');
+    await createPage(teamId, main.id, 'Thanks', '/thanks');
+    problems.push((await replay(client, 'listPages')).problems);
+    problems.push((await replay(client, 'createUploadUrl')).problems);
+    expect(problems.flat()).toEqual([]);
+  });
+
+  it("the schemas' and headers' own examples are values the answers had there", () => {
+    const problems: string[] = [];
+    for (const location of exampleLocations(document).filter((at) => at.startsWith('/components/'))) {
+      const [, , kind, name, ...rest] = location.split('/');
+      const examples: unknown[] = rest.reduce(
+        (node: Json, part) => node[part.replaceAll('~1', '/').replaceAll('~0', '~')],
+        document.components[kind as string][name as string],
+      );
+      let seen: unknown[] = [];
+      if (kind === 'headers') {
+        // The component's name is the header's, without its hyphens (RateLimitPolicy: RateLimit-Policy).
+        const header = (headers: Headers) =>
+          [...headers.keys()].find((key) => key.replaceAll('-', '') === (name as string).toLowerCase());
+        seen = answers.map(({ headers }) => headers.get(header(headers) ?? '')).filter(Boolean);
+        for (const example of examples) {
+          if (!seen.includes(example)) problems.push(`${location}: ${example} never answered (${seen[0]})`);
+        }
+      } else if (kind === 'schemas' && rest.length === 3 && rest[0] === 'properties') {
+        // A property's examples: the form of the values answered there (a timestamp's digits vary).
+        const ref = `#/components/schemas/${name}`;
+        const property = rest[1] as string;
+        seen = answers.flatMap(({ schema, body }) =>
+          schema.$ref === ref
+            ? [(body as Json)[property]]
+            : schema.items?.$ref === ref
+              ? (body as Json[]).map((item) => item[property])
+              : [],
+        );
+        for (const example of examples) {
+          const forms = new Set(seen.map(formOf));
+          if (!forms.has(formOf(example))) problems.push(`${location}: ${example} unlike ${seen[0]}`);
+        }
+      }
+      if (seen.length === 0) problems.push(`${location}: no answer had a value there`);
+      else checked.add(location);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the security scheme: its admin commands make a token that works, and revoke it', async () => {
+    const description: string = document.components.securitySchemes.bearerAuth.description;
+    const commands = [...description.matchAll(/`npm run -s admin -- ([^`]+)`/g)].map(
+      (match) => match[1] ?? '',
+    );
+    expect(commands.length).toBeGreaterThan(0);
+    const made: Record<string, string> = {};
+    const client = () => apiClient(api.url, made['<token>']);
+    for (const command of commands) {
+      const filled = Object.entries(made).reduce((line, [name, value]) => line.replace(name, value), command);
+      const argv = filled.split(' ');
+      const output = (await runCommand(parseCommandLine(argv))) as Record<string, unknown>;
+      if (output.team_id !== undefined) made['<team id>'] = String(output.team_id);
+      if (typeof output.token === 'string') {
+        made['<token>'] = output.token;
+        expect(output.token).toMatch(/^tm_[0-9]+_[0-9A-Za-z]+$/);
+        expect((await client().get('/api/v1/limits')).status, command).toBe(200);
+      }
+    }
+    // The last command revoked the token: the 401 is as the description says.
+    const refused = await client().get('/api/v1/limits');
+    expect(refused.status).toBe(401);
+    expect(description).toContain(`\`WWW-Authenticate: ${refused.headers.get('www-authenticate')}\``);
+    expect(description).toContain(`{"message": "${refused.body.message}"}`);
+  });
+
+  it('checked every example the document has', () => {
+    expect([...checked].sort()).toEqual(exampleLocations(document).sort());
+  });
+});
