@@ -138,6 +138,10 @@ function fromItem(item: Record<string, unknown>, defaultId: number | undefined):
   return withImages(shapeOf(item, defaultId), renderedImage);
 }
 
+/** A brand's representation from its stored item, as the API answers it (change events render it so). */
+export const brandOfItem = (item: Record<string, unknown>, isDefault: boolean): Brand =>
+  fromItem(item, isDefault ? (item.id as number) : undefined);
+
 /** The fields of the response in its order, with their defaults; images as stored. */
 function shapeOf(item: Record<string, unknown>, defaultId: number | undefined): Brand {
   const stored = item as Partial<Brand>;

@@ -76,6 +76,9 @@ const toItem = (field: ContactField, version: number) => ({
   version,
 });
 
+/** A field's representation from its stored item, as GET answers it (change events render it so). */
+export const contactFieldOfItem = (item: Record<string, unknown>) => contactFieldView(fromItem(item));
+
 function fromItem(item: Record<string, unknown>): ContactField {
   return {
     id: item.id as number,

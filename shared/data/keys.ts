@@ -12,6 +12,7 @@
  *   TEAM#<team>          PAGE#<page, 12 digits>                    a CMS page
  *   TEAM#<team>          IDENTITY#<identity, 12 digits>            a sender identity
  *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
+ *   TEAM#<team>          EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts)
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
  *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
@@ -34,6 +35,7 @@ export const FIELD_PREFIX = 'FIELD#';
 export const PAGE_PREFIX = 'PAGE#';
 export const SITE_PREFIX = 'SITE#';
 export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
+export const EVENT_PREFIX = 'EVENT#';
 
 export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
 export const brandKey = (teamId: number, brandId: number) =>
