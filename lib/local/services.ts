@@ -8,9 +8,11 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -229,7 +231,9 @@ export function createS3rver(options: S3rverOptions): S3rver {
   return server;
 }
 
-/** Creates the table (with its id index and TTL) and the buckets when they are missing. */
+const TABLE_STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
+
+/** Creates the table (with its id index, TTL and stream) and the buckets when they are missing. */
 export async function provision(
   endpoints: { dynamodbEndpoint: string; s3Endpoint: string },
   resources: Resources,
@@ -259,6 +263,8 @@ export async function provision(
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },
         ],
+        // Change events are read from the stream (shared/events), as the stack's table has it.
+        StreamSpecification: TABLE_STREAM,
       }),
     );
     await dynamo.send(
@@ -269,6 +275,13 @@ export async function provision(
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    // A table a version before change events made: give it its stream.
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: resources.tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await dynamo.send(
+        new UpdateTableCommand({ TableName: resources.tableName, StreamSpecification: TABLE_STREAM }),
+      );
+    }
   } finally {
     dynamo.destroy();
   }

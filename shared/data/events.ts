@@ -74,7 +74,7 @@ export async function listEvents(
   const events: ChangeEvent[] = [];
   let startKey: Record<string, unknown> | undefined =
     after === undefined ? undefined : eventKey(teamId, after);
-  const conditions = ['expires_at > :now'];
+  const conditions = ['#expires > :now'];
   const values: Record<string, unknown> = {
     ':pk': teamPk(teamId),
     ':prefix': EVENT_PREFIX,
@@ -90,16 +90,18 @@ export async function listEvents(
     conditions.push('#resource = :resource');
     values[':resource'] = filters.resource;
   }
+  const names = {
+    '#expires': 'expires_at',
+    ...(filters.types?.length && { '#type': 'type' }),
+    ...(filters.resource !== undefined && { '#resource': 'resource' }),
+  };
   do {
     const page = await dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         FilterExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: {
-          ...(filters.types?.length && { '#type': 'type' }),
-          ...(filters.resource !== undefined && { '#resource': 'resource' }),
-        },
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,

@@ -1,0 +1,117 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+
+/**
+ * Lambda's event source mapping, locally: reads every shard of the table's stream from its start, hands
+ * each batch to the consumer as Lambda would (a DynamoDBStreamEvent), and on a reported failure reads the
+ * shard again from the failed record. Only brand and contact field items are passed, as the mapping's
+ * filter does in AWS. A record is handed over again only after a failure, as in AWS (at least once).
+ */
+export interface StreamPollerOptions {
+  endpoint: string;
+  tableName: string;
+  consume: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+  /** Pause between reads of a shard with nothing new. */
+  idleMs?: number;
+}
+
+/** The sort keys the consumer is invoked for: the stack's filter (lib/cdk) says the same. */
+export const CONSUMED_SORT_KEYS = /^(BRAND#|FIELD#)/;
+const BATCH_SIZE = 100;
+
+export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const clientOptions = { region: 'us-east-1', endpoint: options.endpoint, credentials };
+  const streams = new DynamoDBStreamsClient(clientOptions);
+  const dynamo = new DynamoDBClient(clientOptions);
+  const idleMs = options.idleMs ?? 100;
+  let stopped = false;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function streamArn(): Promise<string> {
+    for (;;) {
+      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+      if (Table?.LatestStreamArn) return Table.LatestStreamArn;
+      await sleep(idleMs);
+    }
+  }
+
+  /** One shard, from its start to its end (a closed shard) or until stopped. */
+  async function pollShard(arn: string, shardId: string): Promise<void> {
+    const iteratorAt = async (sequence?: string) =>
+      (
+        await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: arn,
+            ShardId: shardId,
+            ...(sequence
+              ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: sequence }
+              : { ShardIteratorType: 'TRIM_HORIZON' }),
+          }),
+        )
+      ).ShardIterator;
+    let iterator = await iteratorAt();
+    while (!stopped && iterator) {
+      const { Records = [], NextShardIterator } = await streams.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }),
+      );
+      const passed = Records.filter(consumed).map(asLambdaRecord);
+      const failure = passed.length > 0 ? await options.consume({ Records: passed }) : undefined;
+      const failed = failure?.batchItemFailures[0]?.itemIdentifier;
+      if (failed) {
+        await sleep(idleMs);
+        iterator = await iteratorAt(failed);
+        continue;
+      }
+      iterator = NextShardIterator;
+      if (Records.length === 0) await sleep(idleMs);
+    }
+  }
+
+  const running = (async () => {
+    const arn = await streamArn();
+    const polled = new Map<string, Promise<void>>();
+    while (!stopped) {
+      const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: arn }));
+      for (const shard of StreamDescription?.Shards ?? []) {
+        const id = shard.ShardId as string;
+        if (!polled.has(id)) polled.set(id, pollShard(arn, id));
+      }
+      await sleep(idleMs * 10);
+    }
+    await Promise.all(polled.values());
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await running.catch(() => undefined);
+      streams.destroy();
+      dynamo.destroy();
+    },
+  };
+}
+
+function consumed(record: StreamRecord): boolean {
+  const sk = record.dynamodb?.Keys?.sk;
+  return sk !== undefined && 'S' in sk && typeof sk.S === 'string' && CONSUMED_SORT_KEYS.test(sk.S);
+}
+
+/** The SDK's record in the shape Lambda delivers: the creation time in epoch seconds. */
+function asLambdaRecord(record: StreamRecord): DynamoDBRecord {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return {
+    ...record,
+    dynamodb: {
+      ...record.dynamodb,
+      ApproximateCreationDateTime: created ? Math.floor(created.getTime() / 1000) : undefined,
+    },
+  } as unknown as DynamoDBRecord;
+}

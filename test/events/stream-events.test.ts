@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStreamPoller } from '../../lib/local/stream-poller.ts';
+import { listEvents } from '../../shared/data/events.ts';
+import type { ChangeEvent } from '../../shared/events/change-events.ts';
+import { consumeRecords } from '../../shared/events/stream-consumer.ts';
+import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
+
+/**
+ * Change events end to end on the real local stack: API writes → DynamoDB Local's stream → the poller (Lambda's
+ * event source mapping locally) → the consumer → the event log, and the events it publishes.
+ */
+let api: Awaited<ReturnType<typeof startApi>>;
+let poller: ReturnType<typeof startStreamPoller>;
+const published: ChangeEvent[] = [];
+
+beforeAll(async () => {
+  api = await startApi();
+  poller = startStreamPoller({
+    endpoint: process.env.DYNAMODB_ENDPOINT as string,
+    tableName: process.env.TABLE_NAME as string,
+    consume: (event) =>
+      consumeRecords(event.Records, async (events) => {
+        published.push(...events);
+      }),
+  });
+});
+afterAll(async () => {
+  await poller.stop();
+  await api.close();
+});
+
+/** The team's events, oldest first, once `count` are there (the stream is read asynchronously). */
+async function eventsOf(teamId: number, count: number): Promise<ChangeEvent[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { items } = await listEvents(teamId, {}, { limit: 200 });
+    if (items.length >= count || Date.now() > deadline) return items.reverse();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function team(): Promise<{ id: number; client: ApiClient }> {
+  const created = await newTeam();
+  return { id: created.teamId, client: apiClient(api.url, created.token) };
+}
+
+describe('change events from the stream', () => {
+  it('gives every event type once, in order, and none for a refused write or one that changed nothing', async () => {
+    const { id, client } = await team();
+    const brand = await client.post('/api/v1/brands', { name: 'Acme' });
+    const renamed = await client.put(`/api/v1/brands/${brand.body.id}`, { name: 'Acme 2' });
+    await client.put(`/api/v1/brands/${brand.body.id}`, { name: 'Acme 2' }); // changes nothing
+    const field = await client.post('/api/v1/contact-fields', {
+      name: 'Plan',
+      tag: 'plan',
+      type: 'text',
+      contact_type: 'person',
+    });
+    await client.put(`/api/v1/contact-fields/${field.body.id}`, { name: 'Plan name' });
+    await client.post('/api/v1/brands', {}); // refused: no event
+    await client.delete(`/api/v1/contact-fields/${field.body.id}`);
+    await client.delete(`/api/v1/brands/${brand.body.id}`);
+
+    const events = await eventsOf(id, 6);
+    expect(events.map((event) => [event.type, event.resource])).toEqual([
+      ['brand.created', `brand:${brand.body.id}`],
+      ['brand.updated', `brand:${brand.body.id}`],
+      ['contact_field.created', `contact_field:${field.body.id}`],
+      ['contact_field.updated', `contact_field:${field.body.id}`],
+      ['contact_field.deleted', `contact_field:${field.body.id}`],
+      ['brand.deleted', `brand:${brand.body.id}`],
+    ]);
+    expect(events[0]?.data.object).toEqual(brand.body);
+    expect(events[1]?.data.object).toEqual(renamed.body);
+    expect(events[1]?.data.previous_attributes).toMatchObject({ name: 'Acme' });
+    expect(events.every((event) => event.team_id === id)).toBe(true);
+    const ids = events.map((event) => event.id);
+    expect(published.filter((event) => ids.includes(event.id)).map((event) => event.id)).toEqual(ids);
+  });
+
+  it('gives exactly one brand.updated per successful write of 20 concurrent ones, in version order', async () => {
+    const { id, client } = await team();
+    const brand = await client.post('/api/v1/brands', { name: 'Race' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.put(`/api/v1/brands/${brand.body.id}`, { name: `Race ${i}` }),
+      ),
+    );
+    const written = answers.filter((answer) => answer.status === 200).length;
+    const events = await eventsOf(id, 1 + written);
+    const updates = events.filter((event) => event.type === 'brand.updated');
+    expect(updates).toHaveLength(written);
+    const versions = updates.map((event) => event.resource_version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(written);
+  });
+
+  it('names both brands when the default moves', async () => {
+    const { id, client } = await team();
+    const first = await client.post('/api/v1/brands', { name: 'First', is_default: true });
+    const second = await client.post('/api/v1/brands', { name: 'Second' });
+    await client.put(`/api/v1/brands/${second.body.id}`, { is_default: true });
+    const events = await eventsOf(id, 4);
+    const moves = events.filter((event) => event.data.previous_attributes?.is_default !== undefined);
+    expect(moves.map((event) => [event.resource, event.data.object.is_default])).toEqual([
+      [`brand:${first.body.id}`, false],
+      [`brand:${second.body.id}`, true],
+    ]);
+  });
+});
