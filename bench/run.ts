@@ -67,7 +67,7 @@ try {
 
   configure({
     ...process.env,
-    ...handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
+    ...handlerEnvironment(servicesConfig({ ...services, dynamodbEndpoint: proxy.url })),
     LOG_LEVEL: 'silent',
     METRICS: 'off',
     AUTOCONFIGURE_ALLOW_LOOPBACK: '1',

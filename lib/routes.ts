@@ -1,3 +1,4 @@
+import { BRAND_PREFIX, FIELD_PREFIX } from '../shared/data/keys.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 
 /**
@@ -200,3 +201,14 @@ export function allowedMethods(path: string): Route['method'][] {
 export function findRoute(method: string, path: string): Route | undefined {
   return routes.find((route) => route.method === method && route.path === path);
 }
+
+/**
+ * The table stream's consumer (change events): not a route, but built like one in AWS (a Lambda behind an
+ * event source mapping) and run by the local stream poller with the same code. Only changes of items under
+ * these sort key prefixes invoke it: brands (the default-brand pointer included) and contact fields; the
+ * event items it writes itself never do.
+ */
+export const streamConsumer = {
+  handler: 'functions/events/stream-consumer.ts',
+  sortKeyPrefixes: [BRAND_PREFIX, FIELD_PREFIX],
+} as const;

@@ -19,6 +19,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { createEventBus } from './event-bus.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -41,6 +42,8 @@ export interface ServiceOptions {
 export interface LocalServices {
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The EventBridge stand-in change events are put on (event-bus.ts). */
+  eventBridgeEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -64,11 +67,24 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
         options.s3Port,
         stops,
       ));
-    return { dynamodbEndpoint, s3Endpoint, stop };
+    const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
+    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The EventBridge stand-in on a free port; with a data directory, it appends what it gets to bus.ndjson. */
+async function startEventBus(
+  dataDir: string | undefined,
+  stops: Array<() => Promise<void>>,
+): Promise<string> {
+  const server = createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson'));
+  await listen(server, 0);
+  stops.push(() => new Promise((closed) => server.close(() => closed())));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 }
 
 async function startDynamoDb(

@@ -7,12 +7,13 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { streamConsumer } from '../routes.ts';
 
 /**
  * Lambda's event source mapping, locally: reads every shard of the table's stream from its start, hands
  * each batch to the consumer as Lambda would (a DynamoDBStreamEvent), and on a reported failure reads the
- * shard again from the failed record. Only brand and contact field items are passed, as the mapping's
- * filter does in AWS. A record is handed over again only after a failure, as in AWS (at least once).
+ * shard again from the failed record. Only the items the route table's streamConsumer names are passed, as
+ * the mapping's filter does in AWS. A record is handed over again only after a failure, as in AWS (at least once).
  */
 export interface StreamPollerOptions {
   endpoint: string;
@@ -22,8 +23,6 @@ export interface StreamPollerOptions {
   idleMs?: number;
 }
 
-/** The sort keys the consumer is invoked for: the stack's filter (lib/cdk) says the same. */
-export const CONSUMED_SORT_KEYS = /^(BRAND#|FIELD#)/;
 const BATCH_SIZE = 100;
 
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
@@ -101,7 +100,10 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
 
 function consumed(record: StreamRecord): boolean {
   const sk = record.dynamodb?.Keys?.sk;
-  return sk !== undefined && 'S' in sk && typeof sk.S === 'string' && CONSUMED_SORT_KEYS.test(sk.S);
+  const value = sk !== undefined && 'S' in sk ? sk.S : undefined;
+  return (
+    typeof value === 'string' && streamConsumer.sortKeyPrefixes.some((prefix) => value.startsWith(prefix))
+  );
 }
 
 /** The SDK's record in the shape Lambda delivers: the creation time in epoch seconds. */

@@ -1,33 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStreamPoller } from '../../lib/local/stream-poller.ts';
 import { listEvents } from '../../shared/data/events.ts';
 import type { ChangeEvent } from '../../shared/events/change-events.ts';
-import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
 
 /**
- * Change events end to end on the real local stack: API writes → DynamoDB Local's stream → the poller (Lambda's
- * event source mapping locally) → the consumer → the event log, and the events it publishes.
+ * Change events end to end on the real local stack: API writes → DynamoDB Local's stream → the run's poller
+ * (Lambda's event source mapping locally, test/support/global-setup.ts) → the consumer → the event log and
+ * the EventBridge stand-in.
  */
 let api: Awaited<ReturnType<typeof startApi>>;
-let poller: ReturnType<typeof startStreamPoller>;
-const published: ChangeEvent[] = [];
 
 beforeAll(async () => {
   api = await startApi();
-  poller = startStreamPoller({
-    endpoint: process.env.DYNAMODB_ENDPOINT as string,
-    tableName: process.env.TABLE_NAME as string,
-    consume: (event) =>
-      consumeRecords(event.Records, async (events) => {
-        published.push(...events);
-      }),
-  });
 });
 afterAll(async () => {
-  await poller.stop();
   await api.close();
 });
+
+/** What the EventBridge stand-in of the run was given: the events the consumer put on the bus. */
+async function onTheBus(): Promise<ChangeEvent[]> {
+  const response = await fetch(`${process.env.EVENTBRIDGE_ENDPOINT}/entries`);
+  const entries = (await response.json()) as Array<{ Source: string; DetailType: string; Detail: string }>;
+  return entries.map((entry) => {
+    const event = JSON.parse(entry.Detail) as ChangeEvent;
+    expect([entry.Source, entry.DetailType]).toEqual(['team-messaging-api', event.type]);
+    return event;
+  });
+}
 
 /** The team's events, oldest first, once `count` are there (the stream is read asynchronously). */
 async function eventsOf(teamId: number, count: number): Promise<ChangeEvent[]> {
@@ -75,7 +74,8 @@ describe('change events from the stream', () => {
     expect(events[1]?.data.previous_attributes).toMatchObject({ name: 'Acme' });
     expect(events.every((event) => event.team_id === id)).toBe(true);
     const ids = events.map((event) => event.id);
-    expect(published.filter((event) => ids.includes(event.id)).map((event) => event.id)).toEqual(ids);
+    const published = (await onTheBus()).filter((event) => ids.includes(event.id));
+    expect(new Set(published.map((event) => event.id))).toEqual(new Set(ids));
   });
 
   it('gives exactly one brand.updated per successful write of 20 concurrent ones, in version order', async () => {
