@@ -30,7 +30,7 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -209,13 +209,17 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR. */
+  /**
+   * The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR, and its
+   * stream with both images of each change, which the change-event consumer reads (an in-place update).
+   */
   private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: ttlAttribute,
+      dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       globalSecondaryIndexes: [
         {
