@@ -330,7 +330,9 @@ describe('CDK stack: alarms', () => {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
       const alarms = resources(s, 'AWS::CloudWatch::Alarm');
-      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1);
+      // Stage; per route latency, errors, throttles; authorizer; table and index; bucket; change events
+      // (consumer errors, throttles, iterator age; on-failure queue).
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1 + 4);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
         expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);

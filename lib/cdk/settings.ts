@@ -64,6 +64,9 @@ export const DEFAULT_SETTINGS = {
     dynamoThrottled: 0,
     /** DynamoDB 500s (after the SDK's retries the API answers 503). */
     dynamoSystemErrors: 0,
+    /** How far the change-event consumer may be behind the table stream (its iterator age, maximum):
+     * it keeps up within seconds, so 5 minutes is a consumer failing or throttled. */
+    streamIteratorAgeSeconds: 300,
     /** 5xx answers of the public bucket: S3 asks clients to retry an occasional 500/503 (CloudFront and
      * the SDK do), a handful is normal, a stream is an S3 problem. */
     publicBucket5xx: 5,

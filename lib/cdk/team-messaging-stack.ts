@@ -208,6 +208,7 @@ export class TeamMessagingStack extends Stack {
       table: this.table,
       indexName: idIndex.name,
       publicFiles: this.publicFiles,
+      changeEvents: this.changeEvents,
       settings,
     });
     this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
