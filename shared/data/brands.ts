@@ -19,7 +19,14 @@ import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
-import { queryAll, scanSortKey, throwMissing } from './items.ts';
+import {
+  deletionStamp,
+  queryAll,
+  requestStamp,
+  requestStampUpdate,
+  scanSortKey,
+  throwMissing,
+} from './items.ts';
 import {
   BRAND_PREFIX,
   brandKey,
@@ -109,7 +116,7 @@ const IMAGE_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof BrandFields>;
 
 const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
-const LAST_UNLINK_BATCH = 97; // + the brand's delete, the pointer check and the quota's release
+const LAST_UNLINK_BATCH = 96; // + the brand's delete, the pointer check, the quota's release, the tombstone
 
 /** The brand id a pointer item names, if any: possibly a deleted brand's. */
 export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
@@ -265,6 +272,7 @@ export async function createBrand(
           ...brandKey(teamId, id),
           ...idIndexKeys('BRAND', id),
           ...stored,
+          ...requestStamp(),
           version: 1,
           ...(is_default && { may_be_default: true }),
         },
@@ -437,7 +445,10 @@ export async function deleteBrand(teamId: number, brandId: number, expected?: Ve
       )
       .add('list', ...batch.map((key) => unlinkList(key, brandId, now)));
     if (expected) transaction.add('pointer', pointerIs(teamId, brandId, expected.isDefault === true));
-    if (last) transaction.add('quota release', releaseQuota(teamId, 'brands'));
+    if (last) {
+      transaction.add('quota release', releaseQuota(teamId, 'brands'));
+      transaction.add('tombstone', ...deletionStamp(brandKey(teamId, brandId), teamId));
+    }
     const cancellation = await transaction.commit();
     if (!cancellation) {
       if (last) return;
@@ -633,16 +644,17 @@ function throwIfIdentityRefused(cancellation: Cancellation): void {
 
 /** SET of the given attributes and `updated_at`, and a version bump. */
 function brandUpdate(attributes: Record<string, unknown>, now: string) {
+  const stamp = requestStampUpdate();
   const names: Record<string, string> = { '#updated_at': 'updated_at', '#version': 'version' };
-  const values: Record<string, unknown> = { ':updated_at': now, ':one': 1 };
-  const sets = ['#updated_at = :updated_at'];
+  const values: Record<string, unknown> = { ':updated_at': now, ':one': 1, ...stamp.values };
+  const sets = ['#updated_at = :updated_at', ...stamp.set];
   for (const [name, value] of Object.entries(attributes)) {
     names[`#${name}`] = name;
     values[`:${name}`] = value;
     sets.push(`#${name} = :${name}`);
   }
   return {
-    UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
+    UpdateExpression: `SET ${sets.join(', ')} ADD #version :one${stamp.remove}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };

@@ -31,7 +31,7 @@ export interface ChangeEvent {
   resource: string;
   /** The version the resource's ETag carries after the change (before it, for a delete). */
   resource_version: number;
-  /** The API request that made the change; null for the admin CLI's (and for a delete, see lookups). */
+  /** The API request that made the change; null for the admin CLI's. */
   request_id: string | null;
   data: {
     /** The resource after the change; for a delete, as it last was. */
@@ -51,10 +51,14 @@ export interface ItemChange {
   newImage?: Record<string, unknown>;
 }
 
-/** What rendering a brand needs beyond its record: the default pointer now, and a brand's item now. */
-export interface BrandLookups {
+/**
+ * What an event needs beyond its record: the default pointer and a brand's item now (to render brands),
+ * and the request a delete's tombstone names (a delete's record holds only the item as it was).
+ */
+export interface ChangeLookups {
   defaultBrandId(teamId: number): Promise<number | undefined>;
   brandItem(teamId: number, brandId: number): Promise<Record<string, unknown> | undefined>;
+  deletedBy(teamId: number, sk: string): Promise<string | undefined>;
 }
 
 const DEFAULT_POINTER_SK = `${BRAND_PREFIX}DEFAULT`;
@@ -63,7 +67,7 @@ const ENTITY_SK = /^(BRAND|FIELD)#(\d+)$/;
 const SEQUENCE_DIGITS = 40;
 
 /** The events one stream record makes: none for items that are not brands, fields or the default pointer. */
-export async function eventsOfChange(change: ItemChange, lookups: BrandLookups): Promise<ChangeEvent[]> {
+export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups): Promise<ChangeEvent[]> {
   const image = change.newImage ?? change.oldImage;
   const sk = typeof image?.sk === 'string' ? image.sk : '';
   const teamId = teamOf(image?.pk);
@@ -90,7 +94,10 @@ export async function eventsOfChange(change: ItemChange, lookups: BrandLookups):
     });
   const { oldImage, newImage } = change;
   if (!oldImage && newImage) return [event(`${kind}.created`, newImage, null)];
-  if (oldImage && !newImage) return [event(`${kind}.deleted`, oldImage, null)];
+  if (oldImage && !newImage) {
+    const requestId = await lookups.deletedBy(teamId, sk);
+    return [event(`${kind}.deleted`, { ...oldImage, request_id: requestId }, null)];
+  }
   if (!oldImage || !newImage) return [];
   const previous = previousAttributes(render(oldImage), render(newImage));
   return previous ? [event(`${kind}.updated`, newImage, previous)] : [];
@@ -103,7 +110,7 @@ export async function eventsOfChange(change: ItemChange, lookups: BrandLookups):
 async function defaultChangeEvents(
   change: ItemChange,
   teamId: number,
-  lookups: BrandLookups,
+  lookups: ChangeLookups,
 ): Promise<ChangeEvent[]> {
   const before = pointed(change.oldImage);
   const after = pointed(change.newImage);

@@ -5,9 +5,9 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { pointedId } from '../data/brands.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
-import { brandKey, defaultBrandKey } from '../data/keys.ts';
+import { brandKey, defaultBrandKey, tombstoneKey } from '../data/keys.ts';
 import { describeError, logger } from '../telemetry.ts';
-import { type BrandLookups, type ChangeEvent, eventsOfChange, type ItemChange } from './change-events.ts';
+import { type ChangeLookups, type ChangeEvent, eventsOfChange, type ItemChange } from './change-events.ts';
 
 /**
  * One batch of stream records, in order: their events are written to the log, then put on the bus. A
@@ -61,8 +61,8 @@ export function itemChangeOf(record: DynamoDBRecord): ItemChange {
 
 const sequenceOf = (record: DynamoDBRecord): string => record.dynamodb?.SequenceNumber ?? '0';
 
-/** The default pointer and brand items, read once per batch (strongly consistent: the latest writes). */
-function batchLookups(): BrandLookups {
+/** The default pointer, brand items and tombstones, read once per batch (strongly consistent). */
+function batchLookups(): ChangeLookups {
   const reads = new Map<string, Promise<Record<string, unknown> | undefined>>();
   const read = (key: { pk: string; sk: string }) => {
     const id = `${key.pk} ${key.sk}`;
@@ -78,5 +78,9 @@ function batchLookups(): BrandLookups {
   return {
     defaultBrandId: async (teamId) => pointedId(await read(defaultBrandKey(teamId))),
     brandItem: (teamId, brandId) => read(brandKey(teamId, brandId)),
+    deletedBy: async (teamId, sk) => {
+      const requestId = (await read(tombstoneKey(teamId, sk)))?.request_id;
+      return typeof requestId === 'string' ? requestId : undefined;
+    },
   };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  type BrandLookups,
+  type ChangeLookups,
   eventId,
   eventPosition,
   eventsOfChange,
@@ -49,7 +49,8 @@ function lookups(defaultId: number | undefined, brands: Record<number, Record<st
   return {
     defaultBrandId: async () => defaultId,
     brandItem: async (_team: number, id: number) => brands[id],
-  } satisfies BrandLookups;
+    deletedBy: async (_team: number, sk: string) => `deleted ${sk}`,
+  } satisfies ChangeLookups;
 }
 
 describe('change events of brands', () => {

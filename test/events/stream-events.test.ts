@@ -55,10 +55,14 @@ describe('change events from the stream', () => {
       type: 'text',
       contact_type: 'person',
     });
-    await client.put(`/api/v1/contact-fields/${field.body.id}`, { name: 'Plan name' });
+    const renamedField = await client.put(`/api/v1/contact-fields/${field.body.id}`, { name: 'Plan name' });
     await client.post('/api/v1/brands', {}); // refused: no event
-    await client.delete(`/api/v1/contact-fields/${field.body.id}`);
-    await client.delete(`/api/v1/brands/${brand.body.id}`);
+    const fieldDeleted = await client.delete(`/api/v1/contact-fields/${field.body.id}`);
+    const brandDeleted = await client.delete(`/api/v1/brands/${brand.body.id}`);
+    const requestIds = [brand, renamed, field, renamedField, fieldDeleted, brandDeleted].map((answer) =>
+      answer.headers.get('x-request-id'),
+    );
+    expect(requestIds.every(Boolean)).toBe(true);
 
     const events = await eventsOf(id, 6);
     expect(events.map((event) => [event.type, event.resource])).toEqual([
@@ -73,6 +77,8 @@ describe('change events from the stream', () => {
     expect(events[1]?.data.object).toEqual(renamed.body);
     expect(events[1]?.data.previous_attributes).toMatchObject({ name: 'Acme' });
     expect(events.every((event) => event.team_id === id)).toBe(true);
+    // Each names the API request that made it (its X-Request-Id), the delete's too.
+    expect(events.map((event) => event.request_id)).toEqual(requestIds.map((requestId) => requestId ?? null));
     const ids = events.map((event) => event.id);
     const published = (await onTheBus()).filter((event) => ids.includes(event.id));
     expect(new Set(published.map((event) => event.id))).toEqual(new Set(ids));
