@@ -118,6 +118,9 @@ const IMAGE_FIELDS = [
 const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
 const LAST_UNLINK_BATCH = 96; // + the brand's delete, the pointer check, the quota's release, the tombstone
 
+/** Set on a pointer `admin migrate` moved from where older tables kept it; the API's writes drop it. */
+export const MOVED_POINTER = 'moved_by_migration';
+
 /** The brand id a pointer item names, if any: possibly a deleted brand's. */
 export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
   typeof pointer?.brand_id === 'number' ? pointer.brand_id : undefined;
@@ -495,7 +498,8 @@ async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
       .add('pointer', {
         Put: {
           TableName: tableName(),
-          Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+          // Marked: the default did not change, its pointer moved, so it is no change event (change-events.ts).
+          Item: { ...defaultBrandKey(teamId), brand_id: brandId, [MOVED_POINTER]: true },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       })

@@ -1,4 +1,4 @@
-import { brandOfItem } from '../data/brands.ts';
+import { brandOfItem, MOVED_POINTER } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
@@ -105,7 +105,8 @@ export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups)
 
 /**
  * The pointer moved: `brand.updated` of the brand that lost the default and of the one that won it, each
- * as it is now. A brand created as the default (version 1) already said so in its `brand.created`.
+ * as it is now. A brand created as the default (version 1) already said so in its `brand.created`; a
+ * pointer `admin migrate` moved changed no default.
  */
 async function defaultChangeEvents(
   change: ItemChange,
@@ -114,7 +115,7 @@ async function defaultChangeEvents(
 ): Promise<ChangeEvent[]> {
   const before = pointed(change.oldImage);
   const after = pointed(change.newImage);
-  if (before === after) return [];
+  if (before === after || change.newImage?.[MOVED_POINTER] === true) return [];
   const moves: Array<[number, boolean]> = [];
   if (before !== undefined) moves.push([before, false]);
   if (after !== undefined) moves.push([after, true]);

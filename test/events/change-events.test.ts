@@ -129,6 +129,11 @@ describe('change events of brands', () => {
       lookups(6, { 5: brandItem(5, { version: 2 }), ...created }),
     );
     expect(moved.map((event) => event.resource)).toEqual(['brand:5']);
+    // `admin migrate` moving a table's pointer to its new place changes no default.
+    const migrated = { ...pointer(5), moved_by_migration: true };
+    expect(
+      await eventsOfChange(change({ newImage: migrated }), lookups(5, { 5: brandItem(5, { version: 4 }) })),
+    ).toEqual([]);
     // The default brand deleted: the pointer goes with it, and the brand is gone.
     expect(await eventsOfChange(change({ oldImage: pointer(5) }), lookups(undefined))).toEqual([]);
   });
