@@ -69,6 +69,8 @@ describe('the change-event consumer killed mid-stream', () => {
     expect(new Set(events.map((event) => event.id)).size).toBe(1 + updates);
     const versions = events.map((event) => event.resource_version).reverse();
     expect(versions).toEqual(Array.from({ length: 1 + updates }, (_, i) => i + 1));
+    // Written outside any API request (as the admin CLI writes): no request to name.
+    expect(events.every((event) => event.request_id === null)).toBe(true);
     const ids = new Set(events.map((event) => event.id));
     expect(beforeCrash.filter((event) => !ids.has(event.id))).toEqual([]);
     // Read once more after a while: still no more than one each (a late write of the killed process).

@@ -101,6 +101,18 @@ describe('change events from the stream', () => {
     expect(new Set(versions).size).toBe(written);
   });
 
+  it('gives none for an idempotent replay', async () => {
+    const { id, client } = await team();
+    const key = { 'Idempotency-Key': 'replayed-create' };
+    const first = await client.post('/api/v1/brands', { name: 'Once' }, key);
+    const replay = await client.post('/api/v1/brands', { name: 'Once' }, key);
+    expect(replay.headers.get('idempotent-replay')).toBe('true');
+    // A later change marks the point by which the replay's event would have been written.
+    await client.put(`/api/v1/brands/${first.body.id}`, { name: 'Once more' });
+    const events = await eventsOf(id, 2);
+    expect(events.map((event) => event.type)).toEqual(['brand.created', 'brand.updated']);
+  });
+
   it('names both brands when the default moves', async () => {
     const { id, client } = await team();
     const first = await client.post('/api/v1/brands', { name: 'First', is_default: true });
