@@ -34,52 +34,91 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   let stopped = false;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  async function streamArn(): Promise<string> {
-    for (;;) {
-      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
-      if (Table?.LatestStreamArn) return Table.LatestStreamArn;
-      await sleep(idleMs);
+  /** Runs `attempt` until it succeeds or the poller stops: DynamoDB Local down is waited out, as Lambda does. */
+  async function retrying<T>(attempt: () => Promise<T>): Promise<T | undefined> {
+    while (!stopped) {
+      try {
+        return await attempt();
+      } catch {
+        await sleep(idleMs * 10);
+      }
     }
+    return undefined;
   }
 
-  /** One shard, from its start to its end (a closed shard) or until stopped. */
+  async function streamArn(): Promise<string | undefined> {
+    while (!stopped) {
+      const arn = await retrying(async () => {
+        const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+        return Table?.LatestStreamArn;
+      });
+      if (arn) return arn;
+      await sleep(idleMs);
+    }
+    return undefined;
+  }
+
+  /**
+   * One shard, from its start to its end (a closed shard) or until stopped. After a batch the consumer
+   * finished, reading resumes after its last record; after a failure (reported, thrown, or DynamoDB Local
+   * unreachable) it resumes at the first record not known to be done.
+   */
   async function pollShard(arn: string, shardId: string): Promise<void> {
-    const iteratorAt = async (sequence?: string) =>
-      (
-        await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: arn,
-            ShardId: shardId,
-            ...(sequence
-              ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: sequence }
-              : { ShardIteratorType: 'TRIM_HORIZON' }),
-          }),
-        )
-      ).ShardIterator;
-    let iterator = await iteratorAt();
-    while (!stopped && iterator) {
-      const { Records = [], NextShardIterator } = await streams.send(
-        new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }),
+    let done: string | undefined;
+    const iteratorFrom = (sequence: string | undefined, type: 'AT' | 'AFTER') =>
+      retrying(
+        async () =>
+          (
+            await streams.send(
+              new GetShardIteratorCommand({
+                StreamArn: arn,
+                ShardId: shardId,
+                ...(sequence
+                  ? { ShardIteratorType: `${type}_SEQUENCE_NUMBER`, SequenceNumber: sequence }
+                  : { ShardIteratorType: 'TRIM_HORIZON' }),
+              }),
+            )
+          ).ShardIterator,
       );
-      const passed = Records.filter(consumed).map(asLambdaRecord);
-      const failure = passed.length > 0 ? await options.consume({ Records: passed }) : undefined;
-      const failed = failure?.batchItemFailures[0]?.itemIdentifier;
-      if (failed) {
-        await sleep(idleMs);
-        iterator = await iteratorAt(failed);
+    let iterator = await iteratorFrom(undefined, 'AFTER');
+    while (!stopped && iterator) {
+      let read: { Records?: StreamRecord[]; NextShardIterator?: string };
+      try {
+        read = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_SIZE }));
+      } catch {
+        await sleep(idleMs * 10);
+        iterator = await iteratorFrom(done, 'AFTER');
         continue;
       }
-      iterator = NextShardIterator;
-      if (Records.length === 0) await sleep(idleMs);
+      const records = read.Records ?? [];
+      const passed = records.filter(consumed).map(asLambdaRecord);
+      const failed =
+        passed.length === 0
+          ? undefined
+          : await options.consume({ Records: passed }).then(
+              (result) => result.batchItemFailures[0]?.itemIdentifier,
+              () => passed[0]?.dynamodb?.SequenceNumber,
+            );
+      if (failed) {
+        await sleep(idleMs);
+        iterator = await iteratorFrom(failed, 'AT');
+        continue;
+      }
+      done = records.at(-1)?.dynamodb?.SequenceNumber ?? done;
+      iterator = read.NextShardIterator;
+      if (records.length === 0) await sleep(idleMs);
     }
   }
 
   const running = (async () => {
     const arn = await streamArn();
     const polled = new Map<string, Promise<void>>();
-    while (!stopped) {
-      const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: arn }));
-      for (const shard of StreamDescription?.Shards ?? []) {
+    while (!stopped && arn) {
+      const shards = await retrying(
+        async () =>
+          (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription?.Shards,
+      );
+      for (const shard of shards ?? []) {
         const id = shard.ShardId as string;
         if (!polled.has(id)) polled.set(id, pollShard(arn, id));
       }
@@ -91,7 +130,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   return {
     async stop() {
       stopped = true;
-      await running.catch(() => undefined);
+      await running;
       streams.destroy();
       dynamo.destroy();
     },
