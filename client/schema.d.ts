@@ -671,7 +671,7 @@ export interface components {
              * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change does not move it (the brand's own version, as it is when the event is made).
              */
             resource_version: number;
-            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). */
+            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). Writes do not record their request yet: null for every event today. */
             request_id: string | null;
             /** @description The resource, and what the change changed. */
             data: {
