@@ -158,6 +158,21 @@ export const routes: Route[] = [
     table: 'write',
     statuses: [200, 403, 404, 412],
   },
+  // Change events: the team's log of brand and contact field changes (README, "Change events").
+  {
+    method: 'GET',
+    path: '/api/v1/events',
+    handler: 'functions/events/list.ts',
+    table: 'read',
+    statuses: [200, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events/{id}',
+    handler: 'functions/events/get.ts',
+    table: 'read',
+    statuses: [200, 403, 404],
+  },
   {
     method: 'GET',
     path: '/api/v1/limits',

@@ -11,6 +11,12 @@ import { EVENT_PREFIX, teamPk } from './keys.ts';
  * (a redelivered stream record) rewrites the same item: the log never holds an event twice.
  */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+/**
+ * How much more each further Query page of a list reads than the one before, up to MAX_READ items (more
+ * than DynamoDB's 1 MB of events holds: the page then ends at 1 MB).
+ */
+const READ_GROWTH = 8;
+const MAX_READ = 2000;
 /** BatchWriteItem's cap. */
 const WRITE_BATCH = 25;
 
@@ -63,8 +69,9 @@ export async function getEvent(
 
 /**
  * The team's events, newest first, after a position (a cursor's), filtered by type and resource. Reads
- * pages of the Query until `limit` events passed the filters: a filter costs reads, not round trips per
- * event.
+ * pages of the Query until `limit` events passed the filters: the first reads `limit + 1` items (all an
+ * unfiltered page needs), each next one 8 times as many as the one before (up to DynamoDB's 1 MB), so a
+ * filter that matches few events costs reads, not a round trip per few events.
  */
 export async function listEvents(
   teamId: number,
@@ -95,6 +102,7 @@ export async function listEvents(
     ...(filters.types?.length && { '#type': 'type' }),
     ...(filters.resource !== undefined && { '#resource': 'resource' }),
   };
+  let readLimit = limit + 1;
   do {
     const page = await dynamo().send(
       new QueryCommand({
@@ -105,11 +113,12 @@ export async function listEvents(
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
-        Limit: limit + 1,
+        Limit: readLimit,
       }),
     );
     for (const item of page.Items ?? []) events.push(eventOf(item));
     startKey = page.LastEvaluatedKey;
+    readLimit = Math.min(readLimit * READ_GROWTH, MAX_READ);
   } while (events.length <= limit && startKey !== undefined);
   if (events.length <= limit) return { items: events };
   const items = events.slice(0, limit);

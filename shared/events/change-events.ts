@@ -170,9 +170,17 @@ export function eventId(teamId: number, change: ItemChange, ordinal: number): st
   return `evt_${teamId}_${change.approximateCreationSeconds}_${sequence}_${ordinal}`;
 }
 
+/**
+ * An event id's form, as eventId writes it: team, seconds, sequence number (up to 40 digits) and ordinal,
+ * numbers without leading zeros, so that one event has one id (the events API documents the form).
+ */
+export const EVENT_ID = /^evt_([1-9][0-9]{0,14})_(0|[1-9][0-9]{0,11})_(0|[1-9][0-9]{0,39})_([0-9])$/;
+/** The longest id of that form. */
+export const EVENT_ID_LENGTH = 'evt_'.length + 15 + 1 + 12 + 1 + SEQUENCE_DIGITS + 1 + 1;
+
 /** The sort key part an event id stands for: time, then sequence number, both sorting as numbers. */
 export function eventPosition(id: string): { teamId: number; position: string } | undefined {
-  const match = /^evt_(\d{1,15})_(\d{1,12})_(\d{1,40})_(\d)$/.exec(id);
+  const match = EVENT_ID.exec(id);
   if (!match) return undefined;
   const [, team, seconds, sequence, ordinal] = match as unknown as [string, string, string, string, string];
   return {
@@ -180,6 +188,14 @@ export function eventPosition(id: string): { teamId: number; position: string } 
     position: `${seconds.padStart(12, '0')}#${sequence.padStart(SEQUENCE_DIGITS, '0')}#${ordinal}`,
   };
 }
+
+/**
+ * A position as eventPosition gives it (`<12 digits>#<40 digits>#<digit>`): what an events list cursor
+ * carries, the position of the last event it returned.
+ */
+const EVENT_POSITION = new RegExp(`^[0-9]{12}#[0-9]{${SEQUENCE_DIGITS}}#[0-9]$`);
+export const isEventPosition = (position: unknown): position is string =>
+  typeof position === 'string' && EVENT_POSITION.test(position);
 
 /** The fields whose values differ, with their former values; undefined when only `updated_at` did. */
 export function previousAttributes(
