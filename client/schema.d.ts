@@ -671,7 +671,7 @@ export interface components {
              * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change does not move it (the brand's own version, as it is when the event is made).
              */
             resource_version: number;
-            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). Writes do not record their request yet: null for every event today. */
+            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). */
             request_id: string | null;
             /** @description The resource, and what the change changed. */
             data: {
@@ -3777,7 +3777,7 @@ export interface operations {
                      *         "team_id": 51,
                      *         "resource": "brand:7",
                      *         "resource_version": 2,
-                     *         "request_id": null,
+                     *         "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
                      *         "data": {
                      *           "object": {
                      *             "id": 7,
@@ -3817,7 +3817,7 @@ export interface operations {
                      *         "team_id": 51,
                      *         "resource": "brand:7",
                      *         "resource_version": 1,
-                     *         "request_id": null,
+                     *         "request_id": "0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87",
                      *         "data": {
                      *           "object": {
                      *             "id": 7,
@@ -3991,7 +3991,7 @@ export interface operations {
                      *       "team_id": 51,
                      *       "resource": "brand:7",
                      *       "resource_version": 2,
-                     *       "request_id": null,
+                     *       "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
                      *       "data": {
                      *         "object": {
                      *           "id": 7,

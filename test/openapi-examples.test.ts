@@ -8,7 +8,7 @@ import { createSite } from '../shared/data/sites.ts';
 import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './support/api.ts';
-import { eventsOf, useStreamPoller } from './support/events.ts';
+import { eventsOf } from './support/events.ts';
 import { ROOT } from './support/processes.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
@@ -211,7 +211,6 @@ const acmeSite = (origin: string) => `<!doctype html>
 </html>`;
 
 // The events' examples are of events the stream makes from the examples' own writes.
-useStreamPoller();
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let site: FixtureServer;

@@ -112,7 +112,7 @@ const brandUpdatedEvent = {
   team_id: 51,
   resource: 'brand:7',
   resource_version: 2,
-  request_id: null,
+  request_id: '5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42',
   data: {
     object: { ...eventBrand, primary_color: '#ff0000', updated_at: '2026-11-25T09:46:32.456000Z' },
     previous_attributes: { primary_color: '#1a2b3c', updated_at: '2026-11-25T09:46:31.123000Z' },
@@ -125,7 +125,7 @@ const brandCreatedEvent = {
   team_id: 51,
   resource: 'brand:7',
   resource_version: 1,
-  request_id: null,
+  request_id: '0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87',
   data: { object: eventBrand, previous_attributes: null },
 };
 

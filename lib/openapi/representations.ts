@@ -208,7 +208,7 @@ export const Event = z
     request_id: described(
       z.string().max(36).meta({ format: 'uuid' }).nullable(),
       'The `X-Request-Id` of the API request that made the change; null when there is none to name (a ' +
-        'change made with the admin CLI). Writes do not record their request yet: null for every event today.',
+        'change made with the admin CLI).',
     ),
     data: z
       .object({

@@ -120,6 +120,8 @@ const LAST_UNLINK_BATCH = 96; // + the brand's delete, the pointer check, the qu
 
 /** Set on a pointer `admin migrate` moved from where older tables kept it; the API's writes drop it. */
 export const MOVED_POINTER = 'moved_by_migration';
+/** Set on a pointer written with the brand it names, created as the default; the next write drops it. */
+export const SET_BY_CREATE = 'set_by_create';
 
 /** The brand id a pointer item names, if any: possibly a deleted brand's. */
 export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
@@ -282,7 +284,7 @@ export async function createBrand(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
-    if (is_default) transaction.add('pointer', pointerPut(teamId, id));
+    if (is_default) transaction.add('pointer', pointerPut(teamId, id, false, { [SET_BY_CREATE]: true }));
     takeQuota(transaction, teamId, 'brands');
     addIdentityChecks(transaction, teamId, brand);
     transaction.guard(extraItems(brand));
@@ -585,11 +587,16 @@ function brandDelete(teamId: number, brandId: number, unlinked: number, version?
  * Names the brand as the default, whatever the pointer named before: the last writer wins; `ifNotYet`
  * also requires that it did not name the brand already (an If-Match read it so).
  */
-function pointerPut(teamId: number, brandId: number, ifNotYet = false): TransactItem {
+function pointerPut(
+  teamId: number,
+  brandId: number,
+  ifNotYet = false,
+  marks: Record<string, boolean> = {},
+): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+      Item: { ...defaultBrandKey(teamId), brand_id: brandId, ...marks },
       ...(ifNotYet && {
         ConditionExpression: 'attribute_not_exists(brand_id) OR brand_id <> :brand',
         ExpressionAttributeValues: { ':brand': brandId },

@@ -1,4 +1,4 @@
-import { brandOfItem, MOVED_POINTER } from '../data/brands.ts';
+import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
@@ -105,7 +105,8 @@ export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups)
 
 /**
  * The pointer moved: `brand.updated` of the brand that lost the default and of the one that won it, each
- * as it is now. A brand created as the default (version 1) already said so in its `brand.created`; a
+ * as it is now. A brand created as the default (the pointer written with it says so) already said so in its
+ * `brand.created`; a
  * pointer `admin migrate` moved changed no default.
  */
 async function defaultChangeEvents(
@@ -122,7 +123,7 @@ async function defaultChangeEvents(
   const events: ChangeEvent[] = [];
   for (const [brandId, isDefault] of moves) {
     const item = await lookups.brandItem(teamId, brandId);
-    if (!item || (isDefault && item.version === 1)) continue;
+    if (!item || (isDefault && change.newImage?.[SET_BY_CREATE] === true)) continue;
     events.push(
       changeEvent(change, events.length, {
         type: 'brand.updated',

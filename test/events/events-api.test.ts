@@ -9,7 +9,7 @@ import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type ApiClient, useApi } from '../support/api.ts';
-import { brandObject, eventsOf, useStreamPoller, writeEvents } from '../support/events.ts';
+import { brandObject, eventsOf, writeEvents } from '../support/events.ts';
 
 /**
  * The events API on the real local stack: API writes → DynamoDB Local's stream → the poller → the event
@@ -17,7 +17,6 @@ import { brandObject, eventsOf, useStreamPoller, writeEvents } from '../support/
  * (polling with a deadline); paging and retention are also tested on events written straight into the log.
  */
 const api = useApi();
-useStreamPoller();
 
 const EVENTS = '/api/v1/events';
 

@@ -1,28 +1,12 @@
-import { afterAll, beforeAll } from 'vitest';
-import { startStreamPoller } from '../../lib/local/stream-poller.ts';
 import { isoMicros } from '../../shared/data/dynamo.ts';
 import { putEvents } from '../../shared/data/events.ts';
 import { type ChangeEvent, eventId } from '../../shared/events/change-events.ts';
-import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import type { ApiClient } from './api.ts';
 
 /**
- * Change events in tests: the stream poller for a test file (Lambda's event source mapping, locally, as
- * test/events/stream-events.test.ts starts it; another poller running too writes the same event items),
- * waiting for a team's events through the API, and events written straight into the log.
+ * Change events in tests (the run's poller and consumer are started by global-setup.ts, as `npm start`
+ * starts them): waiting for a team's events through the API, and events written straight into the log.
  */
-export function useStreamPoller(): void {
-  let poller: ReturnType<typeof startStreamPoller> | undefined;
-  beforeAll(() => {
-    poller = startStreamPoller({
-      endpoint: process.env.DYNAMODB_ENDPOINT as string,
-      tableName: process.env.TABLE_NAME as string,
-      consume: (event) => consumeRecords(event.Records, async () => undefined),
-    });
-  });
-  afterAll(() => poller?.stop());
-}
-
 /**
  * The caller's events (`GET /api/v1/events`, newest first, `query` added), once at least `count` are
  * there: the stream is read asynchronously. Fails after a deadline, naming what it saw.
