@@ -155,8 +155,10 @@ export class TeamMessagingStack extends Stack {
   readonly changeEvents: ChangeEvents;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
-    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then).
-    super(scope, id, { terminationProtection: !props.dev, ...props });
+    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
+    // template is written without indentation: a fifth of its size, with CloudFormation's 1 MB in view
+    // (the dashboard alone is a quarter of a megabyte at the largest settings).
+    super(scope, id, { terminationProtection: !props.dev, suppressTemplateIndentation: true, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
     // Cost-allocation tags on every resource that takes tags: the bill per service and stage.
