@@ -9,6 +9,7 @@ import { findRoute, functionTimeoutSeconds } from '../lib/routes.ts';
 import { configure } from '../shared/config.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
 import { buildBundles, inspect, loadTimes } from './bundles.ts';
+import { measureEventLatency } from './event-latency.ts';
 import { measure, percentile } from './measure.ts';
 import { timeToUnavailable } from './outage.ts';
 import {
@@ -37,6 +38,8 @@ const quick = process.argv.includes('--quick');
 const record = process.argv.includes('--record');
 const SCALE = quick ? 0.1 : 1;
 const LOAD_ROUNDS = quick ? 3 : 15;
+/** Events appear within 2 s of the change (issue 29). */
+const EVENT_TARGET_MS = 2000;
 const RESULTS_DIR = record
   ? resolve(import.meta.dirname, 'results')
   : resolve(import.meta.dirname, '../.tmp/bench');
@@ -67,7 +70,7 @@ try {
 
   configure({
     ...process.env,
-    ...handlerEnvironment(servicesConfig({ dynamodbEndpoint: proxy.url, s3Endpoint: services.s3Endpoint })),
+    ...handlerEnvironment(servicesConfig({ ...services, dynamodbEndpoint: proxy.url })),
     LOG_LEVEL: 'silent',
     METRICS: 'off',
     AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
@@ -106,6 +109,12 @@ try {
   progress('every endpoint at once with DynamoDB hung...');
   const outages = await timeToUnavailable(scenarios, proxy);
 
+  progress('change events: from a write to its event in the log...');
+  const events = await measureEventLatency(
+    { dynamodb_endpoint: services.dynamodbEndpoint, table_name: LOCAL_RESOURCES.tableName },
+    Math.max(5, Math.round(100 * SCALE)),
+  );
+
   progress('bundling every function as cdk synth does...');
   const bundles = buildBundles();
   cleanups.push(() => bundles.remove());
@@ -137,13 +146,23 @@ try {
     '\n4. DynamoDB hung: time to a clean answer per endpoint (503 with Retry-After where the table is needed)\n',
   );
   console.log(outageTable(outages, { sdkCallMs: SDK_CALL_BUDGET_MS, functionMs: functionTimeoutMs }));
+  console.log(
+    `\n5. Change events: a write's answer to its event in the log, locally (target ≤ ${EVENT_TARGET_MS} ms)\n`,
+  );
+  console.log(
+    `n ${events.n}  p50 ${events.p50.toFixed(0)} ms  p99 ${events.p99.toFixed(0)} ms  max ${events.max.toFixed(0)} ms  ` +
+      `${events.p99 <= EVENT_TARGET_MS ? 'PASS' : 'OVER'}`,
+  );
 
   if (quick) {
     console.log('\n--quick: results not written');
   } else {
     await mkdir(RESULTS_DIR, { recursive: true });
     const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-    await writeFile(join(RESULTS_DIR, 'latest.json'), json(latestJson(environment, results, cold, outages)));
+    await writeFile(
+      join(RESULTS_DIR, 'latest.json'),
+      json({ ...latestJson(environment, results, cold, outages), change_events_ms: events }),
+    );
     await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));
     const where = relative(process.cwd(), RESULTS_DIR);
     console.log(`\nwritten: ${join(where, 'latest.json')}, ${join(where, 'footprint.json')}`);

@@ -230,6 +230,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's change events, newest first
+         * @description Newest first, in pages: at most `limit` events (1 to 200), and 200 without it (the log is never answered whole). While more follow, a `Link: <url>; rel="next"` header whose URL (the same filters, the `limit` if one was given, a new `cursor`) answers the next page; the last page has none. Paging is stable while changes happen: no event twice, none that existed throughout skipped (newer events come before the first page). `type` (repeatable: events of any of the types) and `resource` filter; an unknown type or a malformed resource is a 422 naming it. A cursor that is not from this list, team and filters is a 400. Events are kept 30 days.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One change event
+         * @description Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/limits": {
         parameters: {
             query?: never;
@@ -330,6 +370,47 @@ export interface components {
              * @example 2026-11-25T09:46:31.123000Z
              */
             updated_at: string;
+        };
+        /** @description The former values of the brand's fields that changed: `updated_at` and the fields written, for a write of the brand; `is_default` alone when the default moved. */
+        BrandChanges: {
+            /** @description The brand's name: 1 to 255 characters, trimmed. Lists are ordered by it, case-insensitively. */
+            name?: string;
+            /** @description A short description of the brand, at most 255 characters; null when none. */
+            short_description?: string | null;
+            /** @description The brand's website: an http(s) URL of at most 255 characters, as it was given; null when none. */
+            website_url?: string | null;
+            /** @description The main colour, `#rrggbb` (hexadecimal, in the case it was given); null when none. */
+            primary_color?: string | null;
+            /** @description The second colour, `#rrggbb` (hexadecimal, in the case it was given); null when none. */
+            secondary_color?: string | null;
+            /** @description Whether this is the team's default brand: at most one brand is. */
+            is_default?: boolean;
+            /** @description The brand's logo (the wide one, for headers of messages and pages): a public http(s) URL of at most 255 characters, or null. The URL given as `logo_image`, or the permanent URL of the public copy made from the library file given as `logo_image_path`. */
+            logo_image?: string | null;
+            /** @description The brand's square logo (an icon or avatar): a public http(s) URL of at most 255 characters, or null. The URL given as `logo_square_image`, or the permanent URL of the public copy made from the library file given as `logo_square_image_path`. */
+            logo_square_image?: string | null;
+            /** @description The brand's header image (a banner above the content of its emails): a public http(s) URL of at most 255 characters, or null. The URL given as `header_image`, or the permanent URL of the public copy made from the library file given as `header_image_path`. */
+            header_image?: string | null;
+            /** @description The brand's footer image (below the content of its emails): a public http(s) URL of at most 255 characters, or null. The URL given as `footer_image`, or the permanent URL of the public copy made from the library file given as `footer_image_path`. */
+            footer_image?: string | null;
+            /** @description The brand's image shown where a message or page is shared on social networks: a public http(s) URL of at most 255 characters, or null. The URL given as `social_share_image`, or the permanent URL of the public copy made from the library file given as `social_share_image_path`. */
+            social_share_image?: string | null;
+            /** @description The id of the verified email sender identity (a From address of the team) the brand sends from; null when none. */
+            email_address_id?: number | null;
+            /** @description The id of the verified phone number (an SMS sender of the team) the brand sends from; null when none. */
+            phone_id?: number | null;
+            /** @description The brand's social profiles, network name to profile URL (at most 50); null when none. A URL given in a list is named by its network: `x` (twitter.com, x.com), `facebook` (facebook.com, fb.com), `instagram` (instagram.com), `linkedin` (linkedin.com), `youtube` (youtube.com, youtu.be), `tiktok` (tiktok.com), `pinterest` (pinterest.com), `github` (github.com), `threads` (threads.net, threads.com), else the name of the URL's domain (`example` for www.example.co.uk). */
+            social_links?: {
+                [key: string]: string;
+            } | null;
+            /** @description Labels of the brand: at most 100, distinct, each 1 to 255 characters; `[]` when none. */
+            tags?: string[];
+            /**
+             * Format: date-time
+             * @description When the brand last changed: ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            updated_at?: string;
         };
         /** @description What auto-configure read from the site: brand values to start from, where each was read, how sure each is, and dark-mode values. */
         BrandSuggestions: {
@@ -499,6 +580,31 @@ export interface components {
             /** @description Whether a contact may have several of the options (a `pick_list` only); false otherwise. */
             allow_multiple: boolean;
         };
+        /** @description The former values of the contact field's fields that changed. */
+        ContactFieldChanges: {
+            /** @description The field's name, as people see it: 1 to 255 characters, trimmed. */
+            name?: string;
+            /** @description The field's machine name, unique in the team (a taken one is a 422): 1 to 255 characters, a lowercase letter then lowercase letters, digits and underscores. */
+            tag?: string;
+            /**
+             * @description The field's type: one of the 10 types of `GET /contact-fields/types`.
+             * @enum {string}
+             */
+            type?: "text" | "email" | "phone" | "number" | "date" | "datetime" | "boolean" | "url" | "pick_list" | "related";
+            /**
+             * @description Whom the field describes: a `person` or an `organization`.
+             * @enum {string}
+             */
+            contact_type?: "person" | "organization";
+            /** @description The longest value the field holds, in characters (255 unless set); null only for a field stored without one. */
+            max_length?: number | null;
+            /** @description The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); null for the team's own fields. */
+            integration_id?: number | null;
+            /** @description The choices of a `pick_list`: at most 1,000, distinct, each 1 to 255 characters once trimmed, 256 KiB in all (UTF-8). null for the other types. */
+            options?: string[] | null;
+            /** @description Whether a contact may have several of the options (a `pick_list` only); false otherwise. */
+            allow_multiple?: boolean;
+        };
         /** @description A contact field as lists show it: without its options and `allow_multiple`. */
         ContactFieldListItem: {
             /**
@@ -537,6 +643,43 @@ export interface components {
              * @enum {string}
              */
             name: "Text" | "Email" | "Phone" | "Number" | "Date" | "Datetime" | "True / False" | "URL" | "Pick List" | "Related Contact/Organization";
+        };
+        /** @description A change of one of the team's brands or contact fields: one per write that changed something (none for an idempotent replay, a refused write or a write that changed nothing). Kept 30 days. */
+        Event: {
+            /** @description The event's id, `evt_<team>_<seconds>_<sequence>_<ordinal>`: the same on every delivery of the change, so a consumer that has seen it can skip it. `GET /events/{id}` reads it. */
+            id: string;
+            /**
+             * @description What happened: `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated` or `contact_field.deleted`. A default-brand change is a `brand.updated` of each brand whose `is_default` changed.
+             * @enum {string}
+             */
+            type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was written, to the second: ISO 8601 in UTC, with microseconds (always `.000000`).
+             * @example 2026-11-25T09:46:31.000000Z
+             */
+            created_at: string;
+            /**
+             * Format: int64
+             * @description The team whose resource changed: the caller's.
+             */
+            team_id: number;
+            /** @description The resource that changed, `brand:<id>` or `contact_field:<id>` (what the `resource` filter takes). */
+            resource: string;
+            /**
+             * Format: int64
+             * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change does not move it (the brand's own version, as it is when the event is made).
+             */
+            resource_version: number;
+            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). */
+            request_id: string | null;
+            /** @description The resource, and what the change changed. */
+            data: {
+                /** @description The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact field as `GET /contact-fields/{id}`); for a delete, as it was last. */
+                object: components["schemas"]["Brand"] | components["schemas"]["ContactField"];
+                /** @description For an update, the former values of the fields that changed; null for a create or a delete. */
+                previous_attributes: components["schemas"]["BrandChanges"] | components["schemas"]["ContactFieldChanges"] | null;
+            };
         };
         /** @description The team's quotas with their usage, and the caller's rate limit. */
         Limits: {
@@ -731,7 +874,7 @@ export interface components {
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
         ETag: string;
-        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page and without `limit` */
+        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page, and without `limit` but on the events list (pages of 200 events without it) */
         Link: string;
         /** @description The caller's rate limit plan (IETF RateLimit header fields): `"<plan>";q=<requests>;w=<seconds>`, counted per token. On every answer to an authenticated request that reaches the API (a 429 of AWS WAF has none) */
         RateLimitPolicy: string;
@@ -3517,6 +3660,425 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these types (any of them): at most 6 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                type?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted")[];
+                /** @description Only events of these types (any of them): at most 6 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                "type[]"?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted")[];
+                /** @description Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
+                resource?: string[];
+                /** @description Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
+                "resource[]"?: string[];
+                /** @description At most this many items (1 to 200); without it, 200. */
+                limit?: number[];
+                /** @description At most this many items (1 to 200); without it, 200. */
+                "limit[]"?: number[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "evt_51_1795599992_4200000000000000000002_0",
+                     *         "type": "brand.updated",
+                     *         "created_at": "2026-11-25T09:46:32.000000Z",
+                     *         "team_id": 51,
+                     *         "resource": "brand:7",
+                     *         "resource_version": 2,
+                     *         "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
+                     *         "data": {
+                     *           "object": {
+                     *             "id": 7,
+                     *             "team_id": 51,
+                     *             "name": "Acme",
+                     *             "short_description": "Rockets and more",
+                     *             "website_url": "https://acme.example",
+                     *             "primary_color": "#ff0000",
+                     *             "secondary_color": "#ffffff",
+                     *             "is_default": false,
+                     *             "logo_image": "https://cdn.example/brands/acme.png",
+                     *             "logo_square_image": null,
+                     *             "header_image": null,
+                     *             "footer_image": null,
+                     *             "social_share_image": null,
+                     *             "email_address_id": null,
+                     *             "phone_id": null,
+                     *             "social_links": {
+                     *               "x": "https://twitter.com/acme"
+                     *             },
+                     *             "tags": [
+                     *               "newsletter"
+                     *             ],
+                     *             "created_at": "2026-11-25T09:46:31.123000Z",
+                     *             "updated_at": "2026-11-25T09:46:32.456000Z"
+                     *           },
+                     *           "previous_attributes": {
+                     *             "primary_color": "#1a2b3c",
+                     *             "updated_at": "2026-11-25T09:46:31.123000Z"
+                     *           }
+                     *         }
+                     *       },
+                     *       {
+                     *         "id": "evt_51_1795599991_4200000000000000000001_0",
+                     *         "type": "brand.created",
+                     *         "created_at": "2026-11-25T09:46:31.000000Z",
+                     *         "team_id": 51,
+                     *         "resource": "brand:7",
+                     *         "resource_version": 1,
+                     *         "request_id": "0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87",
+                     *         "data": {
+                     *           "object": {
+                     *             "id": 7,
+                     *             "team_id": 51,
+                     *             "name": "Acme",
+                     *             "short_description": "Rockets and more",
+                     *             "website_url": "https://acme.example",
+                     *             "primary_color": "#1a2b3c",
+                     *             "secondary_color": "#ffffff",
+                     *             "is_default": false,
+                     *             "logo_image": "https://cdn.example/brands/acme.png",
+                     *             "logo_square_image": null,
+                     *             "header_image": null,
+                     *             "footer_image": null,
+                     *             "social_share_image": null,
+                     *             "email_address_id": null,
+                     *             "phone_id": null,
+                     *             "social_links": {
+                     *               "x": "https://twitter.com/acme"
+                     *             },
+                     *             "tags": [
+                     *               "newsletter"
+                     *             ],
+                     *             "created_at": "2026-11-25T09:46:31.123000Z",
+                     *             "updated_at": "2026-11-25T09:46:31.123000Z"
+                     *           },
+                     *           "previous_attributes": null
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id` (another team's is a 403, an unknown one a 404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_51_1795599992_4200000000000000000002_0",
+                     *       "type": "brand.updated",
+                     *       "created_at": "2026-11-25T09:46:32.000000Z",
+                     *       "team_id": 51,
+                     *       "resource": "brand:7",
+                     *       "resource_version": 2,
+                     *       "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
+                     *       "data": {
+                     *         "object": {
+                     *           "id": 7,
+                     *           "team_id": 51,
+                     *           "name": "Acme",
+                     *           "short_description": "Rockets and more",
+                     *           "website_url": "https://acme.example",
+                     *           "primary_color": "#ff0000",
+                     *           "secondary_color": "#ffffff",
+                     *           "is_default": false,
+                     *           "logo_image": "https://cdn.example/brands/acme.png",
+                     *           "logo_square_image": null,
+                     *           "header_image": null,
+                     *           "footer_image": null,
+                     *           "social_share_image": null,
+                     *           "email_address_id": null,
+                     *           "phone_id": null,
+                     *           "social_links": {
+                     *             "x": "https://twitter.com/acme"
+                     *           },
+                     *           "tags": [
+                     *             "newsletter"
+                     *           ],
+                     *           "created_at": "2026-11-25T09:46:31.123000Z",
+                     *           "updated_at": "2026-11-25T09:46:32.456000Z"
+                     *         },
+                     *         "previous_attributes": {
+                     *           "primary_color": "#1a2b3c",
+                     *           "updated_at": "2026-11-25T09:46:31.123000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             /** @description Body over 1 MiB */

@@ -1,3 +1,4 @@
+import { BRAND_PREFIX, FIELD_PREFIX } from '../shared/data/keys.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 
 /**
@@ -157,6 +158,21 @@ export const routes: Route[] = [
     table: 'write',
     statuses: [200, 403, 404, 412],
   },
+  // Change events: the team's log of brand and contact field changes (README, "Change events").
+  {
+    method: 'GET',
+    path: '/api/v1/events',
+    handler: 'functions/events/list.ts',
+    table: 'read',
+    statuses: [200, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/events/{id}',
+    handler: 'functions/events/get.ts',
+    table: 'read',
+    statuses: [200, 403, 404],
+  },
   {
     method: 'GET',
     path: '/api/v1/limits',
@@ -200,3 +216,14 @@ export function allowedMethods(path: string): Route['method'][] {
 export function findRoute(method: string, path: string): Route | undefined {
   return routes.find((route) => route.method === method && route.path === path);
 }
+
+/**
+ * The table stream's consumer (change events): not a route, but built like one in AWS (a Lambda behind an
+ * event source mapping) and run by the local stream poller with the same code. Only changes of items under
+ * these sort key prefixes invoke it: brands (the default-brand pointer included) and contact fields; the
+ * event items it writes itself never do.
+ */
+export const streamConsumer = {
+  handler: 'functions/events/stream-consumer.ts',
+  sortKeyPrefixes: [BRAND_PREFIX, FIELD_PREFIX],
+} as const;

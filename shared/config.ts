@@ -37,6 +37,9 @@ export const config = {
   /** Set only locally and in tests: endpoints of DynamoDB Local and s3rver. */
   dynamodbEndpoint: () => setting('DYNAMODB_ENDPOINT'),
   s3Endpoint: () => setting('S3_ENDPOINT'),
+  /** The EventBridge bus change events go to (the stack's); locally the stand-in's endpoint too. */
+  eventBusName: () => required('EVENT_BUS_NAME'),
+  eventBridgeEndpoint: () => setting('EVENTBRIDGE_ENDPOINT'),
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
   /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
   logLevel: () => setting('LOG_LEVEL') ?? 'INFO',

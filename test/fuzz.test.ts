@@ -6,6 +6,7 @@ import { putPrivateFile } from '../shared/files/library.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { type ApiClient, apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
+import { writeEvents } from './support/events.ts';
 import {
   assertResponse,
   type Dimension,
@@ -54,7 +55,7 @@ const LONGEST_LIBRARY_PREFIX_BYTES = LIMITS.libraryPrefixBytes;
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let team: TestTeam;
-const known: KnownIds = { brands: [], contactFields: [] };
+const known: KnownIds = { brands: [], contactFields: [], events: [] };
 let requestCount = 0;
 const startedAt = Date.now();
 
@@ -77,11 +78,13 @@ beforeAll(async () => {
   team = await newTeam('Fuzz team');
   const other = await newTeam('Fuzz other team');
   // Real ids: the team's own (200 until a fuzzed DELETE removes them) and another team's (403).
-  for (const { token } of [team, other]) {
+  for (const { teamId, token } of [team, other]) {
     const client = apiClient(api.url, token);
     const { brand, field } = await brandAndField(client, 'Fuzz', 'fuzz');
     known.brands.push(brand);
     known.contactFields.push(field);
+    // An event of each team, written into the log (no stream is read here).
+    known.events.push(...(await writeEvents(teamId, 1)).map((event) => event.id));
   }
 });
 

@@ -8,6 +8,7 @@ import { createSite } from '../shared/data/sites.ts';
 import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './support/api.ts';
+import { eventsOf } from './support/events.ts';
 import { ROOT } from './support/processes.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
@@ -47,6 +48,10 @@ const VARYING: Record<string, (documented: unknown, answered: unknown) => boolea
   id: (a, b) => kindOf(a) === kindOf(b),
   team_id: (a, b) => kindOf(a) === kindOf(b),
   site_id: (a, b) => kindOf(a) === kindOf(b),
+  // An event's: `brand:7`, the id of the run's brand.
+  resource: (a, b) => formOf(a) === formOf(b),
+  // Each request's own (null for a change without one).
+  request_id: (a, b) => kindOf(a) === kindOf(b),
   used: (a, b) => kindOf(a) === kindOf(b),
   created_at: (a, b) => formOf(a) === formOf(b),
   updated_at: (a, b) => formOf(a) === formOf(b),
@@ -90,6 +95,43 @@ function differences(documented: unknown, answered: unknown, at = '$'): string[]
 /** The example locations checked so far, and the answers seen (for the schemas' and headers' examples). */
 const checked = new Set<string>();
 const answers: Array<{ schema: Json; body: unknown; headers: Headers }> = [];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+const component = (ref: string): Json => document.components.schemas[ref.split('/').pop() as string];
+
+/** Whether a value may be of one branch of an anyOf: null of the null branch, an object of an object schema with its keys. */
+function fits(branch: Json, value: unknown): boolean {
+  const schema = branch.$ref ? component(branch.$ref) : branch;
+  if (value === null || schema.type === 'null') return value === null && schema.type === 'null';
+  if (schema.type !== 'object' || !schema.properties) return true;
+  return (
+    isObject(value) &&
+    Object.keys(value).every((key) => key in schema.properties) &&
+    (schema.required ?? []).every((key: string) => key in value)
+  );
+}
+
+/**
+ * The values of an answer that its schema says are of a component schema, by component name, at any depth
+ * (an event's brand is a Brand, its former values BrandChanges).
+ */
+function componentValues(schema: Json, value: unknown, found = new Map<string, unknown[]>()) {
+  if (schema.$ref) {
+    const name = schema.$ref.split('/').pop() as string;
+    found.set(name, [...(found.get(name) ?? []), value]);
+    componentValues(component(schema.$ref), value, found);
+  }
+  for (const branch of schema.anyOf ?? []) if (fits(branch, value)) componentValues(branch, value, found);
+  if (Array.isArray(value) && schema.items)
+    for (const item of value) componentValues(schema.items, item, found);
+  if (isObject(value) && schema.properties) {
+    for (const [key, member] of Object.entries(value)) {
+      if (schema.properties[key]) componentValues(schema.properties[key], member, found);
+    }
+  }
+  return found;
+}
 
 interface Documented {
   method: string;
@@ -168,6 +210,8 @@ const acmeSite = (origin: string) => `<!doctype html>
 <body><h1>Acme</h1></body>
 </html>`;
 
+// The events' examples are of events the stream makes from the examples' own writes.
+
 let api: Awaited<ReturnType<typeof startApi>>;
 let site: FixtureServer;
 beforeAll(async () => {
@@ -234,6 +278,24 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
     expect(problems.flat()).toEqual([]);
   });
 
+  it('the events: list and read, of a brand made and updated as the brand examples are', async () => {
+    const { client } = await newClient();
+    const json = 'application/json';
+    const exampleOf = (operationId: string) =>
+      documentedOperation(operationId).operation.requestBody.content[json].example;
+    // Not made the default: the default's move would be an event of its own.
+    const { is_default, ...brand } = exampleOf('createBrand');
+    const created = await client.post('/api/v1/brands', brand);
+    const updated = await client.put(`/api/v1/brands/${created.body.id}`, exampleOf('updateBrand'));
+    expect([created.status, updated.status]).toEqual([201, 200]);
+    await eventsOf(client, 2);
+    const listed = await replay(client, 'listEvents');
+    const problems = [listed.problems];
+    const params = { id: listed.answer.body[0]?.id };
+    problems.push((await replay(client, 'getEvent', { params })).problems);
+    expect(problems.flat()).toEqual([]);
+  });
+
   it("the schemas' and headers' own examples are values the answers had there", () => {
     const problems: string[] = [];
     for (const location of exampleLocations(document).filter((at) => at.startsWith('/components/'))) {
@@ -252,15 +314,13 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
           if (!seen.includes(example)) problems.push(`${location}: ${example} never answered (${seen[0]})`);
         }
       } else if (kind === 'schemas' && rest.length === 3 && rest[0] === 'properties') {
-        // A property's examples: the form of the values answered there (a timestamp's digits vary).
-        const ref = `#/components/schemas/${name}`;
+        // A property's examples: the form of the values answered there (a timestamp's digits vary), in
+        // the answers' values of the schema wherever they are.
         const property = rest[1] as string;
         seen = answers.flatMap(({ schema, body }) =>
-          schema.$ref === ref
-            ? [(body as Json)[property]]
-            : schema.items?.$ref === ref
-              ? (body as Json[]).map((item) => item[property])
-              : [],
+          (componentValues(schema, body).get(name as string) ?? [])
+            .map((value) => (value as Json)[property])
+            .filter((value) => value !== undefined),
         );
         for (const example of examples) {
           const forms = new Set(seen.map(formOf));

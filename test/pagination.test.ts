@@ -6,6 +6,7 @@ import { createSite } from '../shared/data/sites.ts';
 import { INVALID_CURSOR } from '../shared/http/cursors.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { type ApiClient, useApi } from './support/api.ts';
+import { writeEvents } from './support/events.ts';
 import { roundTrips } from './support/round-trips.ts';
 
 const api = useApi();
@@ -13,6 +14,7 @@ const api = useApi();
 const BRANDS = '/api/v1/brands';
 const FIELDS = '/api/v1/contact-fields';
 const PAGES = '/api/v1/pages';
+const EVENTS = '/api/v1/events';
 
 interface Listed {
   id: number;
@@ -160,6 +162,29 @@ describe('paged lists', () => {
       const next = pathOf(nextLink(first.result.headers) ?? '');
       expect((await roundTrips(() => client.get(next))).calls, list).toEqual(['QueryCommand']);
     }
+  });
+
+  it('reads one Query per page of events, and one GetItem per event read by id', async () => {
+    const { teamId, client } = await api.caller();
+    const [event] = await writeEvents(teamId, 6);
+    const first = await roundTrips(() => client.get(`${EVENTS}?limit=2`));
+    expect(first.calls).toEqual(['QueryCommand']);
+    const next = pathOf(nextLink(first.result.headers) ?? '');
+    expect((await roundTrips(() => client.get(next))).calls).toEqual(['QueryCommand']);
+    expect((await roundTrips(() => client.get(`${EVENTS}/${event?.id}`))).calls).toEqual(['GetItemCommand']);
+    // A malformed id names no item: nothing is read.
+    expect((await roundTrips(() => client.get(`${EVENTS}/evt_x`))).calls).toEqual([]);
+  });
+
+  it('finds the few events a filter matches among many in a few Queries, growing each', async () => {
+    const { teamId, client } = await api.caller();
+    const [oldest] = await writeEvents(teamId, 1, { newest: new Date(Date.now() - 3_600_000), brandId: 2 });
+    await writeEvents(teamId, 600, { brandId: 3 });
+    const sparse = await roundTrips(() => client.get(`${EVENTS}?resource=brand:2&limit=1`));
+    expect(sparse.result.body.map((event: { id: string }) => event.id)).toEqual([oldest?.id]);
+    // Pages of 2, 16, 128, 1,024 events: 4 reads where pages of 2 would take 301.
+    expect(sparse.calls).toEqual(['QueryCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    expect(sparse.result.headers.get('link')).toBeNull();
   });
 
   it('walks 1,000 contact fields stably while another client creates and deletes fields', async () => {
@@ -319,7 +344,7 @@ describe('bad paging parameters', () => {
 
   it('answers 422 naming limit when it is not an integer from 1 to 200', async () => {
     const { client } = await api.caller();
-    for (const list of [BRANDS, FIELDS, PAGES]) {
+    for (const list of [BRANDS, FIELDS, PAGES, EVENTS]) {
       for (const limit of ['0', '201', 'abc', '1.5', '-1', '', '1e2']) {
         const response = await client.get(`${list}?limit=${limit}`);
         expect(response.status, `${list} limit=${limit}`).toBe(422);

@@ -51,12 +51,13 @@ function bundles(): Bundle[] {
   });
 }
 
-/** Values for the CloudFormation references (table and bucket names, CDN domain) in the environments. */
+/** Values for the CloudFormation references (table, bucket and bus names, CDN domain) in the environments. */
 const DEPLOYED_VALUES: Record<string, string> = {
   TABLE_NAME: 'team-messaging-table',
   PRIVATE_BUCKET: 'team-messaging-private',
   PUBLIC_BUCKET: 'team-messaging-public',
   PUBLIC_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
+  EVENT_BUS_NAME: 'TeamMessagingApi-change-events',
 };
 
 /** The function's own environment as Lambda would set it, plus what the Lambda runtime adds. */
@@ -137,7 +138,8 @@ const bundleOf = (constructId: string): Bundle => {
 describe('CDK bundles', () => {
   it('builds one minified ESM bundle with a source map and the createRequire banner per function', () => {
     const all = bundles();
-    expect(all).toHaveLength(routes.length + 1);
+    // The routes', the authorizer's and the change-event consumer's.
+    expect(all).toHaveLength(routes.length + 2);
     for (const bundle of all) {
       expect(readdirSync(bundle.dir).sort(), bundle.functionId).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(bundle.dir, 'index.mjs'), 'utf8');

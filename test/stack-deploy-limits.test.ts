@@ -29,7 +29,7 @@ type Resources = Record<string, { Type: string; Properties: Record<string, any> 
 
 /**
  * What an intrinsic function renders to once deployed, at its longest: a table name is at most 255
- * characters, a bucket name 63, a log group name 512; an ARN adds `arn:aws-us-gov:<service>:ap-southeast-5:
+ * characters, a bucket name 63, a log group name 512, an event bus name 256; an ARN adds `arn:aws-us-gov:<service>:ap-southeast-5:
  * <12-digit account>:` (~55) and the resource type; a CloudFront domain is 29 characters. An intrinsic not
  * listed fails the test, to be estimated when the stack first uses it.
  */
@@ -41,6 +41,12 @@ const RENDERED_LENGTH: Record<string, number> = {
   'Fn::GetAtt AWS::S3::Bucket.Arn': 'arn:aws-us-gov:s3:::'.length + 63,
   'Fn::GetAtt AWS::Logs::LogGroup.Arn': ARN + 'log-group:'.length + 512 + ':*'.length,
   'Fn::GetAtt AWS::CloudFront::Distribution.DomainName': 'd111111abcdef8.cloudfront.net'.length,
+  // The change events: a bus name is at most 256 characters, a queue name 80, a stream label a timestamp.
+  'Ref AWS::Events::EventBus': 256,
+  'Fn::GetAtt AWS::Events::EventBus.Arn': ARN + 'event-bus/'.length + 256,
+  'Fn::GetAtt AWS::SQS::Queue.Arn': ARN + 80,
+  'Fn::GetAtt AWS::DynamoDB::GlobalTable.StreamArn':
+    ARN + 'table/'.length + 255 + '/stream/2026-01-01T00:00:00.000'.length,
 };
 
 /** The value with every intrinsic function replaced by a string of its rendered length. */
@@ -167,8 +173,9 @@ describe('CDK stack: environment size', () => {
       const stack = new TeamMessagingStack(app, 'Padded', { settings });
       const sizes = environmentSizes(Template.fromStack(stack));
       const reported = over(sizes, LAMBDA_ENVIRONMENT_BYTES).map(([id]) => id);
-      // The API's functions carry RATE_LIMITS; CDK's own (LogRetention) does not.
-      expect(reported).toHaveLength(routes.length + 1);
+      // The stack's functions (routes, authorizer, change-event consumer) carry RATE_LIMITS; CDK's own
+      // (LogRetention) does not.
+      expect(reported).toHaveLength(routes.length + 2);
       expect(reported.some((id) => id.startsWith('LogRetention'))).toBe(false);
     } finally {
       rmSync(outdir, { recursive: true, force: true });

@@ -33,7 +33,10 @@ type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: str
 const resources = (s: Synthesized, type: string) =>
   Object.values(s.template.findResources(type)) as Resource[];
 const stage = (s: Synthesized) => resources(s, 'AWS::ApiGateway::Stage')[0]?.Properties;
-/** The API's functions (routes and the authorizer), not CDK's own (LogRetention, bucket emptying). */
+/**
+ * The stack's functions (routes, the authorizer, the change-event consumer), not CDK's own (LogRetention,
+ * bucket emptying).
+ */
 const apiFunctions = (s: Synthesized) => {
   const ours = s.stack.node.findAll().filter((c) => c instanceof ApiFunction);
   return ours.map(
@@ -96,9 +99,9 @@ describe('CDK stack: settings', () => {
     expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
   });
 
-  it("gives every function (routes and the authorizer) the logger's and metrics' settings", () => {
+  it("gives every function (routes, the authorizer, the consumer) the logger's and metrics' settings", () => {
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 2);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVICE_NAME: 'team-messaging-api',
@@ -146,7 +149,7 @@ describe('CDK stack: tracing', () => {
   it('traces every request with X-Ray: on the stage and in every function', () => {
     expect(stage(stacks.synth)?.TracingEnabled).toBe(true);
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 1);
+    expect(functions).toHaveLength(routes.length + 2);
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     }
@@ -327,7 +330,9 @@ describe('CDK stack: alarms', () => {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
       const alarms = resources(s, 'AWS::CloudWatch::Alarm');
-      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1);
+      // Stage; per route latency, errors, throttles; authorizer; table and index; bucket; change events
+      // (consumer errors, throttles, iterator age; on-failure queue).
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1 + 4);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
         expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);

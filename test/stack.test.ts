@@ -72,12 +72,12 @@ function resourcePath(id: string): string {
 }
 
 describe('CDK stack: functions', () => {
-  it("has one Node.js 22 arm64 function per route table row plus the authorizer, besides CDK's own", () => {
+  it("has one Node.js 22 arm64 function per route table row plus the authorizer and the change-event consumer, besides CDK's own", () => {
     // CDK's LogRetention function (lib/cdk/service-logs.ts) runs only at deploy time.
     const all = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([id]) => !id.startsWith('LogRetention'))
       .map(([, fn]) => fn);
-    expect(all).toHaveLength(routes.length + 1);
+    expect(all).toHaveLength(routes.length + 2);
     for (const fn of all) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -398,7 +398,7 @@ describe('CDK stack: gateway', () => {
 });
 
 describe('CDK stack: outputs and checks', () => {
-  it('outputs the API URL, the CDN URL, the names the admin CLI targets, the access log, alarm topic and web ACL', () => {
+  it('outputs the API URL, the CDN URL, the names the admin CLI targets, the access log, alarm topic, web ACL and event bus', () => {
     const outputs = synth.template.findOutputs('*');
     expect(Object.keys(outputs).sort()).toEqual(
       [
@@ -406,6 +406,7 @@ describe('CDK stack: outputs and checks', () => {
         'AdminTarget',
         'AlarmTopicArn',
         'ApiUrl',
+        'EventBusName',
         'PrivateBucketName',
         'PublicBaseUrl',
         'PublicBucketName',

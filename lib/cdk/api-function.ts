@@ -21,10 +21,11 @@ export interface ApiFunctionProps {
 }
 
 /**
- * Every Lambda of the API: Node.js 22 on arm64, a minified ESM bundle with source maps and the AWS SDK
- * bundled (tree-shaken, not the runtime's copy), X-Ray active tracing, its own log group with a retention,
- * and its own role that starts with nothing but writing to that log group and its traces (no managed
- * policy): the stack adds exactly the grants the route table row declares.
+ * Every Lambda of the API (the routes, the authorizer, the change-event consumer): Node.js 22 on arm64, a
+ * minified ESM bundle with source maps and the AWS SDK bundled (tree-shaken, not the runtime's copy), X-Ray
+ * active tracing, its own log group with a retention, and its own role that starts with nothing but writing
+ * to that log group and its traces (no managed policy): the stack adds exactly the grants the route table
+ * row declares (the consumer's: change-events.ts).
  */
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {

@@ -68,8 +68,16 @@ export function grantRouteAccess(fn: ApiFunction, route: Route, resources: Route
   return objects;
 }
 
-/** The table actions of an access level, and the `byId` index every route may need to tell 403 from 404. */
-export function grantTableAccess(fn: ApiFunction, access: Route['table'], table: TableV2): void {
+/**
+ * The table actions of an access level, and the `byId` index every route may need to tell 403 from 404
+ * (`idIndex: false` for a function that never answers a request: the change-event consumer).
+ */
+export function grantTableAccess(
+  fn: ApiFunction,
+  access: Route['table'],
+  table: TableV2,
+  { idIndex = true } = {},
+): void {
   if (access === 'none') return;
   fn.addToRolePolicy(
     new PolicyStatement({
@@ -77,6 +85,7 @@ export function grantTableAccess(fn: ApiFunction, access: Route['table'], table:
       resources: [table.tableArn],
     }),
   );
+  if (!idIndex) return;
   // Every route may need to tell 403 from 404 through the id index.
   fn.addToRolePolicy(
     new PolicyStatement({

@@ -17,7 +17,8 @@ import {
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
 import { type Route, routeKey } from '../routes.ts';
-import type { Settings } from './settings.ts';
+import type { ChangeEvents } from './change-events.ts';
+import type { AlarmThresholds, Settings } from './settings.ts';
 
 /** The thresholds in cdk.json are per period of this length. */
 const PERIOD = Duration.minutes(5);
@@ -40,6 +41,7 @@ export interface StackMonitoringProps {
   table: TableV2;
   indexName: string;
   publicFiles: Bucket;
+  changeEvents: ChangeEvents;
   settings: Settings;
 }
 
@@ -48,7 +50,8 @@ export interface StackMonitoringProps {
  * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
  * client waits for, authorizer included, rather than its function's duration) and its function's errors
  * and throttles; the authorizer's failures and throttles; the table's and its index's
- * throttles and system errors; the public bucket's 5xx. The dashboard adds the functions' own metrics.
+ * throttles and system errors; the public bucket's 5xx; the change-event consumer's errors, throttles and
+ * iterator age, and its on-failure queue. The dashboard adds the functions' own metrics.
  */
 export class StackMonitoring extends Construct {
   readonly alarmTopic: Topic;
@@ -197,11 +200,52 @@ export class StackMonitoring extends Construct {
       metricGroups: [this.bucketRequests(props.publicFiles, alarms.publicBucket5xx)],
     });
 
+    this.monitorChangeEvents(facade, props.changeEvents, alarms);
+
     facade.addLargeHeader("The functions' own metrics");
     facade.monitorCustom({
       alarmFriendlyName: 'RouteMetrics',
       humanReadableName: `Namespace ${settings.metricsNamespace}, service ${settings.serviceName}, per route`,
       metricGroups: this.routeMetrics(settings, routeFunctions),
+    });
+  }
+
+  /**
+   * The stream consumer: its errors and throttles as any function's (a failed batch is retried, then split,
+   * then given up), how far behind the stream it is, and the batches given up on (any is an alarm).
+   */
+  private monitorChangeEvents(facade: MonitoringFacade, changeEvents: ChangeEvents, alarms: AlarmThresholds) {
+    facade.addLargeHeader('Change events: the table stream, its consumer, the on-failure queue');
+    facade.monitorLambdaFunction({
+      lambdaFunction: changeEvents.consumer,
+      isIterator: true,
+      alarmFriendlyName: 'ChangeEventsFunction',
+      humanReadableName: 'Change-event consumer (table stream)',
+      addFaultCountAlarm: critical({
+        maxErrorCount: alarms.lambdaErrors,
+        alarmDescriptionOverride:
+          'The change-event consumer failed a batch (crash, timeout or thrown error); Lambda retries it.',
+      }),
+      addThrottlesCountAlarm: critical(throttled('The change-event consumer', alarms.lambdaThrottles)),
+      addMaxIteratorAgeAlarm: critical({
+        maxAgeInMillis: alarms.streamIteratorAgeSeconds * 1000,
+        // A quiet stream invokes nothing and reports no age: that is not falling behind.
+        treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
+        alarmDescriptionOverride:
+          `The change-event consumer is over ${alarms.streamIteratorAgeSeconds} s behind the table ` +
+          'stream: events are late.',
+      }),
+    });
+    facade.monitorSqsQueue({
+      queue: changeEvents.failedRecords,
+      alarmFriendlyName: 'ChangeEventsFailed',
+      humanReadableName: 'Change-event records given up on (on-failure queue)',
+      addQueueMaxSizeAlarm: critical({
+        maxMessageCount: 0,
+        treatMissingDataOverride: TreatMissingData.NOT_BREACHING,
+        alarmDescriptionOverride:
+          'The change-event consumer gave up on stream records: their events were not written or published.',
+      }),
     });
   }
 

@@ -2,6 +2,7 @@ import { type App, Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import type { ApiFunction } from './api-function.ts';
@@ -28,6 +29,17 @@ export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant
         'of one bucket and to the single action the route table row declares.',
     });
   }
+}
+
+/** The on-failure queue of the change-event consumer (change-events.ts) is itself the end of the line. */
+export function acknowledgeFailedRecordsQueue(failedRecords: Queue): void {
+  Validations.of(failedRecords).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "This queue is the on-failure destination of the table stream's event source mapping: a dead-letter " +
+      'queue itself (cdk-nag recognizes only SQS redrive policies). It keeps pointers to records given up on, ' +
+      'for 14 days; an alarm fires on any message, and a person reads them.',
+  });
 }
 
 /** The singleton function behind CDK's LogRetention resources (service-logs.ts), as CDK names it. */

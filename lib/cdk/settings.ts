@@ -64,6 +64,9 @@ export const DEFAULT_SETTINGS = {
     dynamoThrottled: 0,
     /** DynamoDB 500s (after the SDK's retries the API answers 503). */
     dynamoSystemErrors: 0,
+    /** How far the change-event consumer may be behind the table stream (its iterator age, maximum):
+     * it keeps up within seconds, so 5 minutes is a consumer failing or throttled. */
+    streamIteratorAgeSeconds: 300,
     /** 5xx answers of the public bucket: S3 asks clients to retry an occasional 500/503 (CloudFront and
      * the SDK do), a handful is normal, a stream is an S3 problem. */
     publicBucket5xx: 5,
@@ -168,7 +171,8 @@ export const environmentBytes = (variables: Record<string, unknown>): number =>
 /**
  * What the settings' variables may take of it. The stack adds TABLE_NAME (a table name: 255 characters at
  * most), PRIVATE_BUCKET and PUBLIC_BUCKET (bucket names: 63), PUBLIC_BASE_URL (`https://` and a 29-character
- * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation; 1 KB leaves room for
+ * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation (the change-event
+ * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); 1 KB leaves room for
  * another. test/stack-deploy-limits.test.ts holds the stack to it.
  */
 const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;

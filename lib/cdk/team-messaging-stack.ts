@@ -30,7 +30,8 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { EventBus } from 'aws-cdk-lib/aws-events';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -46,6 +47,7 @@ import {
   routes,
 } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
+import { ChangeEvents } from './change-events.ts';
 import { addCorsPreflight } from './cors.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
@@ -149,10 +151,14 @@ export class TeamMessagingStack extends Stack {
   readonly api: RestApi;
   /** API Gateway's access log: one JSON line per request. */
   readonly accessLogs: LogGroup;
+  /** The change events of brands and contact fields: the table's stream, its consumer and the bus. */
+  readonly changeEvents: ChangeEvents;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
-    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then).
-    super(scope, id, { terminationProtection: !props.dev, ...props });
+    // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
+    // template is written without indentation: a fifth of its size, with CloudFormation's 1 MB in view
+    // (the dashboard alone is a quarter of a megabyte at the largest settings).
+    super(scope, id, { terminationProtection: !props.dev, suppressTemplateIndentation: true, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
     // Cost-allocation tags on every resource that takes tags: the bill per service and stage.
@@ -188,6 +194,12 @@ export class TeamMessagingStack extends Stack {
       PUBLIC_BUCKET: this.publicFiles.bucketName,
       PUBLIC_BASE_URL: publicBaseUrl,
     });
+    this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
+      table: this.table,
+      environment: functionSettings,
+      publicBaseUrl,
+      logRemovalPolicy: removalPolicy,
+    });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
     retainServiceLogs(this, this.api);
@@ -198,9 +210,10 @@ export class TeamMessagingStack extends Stack {
       table: this.table,
       indexName: idIndex.name,
       publicFiles: this.publicFiles,
+      changeEvents: this.changeEvents,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits);
+    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -209,13 +222,17 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR. */
+  /**
+   * The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR, and its
+   * stream with both images of each change, which the change-event consumer reads (an in-place update).
+   */
   private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: ttlAttribute,
+      dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       globalSecondaryIndexes: [
         {
@@ -347,10 +364,14 @@ export class TeamMessagingStack extends Stack {
 
   /**
    * What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`,
-   * `--default-plan`, `--plan-sets`)
-   * and operators need.
+   * `--default-plan`, `--plan-sets`), operators and the change events' subscribers need.
    */
-  private addOutputs(publicBaseUrl: string, alarmTopic: Topic, rateLimits: TeamRateLimits): void {
+  private addOutputs(
+    publicBaseUrl: string,
+    alarmTopic: Topic,
+    rateLimits: TeamRateLimits,
+    eventBus: EventBus,
+  ): void {
     // RestApi adds its own output under a hashed name; one `ApiUrl` output is enough.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API', value: this.api.url });
@@ -374,6 +395,11 @@ export class TeamMessagingStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'SNS topic every alarm notifies',
       value: alarmTopic.topicArn,
+    });
+    new CfnOutput(this, 'EventBusName', {
+      description:
+        'EventBridge bus of the change events (source team-messaging-api): subscribe with a rule on this bus',
+      value: eventBus.eventBusName,
     });
     new CfnOutput(this, 'WebAclArn', {
       description: "The web ACL that counts each token's requests",

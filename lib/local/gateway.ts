@@ -58,7 +58,8 @@ const compiled: CompiledRoute[] = routes.map((route) => {
 });
 
 const modules = new Map<string, Promise<{ handler: unknown }>>();
-function load<T>(file: string): Promise<T> {
+/** A handler module's `handler`, imported once (the route table's files, and the stream consumer's). */
+export function load<T>(file: string): Promise<T> {
   let module = modules.get(file);
   if (!module) {
     module = import(pathToFileURL(resolve(ROOT, file)).href);

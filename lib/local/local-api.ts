@@ -1,9 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { configure } from '../../shared/config.ts';
-import { type AnsweredRequest, createGateway } from './gateway.ts';
+import { streamConsumer } from '../routes.ts';
+import { type AnsweredRequest, createGateway, load } from './gateway.ts';
 import { provision, type Resources, startServices } from './services.ts';
+import { startStreamPoller } from './stream-poller.ts';
 
 /**
  * The whole local stack: DynamoDB Local and s3rver (unless endpoints are given), the table and buckets,
@@ -27,6 +30,8 @@ export interface LocalConfig {
   api_url: string;
   dynamodb_endpoint: string;
   s3_endpoint: string;
+  eventbridge_endpoint: string;
+  event_bus_name: string;
   table_name: string;
   private_bucket: string;
   public_bucket: string;
@@ -41,6 +46,25 @@ export const LOCAL_RESOURCES: Resources = {
   publicBucket: 'team-messaging-public',
 };
 
+/** The bus name the consumer puts events on (the stand-in keeps whatever it is given). */
+const LOCAL_EVENT_BUS = 'team-messaging-events';
+
+/**
+ * The change events' pipeline, locally: the stream poller (Lambda's event source mapping) hands the table's
+ * stream to the consumer the stack deploys (the route table's streamConsumer, the same code), which writes
+ * the event log and puts events on the EventBridge stand-in. The process must be configured for handlers.
+ */
+export function startEventPipeline(config: Pick<LocalConfig, 'dynamodb_endpoint' | 'table_name'>) {
+  return startStreamPoller({
+    endpoint: config.dynamodb_endpoint,
+    tableName: config.table_name,
+    consume: async (event) =>
+      (await load<(event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>>(streamConsumer.handler))(
+        event,
+      ),
+  });
+}
+
 export const localConfigPath = (dataDir: string) => join(resolve(dataDir), 'local.json');
 
 /** The settings a handler reads (shared/config.ts), pointed at local servers. */
@@ -52,6 +76,8 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     PUBLIC_BASE_URL: config.public_base_url,
     DYNAMODB_ENDPOINT: config.dynamodb_endpoint,
     S3_ENDPOINT: config.s3_endpoint,
+    EVENTBRIDGE_ENDPOINT: config.eventbridge_endpoint,
+    EVENT_BUS_NAME: config.event_bus_name,
     AWS_REGION: 'us-east-1',
   };
 }
@@ -60,10 +86,13 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
 export function servicesConfig(endpoints: {
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  eventBridgeEndpoint: string;
 }): Omit<LocalConfig, 'api_url'> {
   return {
     dynamodb_endpoint: endpoints.dynamodbEndpoint,
     s3_endpoint: endpoints.s3Endpoint,
+    eventbridge_endpoint: endpoints.eventBridgeEndpoint,
+    event_bus_name: LOCAL_EVENT_BUS,
     table_name: LOCAL_RESOURCES.tableName,
     private_bucket: LOCAL_RESOURCES.privateBucket,
     public_bucket: LOCAL_RESOURCES.publicBucket,
@@ -82,8 +111,10 @@ export async function startLocalStack(options: LocalStackOptions) {
     s3Port: recordedS3Port(await readLocalConfig(dataDir)),
   });
   let server: Server | undefined;
+  let events: { stop(): Promise<void> } | undefined;
   const stop = async () => {
     await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    await events?.stop();
     await services.stop();
   };
   try {
@@ -94,6 +125,7 @@ export async function startLocalStack(options: LocalStackOptions) {
       ...handlerEnvironment(base),
       ...(options.interactive && { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN', METRICS: 'off' }),
     });
+    events = startEventPipeline(base);
     const gateway = createGateway(options.interactive ? printAnswered : undefined);
     server = gateway;
     await new Promise<void>((listening, failed) => {

@@ -8,15 +8,18 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { createEventBus } from './event-bus.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -39,6 +42,8 @@ export interface ServiceOptions {
 export interface LocalServices {
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The EventBridge stand-in change events are put on (event-bus.ts). */
+  eventBridgeEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -62,11 +67,24 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
         options.s3Port,
         stops,
       ));
-    return { dynamodbEndpoint, s3Endpoint, stop };
+    const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
+    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The EventBridge stand-in on a free port; with a data directory, it appends what it gets to bus.ndjson. */
+async function startEventBus(
+  dataDir: string | undefined,
+  stops: Array<() => Promise<void>>,
+): Promise<string> {
+  const server = createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson'));
+  await listen(server, 0);
+  stops.push(() => new Promise((closed) => server.close(() => closed())));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 }
 
 async function startDynamoDb(
@@ -229,7 +247,9 @@ export function createS3rver(options: S3rverOptions): S3rver {
   return server;
 }
 
-/** Creates the table (with its id index and TTL) and the buckets when they are missing. */
+const TABLE_STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
+
+/** Creates the table (with its id index, TTL and stream) and the buckets when they are missing. */
 export async function provision(
   endpoints: { dynamodbEndpoint: string; s3Endpoint: string },
   resources: Resources,
@@ -259,6 +279,8 @@ export async function provision(
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },
         ],
+        // Change events are read from the stream (shared/events), as the stack's table has it.
+        StreamSpecification: TABLE_STREAM,
       }),
     );
     await dynamo.send(
@@ -269,6 +291,13 @@ export async function provision(
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    // A table a version before change events made: give it its stream.
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: resources.tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await dynamo.send(
+        new UpdateTableCommand({ TableName: resources.tableName, StreamSpecification: TABLE_STREAM }),
+      );
+    }
   } finally {
     dynamo.destroy();
   }

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
+import { EVENT_TYPES } from '../../shared/events/change-events.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
@@ -57,6 +59,13 @@ function converted(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema 
     io,
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema: out }) => {
+      // A named representation inside another (an event's brand) is referred to, not repeated.
+      const named = zodSchema !== schema && nameOf.get(zodSchema as z.core.$ZodType);
+      if (named) {
+        for (const key of Object.keys(out)) delete out[key];
+        out.$ref = `#/components/schemas/${named}`;
+        return;
+      }
       // social_links is checked to be an object before its forms are: show the forms.
       const def = zodSchema._zod.def as { type: string; in?: unknown; out?: unknown };
       if (def.type === 'pipe' && def.out === socialLinksForms) {
@@ -212,6 +221,24 @@ const QUERY_PARAMETERS: Record<string, JsonSchema> = {
     maxItems: 1,
     items: { enum: [...CONTACT_TYPES] },
   },
+  type: {
+    description:
+      `Only events of these types (any of them): at most ${EVENT_TYPES.length} values, \`type\` and ` +
+      '`type[]` together; an unknown type is a 422 naming `type`.',
+    maxItems: EVENT_TYPES.length,
+    items: { enum: [...EVENT_TYPES] },
+  },
+  resource: {
+    description:
+      'Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer ' +
+      '(anything else is a 422 naming `resource`).',
+    maxItems: 1,
+    items: {
+      type: 'string',
+      maxLength: 'contact_field:'.length + LIMITS.idDigits,
+      pattern: EVENT_RESOURCE.source,
+    },
+  },
 };
 
 function parameters(route: Route, operation: Operation): unknown[] {
@@ -240,6 +267,10 @@ function parameters(route: Route, operation: Operation): unknown[] {
     // What the query schema checks in code (refinements), said for readers; the name comes from the schema.
     const base = field ? jsonSchema(field, 'input') : { type: 'array', items: { type: 'string' } };
     const schema = { ...base, ...QUERY_PARAMETERS[name] };
+    // A list with a page size of its own says so (the events: never answered whole).
+    if (name === 'limit' && operation.defaultLimit !== undefined) {
+      schema.description = `At most this many items (1 to ${LIMITS.listPageSize}); without it, ${operation.defaultLimit}.`;
+    }
     const description = (schema.description as string | undefined) ?? undefined;
     // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
     for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {
@@ -303,7 +334,8 @@ export function buildDocument() {
       title: 'Team Messaging API',
       version: '1.0.0',
       description:
-        "Manage a team's brands, read its CMS pages and define its contact fields. Every call but this " +
+        "Manage a team's brands, read its CMS pages, define its contact fields and follow their changes " +
+        '(events). Every call but this ' +
         "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
         'field on a 422 and `error_code` on a 409.\n\n' +
         "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
@@ -339,6 +371,7 @@ export function buildDocument() {
       { name: 'Brands', description: 'Sender identities: names, colours, images, social links' },
       { name: 'Contact fields', description: 'Custom fields of contacts and organizations' },
       { name: 'Pages', description: 'CMS pages of the team sites' },
+      { name: 'Events', description: 'Changes of the brands and contact fields, kept 30 days' },
       { name: 'Files', description: 'The team file library' },
       { name: 'Reference', description: 'The API describing itself' },
     ],
@@ -419,7 +452,8 @@ export function buildDocument() {
         Link: {
           description:
             'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
-            'and limit and a new cursor); absent on the last page and without `limit`',
+            'and limit and a new cursor); absent on the last page, and without `limit` but on the events ' +
+            `list (pages of ${LIMITS.listPageSize} events without it)`,
           schema: { type: 'string', pattern: '^<https?://[^>]+>; rel="next"$' },
         },
         RateLimitPolicy: {

@@ -5,9 +5,12 @@ import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts'
 import {
   autoConfigureRequest,
   contactFieldsQuery,
+  eventsQuery,
   pagesQuery,
   uploadRequest,
 } from '../../shared/domain/requests.ts';
+import { EVENT_ID, EVENT_ID_LENGTH } from '../../shared/events/change-events.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
   BRAND_INPUT,
@@ -22,6 +25,7 @@ import {
   ContactField,
   ContactFieldListItem,
   ContactFieldType,
+  Event,
   Limits,
   Message,
   OpenApiDocument,
@@ -36,7 +40,7 @@ import {
  */
 export interface Operation {
   id: string;
-  tag: 'Brands' | 'Contact fields' | 'Pages' | 'Files' | 'Reference';
+  tag: 'Brands' | 'Contact fields' | 'Pages' | 'Events' | 'Files' | 'Reference';
   summary: string;
   description?: string;
   /** What the handler validates with (zod/mini, like all of shared/; JSON Schema comes from zod's core). */
@@ -59,6 +63,8 @@ export interface Operation {
   versioned?: true;
   /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
   paged?: true;
+  /** The page size without `limit` (the events); a paged list without one answers all of it. */
+  defaultLimit?: number;
 }
 
 const brandExample = {
@@ -96,6 +102,42 @@ const fieldExample = {
   integration_id: null,
 };
 const { options, allow_multiple, ...fieldListExample } = fieldExample;
+
+/** The brand of the create example, made without taking the default, as its events show it. */
+const eventBrand = { ...brandExample, is_default: false };
+const brandUpdatedEvent = {
+  id: 'evt_51_1795599992_4200000000000000000002_0',
+  type: 'brand.updated',
+  created_at: '2026-11-25T09:46:32.000000Z',
+  team_id: 51,
+  resource: 'brand:7',
+  resource_version: 2,
+  request_id: '5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42',
+  data: {
+    object: { ...eventBrand, primary_color: '#ff0000', updated_at: '2026-11-25T09:46:32.456000Z' },
+    previous_attributes: { primary_color: '#1a2b3c', updated_at: '2026-11-25T09:46:31.123000Z' },
+  },
+};
+const brandCreatedEvent = {
+  id: 'evt_51_1795599991_4200000000000000000001_0',
+  type: 'brand.created',
+  created_at: '2026-11-25T09:46:31.000000Z',
+  team_id: 51,
+  resource: 'brand:7',
+  resource_version: 1,
+  request_id: '0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87',
+  data: { object: eventBrand, previous_attributes: null },
+};
+
+const EVENTS_PAGED =
+  `Newest first, in pages: at most \`limit\` events (1 to ${LIMITS.listPageSize}), and ` +
+  `${LIMITS.listPageSize} without it (the log is never answered whole). While more follow, a ` +
+  '`Link: <url>; rel="next"` header whose URL (the same filters, the `limit` if one was given, a new ' +
+  '`cursor`) answers the next page; the last page has none. Paging is stable while changes happen: no ' +
+  'event twice, none that existed throughout skipped (newer events come before the first page). `type` ' +
+  '(repeatable: events of any of the types) and `resource` filter; an unknown type or a malformed ' +
+  'resource is a 422 naming it. A cursor that is not from this list, team and filters is a 400. Events ' +
+  'are kept 30 days.';
 
 const PAGED =
   'All of the list without `limit`. With `limit`, at most that many items, and while more follow a ' +
@@ -347,6 +389,34 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'Lists that used the brand keep existing with `brand_id` null.',
     success: Message,
     example: { response: { message: 'Brand deleted.' } },
+  },
+  'GET /api/v1/events': {
+    id: 'listEvents',
+    tag: 'Events',
+    summary: "The team's change events, newest first",
+    description: EVENTS_PAGED,
+    query: eventsQuery,
+    paged: true,
+    defaultLimit: LIMITS.listPageSize,
+    success: z.array(Event).max(LIMITS.listPageSize),
+    example: { response: [brandUpdatedEvent, brandCreatedEvent] },
+  },
+  'GET /api/v1/events/{id}': {
+    id: 'getEvent',
+    tag: 'Events',
+    summary: 'One change event',
+    description:
+      "Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.",
+    pathParameters: {
+      id: {
+        type: 'string',
+        maxLength: EVENT_ID_LENGTH,
+        pattern: EVENT_ID.source,
+        description: "The event's `id` (another team's is a 403, an unknown one a 404).",
+      },
+    },
+    success: Event,
+    example: { response: brandUpdatedEvent },
   },
   'GET /api/v1/limits': {
     id: 'getLimits',

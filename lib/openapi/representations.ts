@@ -7,7 +7,8 @@ import {
   CONTACT_FIELD_TYPES,
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
-import { MIME_TYPE } from '../../shared/domain/requests.ts';
+import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/change-events.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
 import { ERROR_CODES } from '../../shared/http/errors.ts';
@@ -156,6 +157,79 @@ export const Page = z
   .strict()
   .meta({
     description: "A CMS page of one of the team's sites (sites and pages are made in the dashboard).",
+  });
+
+/** A change's former values: the brand's fields that changed (its id, team and creation never do). */
+export const BrandChanges = Brand.omit({ id: true, team_id: true, created_at: true })
+  .partial()
+  .meta({
+    description:
+      "The former values of the brand's fields that changed: `updated_at` and the fields written, for a " +
+      'write of the brand; `is_default` alone when the default moved.',
+  });
+
+/** A change's former values: the contact field's fields that changed (its id never does). */
+export const ContactFieldChanges = ContactField.omit({ id: true })
+  .partial()
+  .meta({ description: "The former values of the contact field's fields that changed." });
+
+export const Event = z
+  .object({
+    id: described(
+      z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID),
+      "The event's id, `evt_<team>_<seconds>_<sequence>_<ordinal>`: the same on every delivery of the " +
+        'change, so a consumer that has seen it can skip it. `GET /events/{id}` reads it.',
+    ),
+    type: described(
+      z.enum(EVENT_TYPES),
+      'What happened: `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, ' +
+        '`contact_field.updated` or `contact_field.deleted`. A default-brand change is a `brand.updated` of ' +
+        'each brand whose `is_default` changed.',
+    ),
+    created_at: described(
+      timestamp.meta({ examples: ['2026-11-25T09:46:31.000000Z'] }),
+      'When the change was written, to the second: ISO 8601 in UTC, with microseconds (always `.000000`).',
+    ),
+    team_id: described(id, "The team whose resource changed: the caller's."),
+    resource: described(
+      z
+        .string()
+        .max('contact_field:'.length + LIMITS.idDigits)
+        .regex(EVENT_RESOURCE),
+      'The resource that changed, `brand:<id>` or `contact_field:<id>` (what the `resource` filter takes).',
+    ),
+    resource_version: described(
+      z.int().min(0),
+      "The resource's version after the change (for a delete, the version deleted): it counts the writes " +
+        "of the resource itself and is what its ETag names. A resource's events follow its versions: an " +
+        'event whose version is lower than one already applied is stale. A default-brand change does not ' +
+        "move it (the brand's own version, as it is when the event is made).",
+    ),
+    request_id: described(
+      z.string().max(36).meta({ format: 'uuid' }).nullable(),
+      'The `X-Request-Id` of the API request that made the change; null when there is none to name (a ' +
+        'change made with the admin CLI).',
+    ),
+    data: z
+      .object({
+        object: described(
+          z.union([Brand, ContactField]),
+          'The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact ' +
+            'field as `GET /contact-fields/{id}`); for a delete, as it was last.',
+        ),
+        previous_attributes: described(
+          z.union([BrandChanges, ContactFieldChanges, z.null()]),
+          'For an update, the former values of the fields that changed; null for a create or a delete.',
+        ),
+      })
+      .strict()
+      .meta({ description: 'The resource, and what the change changed.' }),
+  })
+  .strict()
+  .meta({
+    description:
+      "A change of one of the team's brands or contact fields: one per write that changed something (none " +
+      'for an idempotent replay, a refused write or a write that changed nothing). Kept 30 days.',
   });
 
 /** What each suggestion is read from, best first (shared/autoconfigure/extract.ts). */

@@ -19,7 +19,14 @@ import type { VersionTag } from '../http/preconditions.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
-import { queryAll, scanSortKey, throwMissing } from './items.ts';
+import {
+  deletionStamp,
+  queryAll,
+  requestStamp,
+  requestStampUpdate,
+  scanSortKey,
+  throwMissing,
+} from './items.ts';
 import {
   BRAND_PREFIX,
   brandKey,
@@ -109,7 +116,12 @@ const IMAGE_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof BrandFields>;
 
 const UNLINK_BATCH = 98; // + the brand's link counter + the If-Match pointer check = 100 items, DynamoDB's cap
-const LAST_UNLINK_BATCH = 97; // + the brand's delete, the pointer check and the quota's release
+const LAST_UNLINK_BATCH = 96; // + the brand's delete, the pointer check, the quota's release, the tombstone
+
+/** Set on a pointer `admin migrate` moved from where older tables kept it; the API's writes drop it. */
+export const MOVED_POINTER = 'moved_by_migration';
+/** Set on a pointer written with the brand it names, created as the default; the next write drops it. */
+export const SET_BY_CREATE = 'set_by_create';
 
 /** The brand id a pointer item names, if any: possibly a deleted brand's. */
 export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
@@ -137,6 +149,10 @@ export async function readPointer(teamId: number): Promise<number | undefined> {
 function fromItem(item: Record<string, unknown>, defaultId: number | undefined): Brand {
   return withImages(shapeOf(item, defaultId), renderedImage);
 }
+
+/** A brand's representation from its stored item, as the API answers it (change events render it so). */
+export const brandOfItem = (item: Record<string, unknown>, isDefault: boolean): Brand =>
+  fromItem(item, isDefault ? (item.id as number) : undefined);
 
 /** The fields of the response in its order, with their defaults; images as stored. */
 function shapeOf(item: Record<string, unknown>, defaultId: number | undefined): Brand {
@@ -261,13 +277,14 @@ export async function createBrand(
           ...brandKey(teamId, id),
           ...idIndexKeys('BRAND', id),
           ...stored,
+          ...requestStamp(),
           version: 1,
           ...(is_default && { may_be_default: true }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
-    if (is_default) transaction.add('pointer', pointerPut(teamId, id));
+    if (is_default) transaction.add('pointer', pointerPut(teamId, id, false, { [SET_BY_CREATE]: true }));
     takeQuota(transaction, teamId, 'brands');
     addIdentityChecks(transaction, teamId, brand);
     transaction.guard(extraItems(brand));
@@ -433,7 +450,10 @@ export async function deleteBrand(teamId: number, brandId: number, expected?: Ve
       )
       .add('list', ...batch.map((key) => unlinkList(key, brandId, now)));
     if (expected) transaction.add('pointer', pointerIs(teamId, brandId, expected.isDefault === true));
-    if (last) transaction.add('quota release', releaseQuota(teamId, 'brands'));
+    if (last) {
+      transaction.add('quota release', releaseQuota(teamId, 'brands'));
+      transaction.add('tombstone', ...deletionStamp(brandKey(teamId, brandId), teamId));
+    }
     const cancellation = await transaction.commit();
     if (!cancellation) {
       if (last) return;
@@ -480,7 +500,8 @@ async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
       .add('pointer', {
         Put: {
           TableName: tableName(),
-          Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+          // Marked: the default did not change, its pointer moved, so it is no change event (change-events.ts).
+          Item: { ...defaultBrandKey(teamId), brand_id: brandId, [MOVED_POINTER]: true },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       })
@@ -566,11 +587,16 @@ function brandDelete(teamId: number, brandId: number, unlinked: number, version?
  * Names the brand as the default, whatever the pointer named before: the last writer wins; `ifNotYet`
  * also requires that it did not name the brand already (an If-Match read it so).
  */
-function pointerPut(teamId: number, brandId: number, ifNotYet = false): TransactItem {
+function pointerPut(
+  teamId: number,
+  brandId: number,
+  ifNotYet = false,
+  marks: Record<string, boolean> = {},
+): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...defaultBrandKey(teamId), brand_id: brandId },
+      Item: { ...defaultBrandKey(teamId), brand_id: brandId, ...marks },
       ...(ifNotYet && {
         ConditionExpression: 'attribute_not_exists(brand_id) OR brand_id <> :brand',
         ExpressionAttributeValues: { ':brand': brandId },
@@ -629,16 +655,17 @@ function throwIfIdentityRefused(cancellation: Cancellation): void {
 
 /** SET of the given attributes and `updated_at`, and a version bump. */
 function brandUpdate(attributes: Record<string, unknown>, now: string) {
+  const stamp = requestStampUpdate();
   const names: Record<string, string> = { '#updated_at': 'updated_at', '#version': 'version' };
-  const values: Record<string, unknown> = { ':updated_at': now, ':one': 1 };
-  const sets = ['#updated_at = :updated_at'];
+  const values: Record<string, unknown> = { ':updated_at': now, ':one': 1, ...stamp.values };
+  const sets = ['#updated_at = :updated_at', ...stamp.set];
   for (const [name, value] of Object.entries(attributes)) {
     names[`#${name}`] = name;
     values[`:${name}`] = value;
     sets.push(`#${name} = :${name}`);
   }
   return {
-    UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
+    UpdateExpression: `SET ${sets.join(', ')} ADD #version :one${stamp.remove}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };

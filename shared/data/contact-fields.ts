@@ -10,7 +10,7 @@ import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { throwMissing } from './items.ts';
+import { deletionStamp, requestStamp, requestStampUpdate, throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import {
@@ -73,8 +73,12 @@ const toItem = (field: ContactField, version: number) => ({
   ...fieldKey(field.team_id, field.id),
   ...idIndexKeys('FIELD', field.id),
   ...field,
+  ...requestStamp(),
   version,
 });
+
+/** A field's representation from its stored item, as GET answers it (change events render it so). */
+export const contactFieldOfItem = (item: Record<string, unknown>) => contactFieldView(fromItem(item));
 
 function fromItem(item: Record<string, unknown>): ContactField {
   return {
@@ -275,9 +279,16 @@ async function updateInPlace(
   blind: BlindRevision,
   expected: number | undefined,
 ): Promise<InPlaceOutcome | undefined> {
+  const stamp = requestStampUpdate();
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': nowIso(), ':zero': 0, ':one': 1, ':null': 'NULL' };
-  const sets = ['updated_at = :now', 'version = if_not_exists(version, :zero) + :one'];
+  const values: Record<string, unknown> = {
+    ':now': nowIso(),
+    ':zero': 0,
+    ':one': 1,
+    ':null': 'NULL',
+    ...stamp.values,
+  };
+  const sets = ['updated_at = :now', 'version = if_not_exists(version, :zero) + :one', ...stamp.set];
   for (const [name, value] of Object.entries(blind.set)) {
     names[`#${name}`] = name;
     values[`:${name}`] = value;
@@ -312,7 +323,7 @@ async function updateInPlace(
       new UpdateCommand({
         TableName: tableName(),
         Key: fieldKey(teamId, id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${stamp.remove}`,
         ConditionExpression: conditions.join(' AND '),
         ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
         ExpressionAttributeValues: values,
@@ -357,6 +368,7 @@ export async function deleteContactField(teamId: number, id: number, expected?: 
       })
       .add('tag', releaseTag(teamId, field.tag, id))
       .add('quota release', releaseQuota(teamId, 'contact_fields'))
+      .add('tombstone', ...deletionStamp(fieldKey(teamId, id), teamId))
       .commit();
     if (!cancellation) return;
     await beforeRetry(attempt, 'field');

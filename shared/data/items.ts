@@ -1,6 +1,9 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError, NotFoundError } from '../http/errors.ts';
-import { dynamo, ID_INDEX, tableName } from './dynamo.ts';
+import { currentRequestId } from '../request-context.ts';
+import { dynamo, ID_INDEX, type TransactItem, tableName } from './dynamo.ts';
+import { tombstoneKey } from './keys.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** Attributes that only address an item; they never reach a response. */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
@@ -54,4 +57,43 @@ export async function* scanSortKey(sk: string, projection?: string): AsyncGenera
     yield* page.Items ?? [];
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/**
+ * The API request writing an item, stamped on it so that the change event of the write names it (a whole
+ * item written: its `request_id`; undefined, none, is left out by the marshaller).
+ */
+export const requestStamp = (): { request_id: string | undefined } => ({ request_id: currentRequestId() });
+
+/** The same for an UpdateItem: SET the writing request, or REMOVE the previous writer's (the admin CLI). */
+export function requestStampUpdate(): { set: string[]; remove: string; values: Record<string, unknown> } {
+  const requestId = currentRequestId();
+  return requestId === undefined
+    ? { set: [], remove: ' REMOVE request_id', values: {} }
+    : { set: ['request_id = :request_id'], remove: '', values: { ':request_id': requestId } };
+}
+
+/** How long a tombstone is kept: longer than the stream keeps the delete's record (24 hours). */
+const TOMBSTONE_SECONDS = 2 * 24 * 60 * 60;
+
+/**
+ * The transaction item that records which request deletes the item at `key` (tombstoneKey), when a request
+ * does: the delete's change event reads it. None for the admin CLI.
+ */
+export function deletionStamp(key: { pk: string; sk: string }, teamId: number): TransactItem[] {
+  const requestId = currentRequestId();
+  if (requestId === undefined) return [];
+  const expiresAt = Math.floor(Date.now() / 1000) + TOMBSTONE_SECONDS;
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...tombstoneKey(teamId, key.sk),
+          request_id: requestId,
+          [TABLE_SCHEMA.ttlAttribute]: expiresAt,
+        },
+      },
+    },
+  ];
 }

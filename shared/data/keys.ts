@@ -12,6 +12,9 @@
  *   TEAM#<team>          PAGE#<page, 12 digits>                    a CMS page
  *   TEAM#<team>          IDENTITY#<identity, 12 digits>            a sender identity
  *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
+ *   TEAM#<team>          EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts)
+ *   TEAM#<team>          TOMBSTONE#<the deleted item's sk>         the request that deleted a brand or field
+ *                                                                  (TTL): its change event names it
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
  *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
@@ -34,6 +37,7 @@ export const FIELD_PREFIX = 'FIELD#';
 export const PAGE_PREFIX = 'PAGE#';
 export const SITE_PREFIX = 'SITE#';
 export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
+export const EVENT_PREFIX = 'EVENT#';
 
 export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
 export const brandKey = (teamId: number, brandId: number) =>
@@ -53,6 +57,9 @@ export const identityKey = (teamId: number, identityId: number) =>
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
+
+/** Written in a delete's transaction: the stream's record of a delete holds only the item as it was. */
+export const tombstoneKey = (teamId: number, deletedSk: string) => teamItem(teamId, `TOMBSTONE#${deletedSk}`);
 
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
 export const teamTokensIndexKeys = (teamId: number) => ({ gsi1pk: `TOKENS#${teamId}`, gsi1sk: 'TOKEN' });

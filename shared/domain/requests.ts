@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { EVENT_TYPES, type EventType } from '../events/change-events.ts';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
@@ -37,6 +38,39 @@ export const contactFieldsQuery = z.object({
         }),
       ),
       z.transform((values) => values[0] as ContactType),
+    ),
+  ),
+});
+
+/** What `resource` of `GET /events` takes: a brand's or a contact field's id, as an event names it. */
+export const EVENT_RESOURCE = /^(brand|contact_field):[1-9][0-9]{0,14}$/;
+
+/**
+ * `?type=brand.updated&type=brand.deleted` (or `type[]=`): events of any of these types, each one of
+ * EVENT_TYPES, at most as many values as there are types; `?resource=brand:42`: only that resource's
+ * events, given at most once.
+ */
+export const eventsQuery = z.object({
+  type: z.optional(
+    z.pipe(
+      z.array(z.string()).check(
+        z.maxLength(EVENT_TYPES.length),
+        z.refine((types) => types.every((type) => EVENT_TYPES.includes(type as EventType)), {
+          message: `The selected type is invalid: the types are ${EVENT_TYPES.join(', ')}.`,
+        }),
+      ),
+      z.transform((types) => types as EventType[]),
+    ),
+  ),
+  resource: z.optional(
+    z.pipe(
+      z.array(z.string()).check(
+        z.refine((values) => values.length === 1 && EVENT_RESOURCE.test(values[0] as string), {
+          message:
+            'The resource field must be brand:<id> or contact_field:<id>, the id a positive integer, given once.',
+        }),
+      ),
+      z.transform((values) => values[0] as string),
     ),
   ),
 });

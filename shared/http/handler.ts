@@ -5,6 +5,7 @@ import { config } from '../config.ts';
 import { corsHeaders } from '../cors.ts';
 import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
+import { withRequest } from '../request-context.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
   GatewayTimeoutError,
@@ -96,7 +97,9 @@ function wrap(
     .use(parse)
     .use(middlewares as MiddlewareObj[])
     .handler((req: ApiRequest) =>
-      handle(req).catch((error: unknown) => renderError(error, req.requestId)),
+      withRequest(req.requestId, () => handle(req)).catch((error: unknown) =>
+        renderError(error, req.requestId),
+      ),
     ) as unknown as ProxyHandler;
 }
 

@@ -13,29 +13,37 @@ import type { Dictionary } from './request-data.ts';
 export interface Paging<K> {
   scope: CursorScope;
   options: PageOptions<K>;
+  /** Whether the request gave `limit` (the Link then repeats it; a default page size is not repeated). */
+  limitGiven: boolean;
 }
 
 /**
  * The page asked for: `filters` in their canonical form (what the Link repeats and the cursor is bound
  * to), and the request's `limit` and `cursor`. A cursor that is not this list's, team's and filters' is a
- * 400.
+ * 400. Without `limit` a list answers all of it, unless it has a `defaultLimit` (the events: a log is
+ * never answered whole), which is then the page size, with a Link while more follow.
  */
 export function requestedPage<K>(
   req: ApiRequest,
   list: string,
   filters: Filters,
   isPosition: (position: unknown) => position is K,
+  defaultLimit?: number,
 ): Paging<K> {
   const query = pageQuery(req.query);
   const scope = { list, teamId: req.teamId, filters };
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, isPosition);
-  return { scope, options: { limit: query.limit, after } };
+  return {
+    scope,
+    options: { limit: query.limit ?? defaultLimit, after },
+    limitGiven: query.limit !== undefined,
+  };
 }
 
 /** 200 with the page's items as an array (the spec's body), and a Link when another page follows. */
 export function pageResponse<T, K>(
   req: ApiRequest,
-  { scope, options }: Paging<K>,
+  { scope, options, limitGiven }: Paging<K>,
   page: ListPage<T, K>,
   view: (item: T) => unknown = (item) => item,
 ): ApiResponse {
@@ -44,7 +52,7 @@ export function pageResponse<T, K>(
   const query = new URLSearchParams();
   for (const [name, values] of givenFilters(scope.filters))
     for (const value of values) query.append(name, value);
-  query.set('limit', String(options.limit));
+  if (limitGiven) query.set('limit', String(options.limit));
   query.set('cursor', encodeCursor(scope, page.next));
   const next = `${requestBaseUrl(req)}${req.route}?${query}`;
   return { ...response, headers: { Link: `<${next}>; rel="next"` } };

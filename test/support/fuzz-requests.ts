@@ -34,6 +34,7 @@ export type Dimension = 'body' | 'headers' | 'query' | 'id' | 'all';
 export interface KnownIds {
   brands: number[];
   contactFields: number[];
+  events: string[];
 }
 
 /** Object keys that name Object.prototype members: a plain `{}` lookup finds something for each. */
@@ -570,6 +571,9 @@ const queryName = fc.oneof(
     'site_id[0]',
     'contact_type',
     'contact_type[]',
+    'type',
+    'type[]',
+    'resource',
     'page',
     'limit',
     'cursor',
@@ -591,6 +595,10 @@ const queryValue = fc.oneof(
     'organization',
     'Person',
     ' person',
+    'brand.created',
+    'contact_field.deleted',
+    'brand:1',
+    'contact_field:99999999999999999999',
   ),
   anyString(24),
   fc.constant('a'.repeat(2000)),
@@ -629,7 +637,7 @@ const isWellFormed = (text: string) =>
  * ids of resources that exist. `.` and `..` are left out: URL parsing would remove them as dot segments
  * and the request would reach another resource.
  */
-export function idArbitrary(known: number[]): fc.Arbitrary<string> {
+export function idArbitrary(known: Array<number | string>): fc.Arbitrary<string> {
   const arbitraries: Array<fc.Arbitrary<string>> = [
     fc.constantFrom(
       '0',
@@ -705,7 +713,11 @@ export function requestArbitrary(
   known: KnownIds,
 ): fc.Arbitrary<FuzzRequest> {
   const random = (part: Dimension) => dimension === part || dimension === 'all';
-  const knownIds = route.path.startsWith('/api/v1/brands') ? known.brands : known.contactFields;
+  const knownIds = route.path.startsWith('/api/v1/brands')
+    ? known.brands
+    : route.path.startsWith('/api/v1/events')
+      ? known.events
+      : known.contactFields;
   const hasId = route.path.includes('{');
   return fc
     .record({

@@ -2,8 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { handlerEnvironment, LOCAL_RESOURCES, servicesConfig } from '../../lib/local/local-api.ts';
+import {
+  handlerEnvironment,
+  LOCAL_RESOURCES,
+  servicesConfig,
+  startEventPipeline,
+} from '../../lib/local/local-api.ts';
 import { provision, startServices } from '../../lib/local/services.ts';
+import { configure } from '../../shared/config.ts';
 
 /** One DynamoDB Local (in memory) and one s3rver for the whole run; test files share them, each with its own teams. */
 export default async function setup(project: TestProject) {
@@ -11,8 +17,13 @@ export default async function setup(project: TestProject) {
   const scratchDir = await mkdtemp(join(tmpdir(), 'tm-test-'));
   const services = await startServices({ scratchDir });
   await provision(services, LOCAL_RESOURCES);
-  project.provide('localEnv', handlerEnvironment(servicesConfig(services)));
+  const environment = handlerEnvironment(servicesConfig(services));
+  project.provide('localEnv', environment);
+  // Every test file's writes make change events, as they do under `npm start`: the consumer runs here.
+  configure({ ...process.env, ...environment, LOG_LEVEL: 'SILENT', METRICS: 'off' });
+  const events = startEventPipeline(servicesConfig(services));
   return async () => {
+    await events.stop();
     await services.stop();
     await rm(scratchDir, { recursive: true, force: true });
   };

@@ -38,6 +38,7 @@ export const LARGEST_SETTINGS: Record<string, string> = {
     lambdaThrottles: 3,
     dynamoThrottled: 10,
     dynamoSystemErrors: 1,
+    streamIteratorAgeSeconds: 900,
     publicBucket5xx: 20,
     evaluationPeriods: 5,
     datapointsToAlarm: 4,
