@@ -164,6 +164,24 @@ describe('CDK bundles', () => {
     }
   });
 
+  // A route that declares no table access (lib/routes.ts) pays no DynamoDB client in its cold start: an
+  // import of a module that reaches the data layer (once: the events' types, through the request schemas)
+  // would put the SDK's client into auto-configure's bundle.
+  it('bundles the DynamoDB client only into functions that use the table', () => {
+    const tableless = routes
+      .filter((route) => route.table === 'none')
+      .map((route) => functionId(route.method, route.path));
+    expect(tableless.length).toBeGreaterThan(2);
+    for (const bundle of bundles()) {
+      const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as {
+        sources: string[];
+      };
+      const bundled = map.sources.some((source) => source.includes('@aws-sdk/client-dynamodb/'));
+      const withoutTable = tableless.some((id) => new RegExp(`^${id}[0-9A-F]{8}$`).test(bundle.functionId));
+      if (withoutTable) expect(bundled, bundle.functionId).toBe(false);
+    }
+  });
+
   // Run from the assembly in the temp directory, so any package left out of a bundle fails to resolve, and
   // a bundle without the createRequire banner fails on its first CommonJS require of a Node built-in
   // ('Dynamic require of "node:assert" is not supported', once seen in auto-configure).

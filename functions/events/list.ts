@@ -1,6 +1,6 @@
 import { listEvents } from '../../shared/data/events.ts';
 import { eventsQuery } from '../../shared/domain/requests.ts';
-import { isEventPosition } from '../../shared/events/change-events.ts';
+import { isEventPosition } from '../../shared/events/event-shape.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
 import { validate } from '../../shared/http/validation.ts';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
-import { EVENT_TYPES } from '../../shared/events/change-events.ts';
+import { EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';

@@ -9,7 +9,7 @@ import {
   pagesQuery,
   uploadRequest,
 } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH } from '../../shared/events/change-events.ts';
+import { EVENT_ID, EVENT_ID_LENGTH } from '../../shared/events/event-shape.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,

@@ -8,7 +8,7 @@ import {
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
 import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/change-events.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
 import { ERROR_CODES } from '../../shared/http/errors.ts';

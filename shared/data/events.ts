@@ -1,6 +1,6 @@
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { type ChangeEvent, type EventType, eventPosition } from '../events/change-events.ts';
+import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import { EVENT_PREFIX, teamPk } from './keys.ts';
 

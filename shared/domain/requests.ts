@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { EVENT_TYPES, type EventType } from '../events/change-events.ts';
+import { EVENT_TYPES, type EventType } from '../events/event-shape.ts';
 import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';

@@ -2,6 +2,9 @@ import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
+import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
+
+type Representation = Record<string, unknown>;
 
 /**
  * Change events from the table's own stream (change data capture): a stream record holds an item before
@@ -10,37 +13,6 @@ import { BRAND_PREFIX } from '../data/keys.ts';
  * admin CLI's changes are caught too. One record gives at most two events (a default-brand change names
  * the brand that lost it and the one that won it).
  */
-export const EVENT_TYPES = [
-  'brand.created',
-  'brand.updated',
-  'brand.deleted',
-  'contact_field.created',
-  'contact_field.updated',
-  'contact_field.deleted',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-type Representation = Record<string, unknown>;
-
-export interface ChangeEvent {
-  id: string;
-  type: EventType;
-  created_at: string;
-  team_id: number;
-  /** `<kind>:<id>`, as the events API's `resource` filter names it. */
-  resource: string;
-  /** The version the resource's ETag carries after the change (before it, for a delete). */
-  resource_version: number;
-  /** The API request that made the change; null for the admin CLI's. */
-  request_id: string | null;
-  data: {
-    /** The resource after the change; for a delete, as it last was. */
-    object: Representation;
-    /** The changed fields' former values (Stripe's convention); null for a create or a delete. */
-    previous_attributes: Representation | null;
-  };
-}
-
 /** One stream record as the consumer reads it. */
 export interface ItemChange {
   /** The record's position in its shard: increasing, and the same on every delivery of the record. */
@@ -63,8 +35,6 @@ export interface ChangeLookups {
 
 const DEFAULT_POINTER_SK = `${BRAND_PREFIX}DEFAULT`;
 const ENTITY_SK = /^(BRAND|FIELD)#(\d+)$/;
-/** Sequence numbers have up to 40 digits; padded, they sort as numbers do. */
-const SEQUENCE_DIGITS = 40;
 
 /** The events one stream record makes: none for items that are not brands, fields or the default pointer. */
 export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups): Promise<ChangeEvent[]> {
@@ -161,42 +131,6 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
     data: { object: parts.object, previous_attributes: parts.previous },
   };
 }
-
-/**
- * An event's id names its team and its place in the stream (time, sequence number, ordinal), so it is the
- * same on every delivery of the record, and the events API finds it with one read (events.ts).
- */
-export function eventId(teamId: number, change: ItemChange, ordinal: number): string {
-  const sequence = BigInt(change.sequenceNumber).toString();
-  return `evt_${teamId}_${change.approximateCreationSeconds}_${sequence}_${ordinal}`;
-}
-
-/**
- * An event id's form, as eventId writes it: team, seconds, sequence number (up to 40 digits) and ordinal,
- * numbers without leading zeros, so that one event has one id (the events API documents the form).
- */
-export const EVENT_ID = /^evt_([1-9][0-9]{0,14})_(0|[1-9][0-9]{0,11})_(0|[1-9][0-9]{0,39})_([0-9])$/;
-/** The longest id of that form. */
-export const EVENT_ID_LENGTH = 'evt_'.length + 15 + 1 + 12 + 1 + SEQUENCE_DIGITS + 1 + 1;
-
-/** The sort key part an event id stands for: time, then sequence number, both sorting as numbers. */
-export function eventPosition(id: string): { teamId: number; position: string } | undefined {
-  const match = EVENT_ID.exec(id);
-  if (!match) return undefined;
-  const [, team, seconds, sequence, ordinal] = match as unknown as [string, string, string, string, string];
-  return {
-    teamId: Number(team),
-    position: `${seconds.padStart(12, '0')}#${sequence.padStart(SEQUENCE_DIGITS, '0')}#${ordinal}`,
-  };
-}
-
-/**
- * A position as eventPosition gives it (`<12 digits>#<40 digits>#<digit>`): what an events list cursor
- * carries, the position of the last event it returned.
- */
-const EVENT_POSITION = new RegExp(`^[0-9]{12}#[0-9]{${SEQUENCE_DIGITS}}#[0-9]$`);
-export const isEventPosition = (position: unknown): position is string =>
-  typeof position === 'string' && EVENT_POSITION.test(position);
 
 /** The fields whose values differ, with their former values; undefined when only `updated_at` did. */
 export function previousAttributes(

@@ -7,7 +7,8 @@ import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
 import { brandKey, defaultBrandKey, tombstoneKey } from '../data/keys.ts';
 import { describeError, logger } from '../telemetry.ts';
-import { type ChangeEvent, type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
+import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
+import type { ChangeEvent } from './event-shape.ts';
 
 /**
  * One batch of stream records, in order: their events are written to the log, then put on the bus. A

@@ -6,7 +6,7 @@ import { configure } from '../../shared/config.ts';
 import { createBrand, updateBrand } from '../../shared/data/brands.ts';
 import { listEvents } from '../../shared/data/events.ts';
 import { createTeam } from '../../shared/data/teams.ts';
-import type { ChangeEvent } from '../../shared/events/change-events.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { runScript, stopChild, waitForOutput } from '../support/processes.ts';
 
 /**

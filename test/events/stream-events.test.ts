@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../shared/data/events.ts';
-import type { ChangeEvent } from '../../shared/events/change-events.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
 
 /**
