@@ -7,6 +7,7 @@ import { INVALID_CURSOR } from '../shared/http/cursors.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { type ApiClient, useApi } from './support/api.ts';
 import { writeEvents } from './support/events.ts';
+import { nextLink, pathOf, walkPages } from './support/link-pages.ts';
 import { roundTrips } from './support/round-trips.ts';
 
 const api = useApi();
@@ -21,40 +22,9 @@ interface Listed {
   name: string;
 }
 
-/** The URL of a response's `Link: <…>; rel="next"`, if any. */
-function nextLink(headers: Headers): string | undefined {
-  const link = headers.get('link');
-  if (link === null) return undefined;
-  const match = /^<([^>]+)>; rel="next"$/.exec(link);
-  if (!match) throw new Error(`not a next link: ${link}`);
-  return match[1];
-}
-
-/** The test client takes a path: the Link's URL without its origin (which must be the API's). */
-function pathOf(url: string): string {
-  expect(url.startsWith(`${api.url}/`), url).toBe(true);
-  return url.slice(api.url.length);
-}
-
 /** Follows the Link headers from `first` until the last page; every item and the number of pages. */
-async function walk<T = Listed>(client: ApiClient, first: string, during?: () => Promise<void>) {
-  const items: T[] = [];
-  const limit = Number(new URL(first, api.url).searchParams.get('limit'));
-  let path: string | undefined = first;
-  let pages = 0;
-  while (path) {
-    const response = await client.get(path);
-    expect(response.status, response.text).toBe(200);
-    expect(response.body.length).toBeLessThanOrEqual(limit);
-    items.push(...response.body);
-    pages++;
-    const next = nextLink(response.headers);
-    if (next) expect(response.body.length, 'only the last page may be short').toBe(limit);
-    path = next && pathOf(next);
-    await during?.();
-  }
-  return { items, pages };
-}
+const walk = <T = Listed>(client: ApiClient, first: string, during?: () => Promise<void>) =>
+  walkPages<T>(api.url, client, first, during);
 
 async function field(teamId: number, tag: string, contactType: 'person' | 'organization' = 'person') {
   return createContactField(teamId, { name: `Field ${tag}`, tag, type: 'text', contact_type: contactType });
@@ -159,7 +129,7 @@ describe('paged lists', () => {
     for (const list of [BRANDS, FIELDS, PAGES]) {
       const first = await roundTrips(() => client.get(`${list}?limit=2`));
       expect(first.calls, list).toEqual(['QueryCommand']);
-      const next = pathOf(nextLink(first.result.headers) ?? '');
+      const next = pathOf(api.url, nextLink(first.result.headers) ?? '');
       expect((await roundTrips(() => client.get(next))).calls, list).toEqual(['QueryCommand']);
     }
   });
@@ -169,7 +139,7 @@ describe('paged lists', () => {
     const [event] = await writeEvents(teamId, 6);
     const first = await roundTrips(() => client.get(`${EVENTS}?limit=2`));
     expect(first.calls).toEqual(['QueryCommand']);
-    const next = pathOf(nextLink(first.result.headers) ?? '');
+    const next = pathOf(api.url, nextLink(first.result.headers) ?? '');
     expect((await roundTrips(() => client.get(next))).calls).toEqual(['QueryCommand']);
     expect((await roundTrips(() => client.get(`${EVENTS}/${event?.id}`))).calls).toEqual(['GetItemCommand']);
     // A malformed id names no item: nothing is read.

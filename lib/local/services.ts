@@ -83,8 +83,7 @@ async function startEventBus(
   const server = createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson'));
   await listen(server, 0);
   stops.push(() => new Promise((closed) => server.close(() => closed())));
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return loopbackUrl(server);
 }
 
 async function startDynamoDb(
@@ -202,8 +201,13 @@ async function startS3rver(
     return serve(0);
   });
   stops.push(() => new Promise((closed) => server.close(() => closed())));
+  return loopbackUrl(server);
+}
+
+/** The address of a server listening on 127.0.0.1. */
+function loopbackUrl(server: Server): string {
   const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`;
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 }
 
 function listen(server: Server, port: number): Promise<void> {

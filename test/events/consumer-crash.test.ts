@@ -6,7 +6,7 @@ import { configure } from '../../shared/config.ts';
 import { createBrand, updateBrand } from '../../shared/data/brands.ts';
 import { listEvents } from '../../shared/data/events.ts';
 import { createTeam } from '../../shared/data/teams.ts';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import { loggedEvents } from '../support/events.ts';
 import { runScript, stopChild, waitForOutput } from '../support/processes.ts';
 
 /**
@@ -37,15 +37,6 @@ const consumer = () => {
   return run;
 };
 
-async function allEvents(teamId: number, count: number): Promise<ChangeEvent[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { items } = await listEvents(teamId, {}, { limit: 200 });
-    if (items.length >= count || Date.now() > deadline) return items;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the change-event consumer killed mid-stream', () => {
   it('loses no event and writes none twice; each keeps its id', async () => {
     const team = await createTeam('Crash test');
@@ -62,7 +53,7 @@ describe('the change-event consumer killed mid-stream', () => {
     expect(beforeCrash.length).toBeLessThan(1 + updates);
 
     const second = consumer();
-    const events = await allEvents(team.id, 1 + updates);
+    const events = await loggedEvents(team.id, 1 + updates);
     await stopChild(second.child, second.exited);
 
     expect(events).toHaveLength(1 + updates);

@@ -10,6 +10,7 @@ import { MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type ApiClient, useApi } from '../support/api.ts';
 import { brandObject, eventsOf, writeEvents } from '../support/events.ts';
+import { nextLink, pathOf, walkPages } from '../support/link-pages.ts';
 
 /**
  * The events API on the real local stack: API writes → DynamoDB Local's stream → the poller → the event
@@ -20,40 +21,9 @@ const api = useApi();
 
 const EVENTS = '/api/v1/events';
 
-/** The URL of a response's `Link: <…>; rel="next"`, if any. */
-function nextLink(headers: Headers): string | undefined {
-  const link = headers.get('link');
-  if (link === null) return undefined;
-  const match = /^<([^>]+)>; rel="next"$/.exec(link);
-  if (!match) throw new Error(`not a next link: ${link}`);
-  return match[1];
-}
-
-/** The test client takes a path: the Link's URL without its origin (which must be the API's). */
-function pathOf(url: string): string {
-  expect(url.startsWith(`${api.url}/`), url).toBe(true);
-  return url.slice(api.url.length);
-}
-
 /** Follows the Links from `first` to the last page, running `during` after each page. */
-async function walk(client: ApiClient, first: string, during?: () => Promise<void>) {
-  const items: ChangeEvent[] = [];
-  const limit = Number(new URL(first, api.url).searchParams.get('limit') ?? LIMITS.listPageSize);
-  let path: string | undefined = first;
-  let pages = 0;
-  while (path) {
-    const response = await client.get(path);
-    expect(response.status, response.text).toBe(200);
-    items.push(...response.body);
-    pages++;
-    const next = nextLink(response.headers);
-    if (next) expect(response.body.length, 'only the last page may be short').toBe(limit);
-    else expect(response.body.length).toBeLessThanOrEqual(limit);
-    path = next && pathOf(next);
-    await during?.();
-  }
-  return { items, pages };
-}
+const walk = (client: ApiClient, first: string, during?: () => Promise<void>) =>
+  walkPages<ChangeEvent>(api.url, client, first, during);
 
 const ids = (events: Array<{ id: string }>) => events.map((event) => event.id);
 const positionOf = (id: string) => eventPosition(id)?.position as string;
@@ -291,7 +261,7 @@ describe('GET /api/v1/events', () => {
     const next = nextLink(first.headers) ?? '';
     // The default page size is not written into the Link: it follows as the first request asked.
     expect(new URL(next).searchParams.has('limit')).toBe(false);
-    const rest = await client.get(pathOf(next));
+    const rest = await client.get(pathOf(api.url, next));
     expect(ids(rest.body)).toEqual(ids(written.slice(0, 5).reverse()));
     expect(rest.headers.get('link')).toBeNull();
     const { items, pages } = await walk(client, `${EVENTS}?limit=${LIMITS.listPageSize}`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listEvents } from '../../shared/data/events.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
+import { loggedEvents } from '../support/events.ts';
 
 /**
  * Change events end to end on the real local stack: API writes → DynamoDB Local's stream → the run's poller
@@ -29,14 +29,7 @@ async function onTheBus(): Promise<ChangeEvent[]> {
 }
 
 /** The team's events, oldest first, once `count` are there (the stream is read asynchronously). */
-async function eventsOf(teamId: number, count: number): Promise<ChangeEvent[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { items } = await listEvents(teamId, {}, { limit: 200 });
-    if (items.length >= count || Date.now() > deadline) return items.reverse();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const eventsOf = async (teamId: number, count: number) => (await loggedEvents(teamId, count)).reverse();
 
 async function team(): Promise<{ id: number; client: ApiClient }> {
   const created = await newTeam();

@@ -1,5 +1,5 @@
 import { isoMicros } from '../../shared/data/dynamo.ts';
-import { putEvents } from '../../shared/data/events.ts';
+import { listEvents, putEvents } from '../../shared/data/events.ts';
 import { type ChangeEvent, eventId } from '../../shared/events/event-shape.ts';
 import type { ApiClient } from './api.ts';
 
@@ -22,6 +22,19 @@ export async function eventsOf(client: ApiClient, count: number, query = ''): Pr
         `${count} events expected, ${response.body.length} came: ${response.text.slice(0, 500)}`,
       );
     }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A team's events as the log holds them (the data module, newest first), once at least `count` are there:
+ * the stream is read asynchronously. After a deadline, what there is.
+ */
+export async function loggedEvents(teamId: number, count: number): Promise<ChangeEvent[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { items } = await listEvents(teamId, {}, { limit: 200 });
+    if (items.length >= count || Date.now() > deadline) return items;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
