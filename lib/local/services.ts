@@ -19,7 +19,10 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { webhookDelivery } from '../routes.ts';
 import { createEventBus } from './event-bus.ts';
+import { createFunctionInvoker } from './function-invoker.ts';
+import { load } from './gateway.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -44,6 +47,8 @@ export interface LocalServices {
   s3Endpoint: string;
   /** The EventBridge stand-in change events are put on (event-bus.ts). */
   eventBridgeEndpoint: string;
+  /** The Lambda stand-in that runs asynchronous invocations (function-invoker.ts). */
+  lambdaEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +73,8 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
         stops,
       ));
     const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
-    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, stop };
+    const lambdaEndpoint = await startServer(createFunctionInvoker(LOCAL_FUNCTIONS), stops);
+    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, lambdaEndpoint, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -80,11 +86,22 @@ async function startEventBus(
   dataDir: string | undefined,
   stops: Array<() => Promise<void>>,
 ): Promise<string> {
-  const server = createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson'));
+  return startServer(createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson')), stops);
+}
+
+/** A stand-in on a free loopback port, stopped with the rest. */
+async function startServer(server: Server, stops: Array<() => Promise<void>>): Promise<string> {
   await listen(server, 0);
   stops.push(() => new Promise((closed) => server.close(() => closed())));
   return loopbackUrl(server);
 }
+
+/** The functions the Lambda stand-in runs, by the names the handlers' settings give them. */
+export const LOCAL_DELIVERER_FUNCTION = 'team-messaging-webhook-deliverer';
+const LOCAL_FUNCTIONS = {
+  [LOCAL_DELIVERER_FUNCTION]: () =>
+    load<(payload: unknown) => Promise<unknown>>(webhookDelivery.deliverer.handler),
+};
 
 async function startDynamoDb(
   dataDir: string | undefined,
