@@ -37,6 +37,8 @@ export const LIMITS = {
   libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
   /** The site URL auto-configure reads. */
   autoConfigureUrlLength: 2048,
+  /** A webhook endpoint's URL, as given and as stored (normalised). */
+  webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,
