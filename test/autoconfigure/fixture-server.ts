@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 
 /**
  * A throwaway HTTP server on 127.0.0.1 (random port) serving a fixed route table, for the guarded client's tests
@@ -49,6 +50,11 @@ export async function startFixtureServer(routes: Record<string, Route>): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+/** A scripted DNS: every name resolves to these addresses (none: the name does not resolve). */
+export function answering(...addresses: string[]): HostResolver {
+  return async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 }
 
 /** Serves bytes with the given headers. */

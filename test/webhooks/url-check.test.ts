@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { checkWebhookUrl, type WebhookTargetOptions } from '../../shared/webhooks/url-check.ts';
+import { answering } from '../autoconfigure/fixture-server.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
@@ -10,10 +10,6 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
  * name is public unless a case says otherwise), so nothing is looked up or connected to.
  */
 
-const answering =
-  (...addresses: string[]): HostResolver =>
-  async () =>
-    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 const PUBLIC = answering('93.184.216.34');
 
 afterEach(() => {
