@@ -37,7 +37,7 @@ export const LIMITS = {
   libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
   /** The site URL auto-configure reads. */
   autoConfigureUrlLength: 2048,
-  /** A webhook endpoint's URL, as given and as stored (normalised). */
+  /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
