@@ -16,13 +16,12 @@ import {
 } from './target-policy.ts';
 
 /**
- * The one outbound HTTP client: auto-configure GETs through it everything it fetches (page, each redirect hop, web
- * manifest), webhooks POST their deliveries through it. A
- * caller-supplied URL must never reach an internal address: the URL is checked before each request, and every
- * address a name resolves to is checked again for each connection, right before the socket opens, which may
- * then connect only to those checked addresses, so a DNS answer that changes between check and use
- * (rebinding) cannot slip through. Node's own http/https do the rest (one connection per request, no pool).
- * Every failure is a 422 naming the cause.
+ * The one outbound HTTP client: auto-configure GETs everything it fetches through it (page, each redirect hop, web
+ * manifest), webhooks POST their deliveries. A caller-supplied URL must never reach an internal address: the URL
+ * is checked before each request, and every address a name resolves to is checked again for each connection,
+ * right before the socket opens, which may then connect only to those checked addresses, so a DNS answer that
+ * changes between check and use (rebinding) cannot slip through. Node's own http/https do the rest (one
+ * connection per request, no pool). Every failure is a 422 naming the cause.
  */
 
 export interface ResolvedAddress {

@@ -35,7 +35,7 @@ export interface WebhookDelivery {
 }
 
 export interface SendOptions extends WebhookTargetOptions {
-  /** The answer must come within this. */
+  /** The answer must come within this (default DELIVERY_TIMEOUT_MS, the specification's 15 s). */
   timeoutMs?: number;
   /** The clock durationMs is measured with (monotonic by default); the signed timestamp is always Date.now(). */
   now?: () => number;
