@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
-import { LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
+import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
@@ -243,6 +243,8 @@ describe('webhook deliveries', () => {
     await brandCreated({ client, ...team }, 'One');
     await brandCreated({ client, ...team }, 'Two');
     const events = await eventsOf(client, 2);
+    // The fan-out follows the log: both deliveries are written, as given up, before anything is recovered.
+    await until(async () => (await failedDeliveriesSince(team.teamId, endpoint.id, 0)).length === 2);
     // A disabled endpoint is sent nothing, and recovering it first is refused.
     const refused = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
     expect(refused.status).toBe(422);
@@ -309,6 +311,15 @@ describe('webhook deliveries', () => {
     expect((await deliveryItem(team.teamId, endpoint.id, eventId)).status).toBe('succeeded');
   });
 });
+
+/** Resolves once `condition` holds; fails after a deadline. */
+async function until(condition: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Whatever of the team's is due now, tried (what a sweep would start). */
 async function deliverPending(teamId: number) {
