@@ -1,0 +1,2 @@
+// Placeholder so that the CDK app bundles (the lead's handler replaces it at merge).
+export const handler = async () => ({ statusCode: 501, body: '' });
