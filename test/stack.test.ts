@@ -231,7 +231,7 @@ describe('CDK stack: functions', () => {
 });
 
 describe('CDK stack: data', () => {
-  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId index and deletion protection', () => {
+  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId and byDueTime indexes and deletion protection', () => {
     synth.template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -248,6 +248,15 @@ describe('CDK stack: data', () => {
             KeySchema: [
               { AttributeName: 'gsi1pk', KeyType: 'HASH' },
               { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+          // Webhook deliveries that are due (stack-webhooks.test.ts).
+          {
+            IndexName: 'byDueTime',
+            KeySchema: [
+              { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },

@@ -68,7 +68,7 @@ import {
   type Settings,
 } from './settings.ts';
 
-const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
+const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
 
 interface GatewayResponse {
   type: ResponseType;
@@ -223,8 +223,9 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR, and its
-   * stream with both images of each change, which the change-event consumer reads (an in-place update).
+   * The single table: pk/sk, the KEYS_ONLY `byId` and `byDueTime` indexes (as locally), TTL on `expires_at`,
+   * PITR, and its stream with both images of each change, which the change-event consumer reads (an
+   * in-place update).
    */
   private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, 'Table', {
@@ -234,14 +235,13 @@ export class TeamMessagingStack extends Stack {
       timeToLiveAttribute: ttlAttribute,
       dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      globalSecondaryIndexes: [
-        {
-          indexName: idIndex.name,
-          partitionKey: { name: idIndex.partitionKey, type: AttributeType.STRING },
-          sortKey: { name: idIndex.sortKey, type: AttributeType.STRING },
-          projectionType: ProjectionType.KEYS_ONLY,
-        },
-      ],
+      // Both keys only; adding one is an in-place update (CloudFormation creates one index per update).
+      globalSecondaryIndexes: [idIndex, dueIndex].map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.KEYS_ONLY,
+      })),
       deletionProtection: !dev,
       removalPolicy,
     });
