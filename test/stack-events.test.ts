@@ -4,8 +4,10 @@ import { readReleasedTemplate, releasableTemplate } from '../lib/cdk/released-te
 import { guardFailure, statefulChanges } from '../lib/cdk/stateful-guard.ts';
 import { routes, streamConsumer } from '../lib/routes.ts';
 import {
+  attemptKey,
   brandKey,
   defaultBrandKey,
+  deliveryKey,
   EVENT_PREFIX,
   fieldKey,
   idempotencyKey,
@@ -15,6 +17,7 @@ import {
   tagKey,
   teamKey,
   tokenKey,
+  webhookEndpointKey,
 } from '../shared/data/keys.ts';
 import { SDK_CALL_BUDGET_MS } from '../shared/limits.ts';
 import {
@@ -161,17 +164,25 @@ describe('change events: the event source mapping', () => {
     expect(p.DestinationConfig).toEqual({ OnFailure: { Destination: getAtt(queueId, 'Arn') } });
   });
 
-  it('filters on the sort key: brands and contact fields only, as exact patterns', () => {
+  it('filters on the sort key: brands, contact fields and webhook endpoints only, as exact patterns', () => {
     const [, mapping] = only(stacks.synth, 'AWS::Lambda::EventSourceMapping');
     expect(mapping.Properties.FilterCriteria.Filters).toEqual([
-      { Pattern: '{"dynamodb":{"Keys":{"sk":{"S":[{"prefix":"BRAND#"},{"prefix":"FIELD#"}]}}}}' },
+      {
+        Pattern:
+          '{"dynamodb":{"Keys":{"sk":{"S":[{"prefix":"BRAND#"},{"prefix":"FIELD#"},{"prefix":"WEBHOOK#"}]}}}}',
+      },
     ]);
   });
 
   it.each(['INSERT', 'MODIFY', 'REMOVE'] as const)(
-    'invokes the consumer for a %s of a brand, the default pointer or a field, and of nothing else',
+    'invokes the consumer for a %s of a brand, the default pointer, a field or a webhook endpoint, and of nothing else',
     (eventName) => {
-      const changes = { brand: brandKey(1, 42), defaultPointer: defaultBrandKey(1), field: fieldKey(1, 7) };
+      const changes = {
+        brand: brandKey(1, 42),
+        defaultPointer: defaultBrandKey(1),
+        field: fieldKey(1, 7),
+        webhookEndpoint: webhookEndpointKey(1, 3),
+      };
       for (const [what, key] of Object.entries(changes))
         expect(invokes(stacks.synth, eventName, key), what).toBe(true);
       const others = {
@@ -184,6 +195,9 @@ describe('change events: the event source mapping', () => {
         legacyPointer: { pk: 'TEAM#1', sk: LEGACY_DEFAULT_BRAND_SK },
         token: tokenKey('a'.repeat(64)),
         sequence: sequenceKey('brand'),
+        // What the consumer and the deliverer write for webhooks: never the consumer's business.
+        delivery: deliveryKey(1, 3, `001767225600#${'42'.padStart(40, '0')}#0`),
+        attempt: attemptKey(1, 3, 1767225600000, `001767225600#${'42'.padStart(40, '0')}#0`),
       };
       for (const [what, key] of Object.entries(others))
         expect(invokes(stacks.synth, eventName, key), what).toBe(false);
