@@ -238,6 +238,8 @@ describe('change events: the consumer', () => {
         'RATE_LIMITS',
         'SERVICE_NAME',
         'TABLE_NAME',
+        // It starts webhook deliveries (stack-webhooks.test.ts).
+        'WEBHOOK_DELIVERER_FUNCTION',
       ].sort(),
     );
     const [busId] = only(s, 'AWS::Events::EventBus');
@@ -252,7 +254,7 @@ describe('change events: the consumer', () => {
     expect(streamConsumer.handler).toBe('functions/events/stream-consumer.ts');
   });
 
-  it('may read and write the table, read its stream, PutEvents only to the bus, and send only to its queue', () => {
+  it('may read and write the table, read its stream, PutEvents only to the bus, send only to its queue, and invoke only the deliverer', () => {
     const s = stacks.synth;
     const [tableId] = only(s, 'AWS::DynamoDB::GlobalTable');
     const [busId] = only(s, 'AWS::Events::EventBus');
@@ -282,6 +284,7 @@ describe('change events: the consumer', () => {
       ],
       [stringify(getAtt(busId, 'Arn'))]: ['events:PutEvents'],
       [stringify(getAtt(queueId, 'Arn'))]: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      [stringify(getAtt(idOf(s, s.stack.webhookDeliveries.deliverer), 'Arn'))]: ['lambda:InvokeFunction'],
       // Its log group, and X-Ray's two write actions (granted on `*`, the only form X-Ray has).
       [stringify(
         getAtt(logicalId(s.stack, s.stack.changeEvents.consumer.logGroup.node.defaultChild), 'Arn'),
@@ -413,10 +416,13 @@ describe('change events: checks', () => {
     expect(onQueue[0]?.reason).toMatch(/on-failure destination/);
   });
 
-  it('adds one function to the routes and the authorizer', () => {
+  it('adds one function to the routes, the authorizer and the webhook deliverer and sweeper', () => {
     const functions = ofType(stacks.synth, 'AWS::Lambda::Function').filter(
       ([id]) => !id.startsWith('LogRetention'),
     );
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
+    expect(functions.map(([id]) => id)).toContain(
+      idOf(stacks.synth, stacks.synth.stack.changeEvents.consumer),
+    );
   });
 });

@@ -99,9 +99,9 @@ describe('CDK stack: settings', () => {
     expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
   });
 
-  it("gives every function (routes, the authorizer, the consumer) the logger's and metrics' settings", () => {
+  it("gives every function (routes, the authorizer, the consumer, the deliverer, the sweeper) the logger's and metrics' settings", () => {
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVICE_NAME: 'team-messaging-api',
@@ -149,7 +149,7 @@ describe('CDK stack: tracing', () => {
   it('traces every request with X-Ray: on the stage and in every function', () => {
     expect(stage(stacks.synth)?.TracingEnabled).toBe(true);
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     }

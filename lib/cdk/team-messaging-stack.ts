@@ -67,6 +67,7 @@ import {
   readSettings,
   type Settings,
 } from './settings.ts';
+import { WebhookDeliveries } from './webhook-deliveries.ts';
 
 const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
 
@@ -153,6 +154,8 @@ export class TeamMessagingStack extends Stack {
   readonly accessLogs: LogGroup;
   /** The change events of brands and contact fields: the table's stream, its consumer and the bus. */
   readonly changeEvents: ChangeEvents;
+  /** Webhook deliveries: the deliverer and the sweeper on its schedule. */
+  readonly webhookDeliveries: WebhookDeliveries;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
@@ -187,6 +190,13 @@ export class TeamMessagingStack extends Stack {
       stage: this.api.deploymentStage,
       limits: rateLimits,
     });
+    // Before the routes and the consumer, which start deliveries; it needs neither of them.
+    this.webhookDeliveries = new WebhookDeliveries(this, 'WebhookDeliveries', {
+      table: this.table,
+      environment: functionSettings,
+      publicBaseUrl,
+      logRemovalPolicy: removalPolicy,
+    });
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...functionSettings,
       TABLE_NAME: this.table.tableName,
@@ -199,6 +209,7 @@ export class TeamMessagingStack extends Stack {
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
+      webhookDeliveries: this.webhookDeliveries,
     });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
