@@ -219,9 +219,10 @@ export class TeamMessagingStack extends Stack {
       routeFunctions,
       authorizer,
       table: this.table,
-      indexName: idIndex.name,
+      indexNames: [idIndex.name, dueIndex.name],
       publicFiles: this.publicFiles,
       changeEvents: this.changeEvents,
+      webhookDeliveries: this.webhookDeliveries,
       settings,
     });
     this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
