@@ -263,6 +263,15 @@ describe('CDK stack: alarms', () => {
     expect(metricsOf(fault5xx as Resource)[0]?.stat).toBe('Average');
     expect(metricsOf(fault5xx as Resource)[0]?.dimensions.Method).toBeUndefined();
     expect(fault5xx?.Properties.Threshold).toBe(0.01);
+    // The stage by name (the monitoring's literal), which is the deployed stage's.
+    for (const [s, name] of [
+      [stacks.synth, 'prod'],
+      [stacks.overridden, 'dev'],
+    ] as const) {
+      expect(stage(s)?.StageName).toBe(name);
+      const [onStage] = alarmsOn(s, 'AWS/ApiGateway', '5XXError', { ApiName: s.stack.stackName });
+      expect(metricsOf(onStage as Resource)[0]?.dimensions.Stage).toBe(name);
+    }
   });
 
   it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {

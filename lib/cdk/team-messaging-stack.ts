@@ -216,6 +216,7 @@ export class TeamMessagingStack extends Stack {
     retainServiceLogs(this, this.api);
     const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
+      apiStage: stageName(dev),
       routeFunctions,
       authorizer,
       table: this.table,
