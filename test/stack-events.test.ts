@@ -1,7 +1,6 @@
-import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
+import { ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { describe, expect, it } from 'vitest';
-import { readReleasedTemplate, releasableTemplate } from '../lib/cdk/released-template.ts';
-import { guardFailure, statefulChanges } from '../lib/cdk/stateful-guard.ts';
+import { guardFailure } from '../lib/cdk/stateful-guard.ts';
 import { routes, streamConsumer } from '../lib/routes.ts';
 import {
   attemptKey,
@@ -27,6 +26,20 @@ import {
   reportedViolations,
   type Synthesized,
 } from './support/synth.ts';
+import {
+  actions,
+  alarmsOn,
+  all,
+  getAtt,
+  idOf,
+  ofType,
+  only,
+  type Resource,
+  type Statement,
+  statementsOfRole,
+  stringify,
+  tableOverReleased,
+} from './support/template.ts';
 
 /**
  * Change events (issue 29), the AWS side: the table's stream, the consumer reading it through an event
@@ -37,35 +50,8 @@ import {
  */
 const stacks = defaultAndOverridden({ alarms: '{"streamIteratorAgeSeconds": 120}' });
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
-type Resource = { Type: string; Properties: Record<string, any> };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-const all = (s: Synthesized) => s.template.toJSON().Resources as Record<string, Resource>;
-const ofType = (s: Synthesized, type: string) =>
-  Object.entries(all(s)).filter(([, resource]) => resource.Type === type);
-/** The one resource of `type`; fails if there are more. */
-function only(s: Synthesized, type: string): [string, Resource] {
-  const found = ofType(s, type);
-  expect(
-    found.map(([id]) => id),
-    type,
-  ).toHaveLength(1);
-  return found[0] as [string, Resource];
-}
-const idOf = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) =>
-  logicalId(s.stack, construct.node.defaultChild);
-const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] });
-const stringify = (value: unknown) => JSON.stringify(value);
-
-/** Every statement of the policies attached to a role (by the role's logical id). */
-const statementsOfRole = (s: Synthesized, role: string): Statement[] =>
-  ofType(s, 'AWS::IAM::Policy')
-    .filter(([, policy]) => policy.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === role))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
 const consumerStatements = (s: Synthesized) =>
   statementsOfRole(s, logicalId(s.stack, s.stack.changeEvents.consumer.role?.node.defaultChild));
-const actions = (statement: Statement) => [statement.Action].flat();
 
 /**
  * Whether a Lambda event filter pattern matches a record, for the forms a pattern may use here: nested
@@ -124,12 +110,8 @@ describe('change events: the table stream', () => {
   });
 
   it('is an in-place update of the released table: the stateful guard passes', () => {
-    const released = readReleasedTemplate();
-    const current = releasableTemplate();
-    const findings = statefulChanges(released, current);
+    const { findings, change } = tableOverReleased(stacks.synth);
     expect(findings, guardFailure(findings)).toEqual([]);
-    const [tableId] = only(stacks.synth, 'AWS::DynamoDB::GlobalTable');
-    const change = fullDiff(released, current).resources.get(tableId);
     expect(Object.keys(change?.propertyUpdates ?? {})).toContain('StreamSpecification');
     expect(change?.changeImpact).toBe(ResourceImpact.WILL_UPDATE);
   });
@@ -323,31 +305,6 @@ describe('change events: the on-failure queue and the alarms', () => {
       }),
     );
   });
-
-  interface AlarmOn {
-    properties: Record<string, unknown>;
-    namespace: string;
-    stat: string;
-  }
-  /** The alarms of the stack on `metric` with these dimensions (cdk-monitoring-constructs' form: `Metrics`). */
-  const alarmsOn = (s: Synthesized, metric: string, dimensions: Record<string, unknown>): AlarmOn[] =>
-    ofType(s, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
-      // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
-      (alarm.Properties.Metrics as any[])
-        .filter(({ MetricStat }) => {
-          const found = MetricStat?.Metric;
-          if (found?.MetricName !== metric) return false;
-          const given = Object.fromEntries(
-            (found.Dimensions ?? []).map((d: { Name: string; Value: unknown }) => [d.Name, d.Value]),
-          );
-          return stringify(given) === stringify(dimensions);
-        })
-        .map(({ MetricStat }) => ({
-          properties: alarm.Properties,
-          namespace: MetricStat.Metric.Namespace,
-          stat: MetricStat.Stat,
-        })),
-    );
 
   it('alarms on any message in the queue, to the alarm topic', () => {
     const [queueId] = only(stacks.synth, 'AWS::SQS::Queue');

@@ -1,8 +1,7 @@
-import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
+import { ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
-import { readReleasedTemplate, releasableTemplate } from '../lib/cdk/released-template.ts';
-import { guardFailure, statefulChanges } from '../lib/cdk/stateful-guard.ts';
+import { guardFailure } from '../lib/cdk/stateful-guard.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { routes, streamConsumer, webhookDelivery } from '../lib/routes.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
@@ -15,6 +14,20 @@ import {
   reportedViolations,
   type Synthesized,
 } from './support/synth.ts';
+import {
+  actions,
+  alarmsOn,
+  all,
+  getAtt,
+  idOf,
+  ofType,
+  only,
+  type Resource,
+  type Statement,
+  statementsOfRole,
+  stringify,
+  tableOverReleased,
+} from './support/template.ts';
 
 /**
  * Webhook deliveries (issue 30), the AWS side: the `byDueTime` index, the deliverer (invoked asynchronously
@@ -24,32 +37,6 @@ import {
  */
 const stacks = defaultAndOverridden({ serviceName: 'messaging-eu', metricsNamespace: 'MessagingEu' });
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
-type Resource = { Type: string; Properties: Record<string, any> };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-const all = (s: Synthesized) => s.template.toJSON().Resources as Record<string, Resource>;
-const ofType = (s: Synthesized, type: string) =>
-  Object.entries(all(s)).filter(([, resource]) => resource.Type === type);
-/** The one resource of `type` for which `where` holds; fails if there is none or more. */
-function only(
-  s: Synthesized,
-  type: string,
-  where: (r: Resource) => boolean = () => true,
-): [string, Resource] {
-  const found = ofType(s, type).filter(([, resource]) => where(resource));
-  expect(
-    found.map(([id]) => id),
-    type,
-  ).toHaveLength(1);
-  return found[0] as [string, Resource];
-}
-const idOf = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) =>
-  logicalId(s.stack, construct.node.defaultChild);
-const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] });
-const stringify = (value: unknown) => JSON.stringify(value);
-const actions = (statement: Statement) => [statement.Action].flat();
-
 const deliverer = (s: Synthesized) => s.stack.webhookDeliveries.deliverer;
 const sweeper = (s: Synthesized) => s.stack.webhookDeliveries.sweeper;
 const consumer = (s: Synthesized) => s.stack.changeEvents.consumer;
@@ -58,12 +45,8 @@ const routeFunction = (s: Synthesized, route: (typeof routes)[number]) =>
 const functionResource = (s: Synthesized, fn: ApiFunction) => all(s)[idOf(s, fn)] as Resource;
 
 /** Every statement of the policies attached to a function's role. */
-function statementsOf(s: Synthesized, fn: ApiFunction): Statement[] {
-  const role = logicalId(s.stack, fn.role?.node.defaultChild);
-  return ofType(s, 'AWS::IAM::Policy')
-    .filter(([, policy]) => policy.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === role))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
-}
+const statementsOf = (s: Synthesized, fn: ApiFunction): Statement[] =>
+  statementsOfRole(s, logicalId(s.stack, fn.role?.node.defaultChild));
 /** A function's grants: its actions by resource, each list sorted. */
 function grantsOf(s: Synthesized, fn: ApiFunction): Record<string, string[]> {
   const byResource: Record<string, string[]> = {};
@@ -128,18 +111,13 @@ describe('webhooks: the byDueTime index', () => {
   });
 
   it('is an in-place update of the released table: the stateful guard passes', () => {
-    const released = readReleasedTemplate();
-    const current = releasableTemplate();
-    const findings = statefulChanges(released, current);
+    const { findings, change, releasedTable } = tableOverReleased(stacks.synth);
     expect(findings, guardFailure(findings)).toEqual([]);
-    const [tableId] = only(stacks.synth, 'AWS::DynamoDB::GlobalTable');
-    const change = fullDiff(released, current).resources.get(tableId);
     expect(Object.keys(change?.propertyUpdates ?? {})).toEqual(
       expect.arrayContaining(['GlobalSecondaryIndexes', 'AttributeDefinitions']),
     );
     expect(change?.changeImpact).toBe(ResourceImpact.WILL_UPDATE);
     // CloudFormation creates one index per update: the released table has every index but this one.
-    const releasedTable = released.Resources?.[tableId] as Resource | undefined;
     const releasedIndexes = (releasedTable?.Properties.GlobalSecondaryIndexes ?? []) as Array<{
       IndexName: string;
     }>;
@@ -359,26 +337,6 @@ describe('webhooks: who may start deliveries', () => {
 });
 
 describe('webhooks: alarms and dashboard', () => {
-  /** The alarms of the stack on `metric` with exactly these dimensions (cdk-monitoring-constructs' form). */
-  const alarmsOn = (s: Synthesized, metric: string, dimensions: Record<string, unknown>) =>
-    ofType(s, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
-      // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
-      (alarm.Properties.Metrics as any[])
-        .filter(({ MetricStat }) => {
-          const found = MetricStat?.Metric;
-          if (found?.MetricName !== metric) return false;
-          const given = Object.fromEntries(
-            (found.Dimensions ?? []).map((d: { Name: string; Value: unknown }) => [d.Name, d.Value]),
-          );
-          return stringify(given) === stringify(dimensions);
-        })
-        .map(({ MetricStat }) => ({
-          properties: alarm.Properties,
-          namespace: MetricStat.Metric.Namespace,
-          stat: MetricStat.Stat,
-        })),
-    );
-
   it('alarms on any endpoint disabled (WebhookEndpointsDisabled of the service), at once, to the alarm topic', () => {
     for (const [s, namespace, service] of [
       [stacks.synth, 'TeamMessagingApi', 'team-messaging-api'],
