@@ -58,6 +58,7 @@ const DEPLOYED_VALUES: Record<string, string> = {
   PUBLIC_BUCKET: 'team-messaging-public',
   PUBLIC_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
   EVENT_BUS_NAME: 'TeamMessagingApi-change-events',
+  WEBHOOK_DELIVERER_FUNCTION: 'TeamMessagingApi-WebhookDeliveriesDeliverer-AbCdEfGhIjKl',
 };
 
 /** The function's own environment as Lambda would set it, plus what the Lambda runtime adds. */
@@ -138,8 +139,8 @@ const bundleOf = (constructId: string): Bundle => {
 describe('CDK bundles', () => {
   it('builds one minified ESM bundle with a source map and the createRequire banner per function', () => {
     const all = bundles();
-    // The routes', the authorizer's and the change-event consumer's.
-    expect(all).toHaveLength(routes.length + 2);
+    // The routes', the authorizer's, the change-event consumer's and the webhook deliverer's and sweeper's.
+    expect(all).toHaveLength(routes.length + 4);
     for (const bundle of all) {
       expect(readdirSync(bundle.dir).sort(), bundle.functionId).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(bundle.dir, 'index.mjs'), 'utf8');

@@ -7,6 +7,7 @@ import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
+import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { ROOT } from './support/processes.ts';
 import { defaultAndOverridden, logicalId, type Synthesized, synthesize } from './support/synth.ts';
 
@@ -27,6 +28,7 @@ const OVERRIDES = {
 };
 
 const stacks = defaultAndOverridden(OVERRIDES);
+const DUE_INDEX = TABLE_SCHEMA.dueIndex.name;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
@@ -99,9 +101,9 @@ describe('CDK stack: settings', () => {
     expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
   });
 
-  it("gives every function (routes, the authorizer, the consumer) the logger's and metrics' settings", () => {
+  it("gives every function (routes, the authorizer, the consumer, the deliverer, the sweeper) the logger's and metrics' settings", () => {
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVICE_NAME: 'team-messaging-api',
@@ -149,7 +151,7 @@ describe('CDK stack: tracing', () => {
   it('traces every request with X-Ray: on the stage and in every function', () => {
     expect(stage(stacks.synth)?.TracingEnabled).toBe(true);
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     }
@@ -261,6 +263,15 @@ describe('CDK stack: alarms', () => {
     expect(metricsOf(fault5xx as Resource)[0]?.stat).toBe('Average');
     expect(metricsOf(fault5xx as Resource)[0]?.dimensions.Method).toBeUndefined();
     expect(fault5xx?.Properties.Threshold).toBe(0.01);
+    // The stage by name (the monitoring's literal), which is the deployed stage's.
+    for (const [s, name] of [
+      [stacks.synth, 'prod'],
+      [stacks.overridden, 'dev'],
+    ] as const) {
+      expect(stage(s)?.StageName).toBe(name);
+      const [onStage] = alarmsOn(s, 'AWS/ApiGateway', '5XXError', { ApiName: s.stack.stackName });
+      expect(metricsOf(onStage as Resource)[0]?.dimensions.Stage).toBe(name);
+    }
   });
 
   it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {
@@ -297,16 +308,19 @@ describe('CDK stack: alarms', () => {
     });
   });
 
-  it('alarms on throttled reads and writes of the table and its index, and on its system errors', () => {
+  it('alarms on throttled reads and writes of the table and each of its indexes, and on its system errors', () => {
     const table = { TableName: ref(stacks.synth, stacks.synth.stack.table) };
-    const index = { ...table, GlobalSecondaryIndexName: ID_INDEX };
+    const onIndex = (indexName: string) => ({ ...table, GlobalSecondaryIndexName: indexName });
     for (const name of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
       const alarms = alarmsOn(stacks.synth, 'AWS/DynamoDB', name, table);
-      expect(alarms, name).toHaveLength(2);
+      expect(alarms, name).toHaveLength(3);
       expect(
         alarms.filter((a) => metricsOf(a)[0]?.dimensions.GlobalSecondaryIndexName),
         name,
-      ).toEqual(alarmsOn(stacks.synth, 'AWS/DynamoDB', name, index));
+      ).toEqual([
+        ...alarmsOn(stacks.synth, 'AWS/DynamoDB', name, onIndex(ID_INDEX)),
+        ...alarmsOn(stacks.synth, 'AWS/DynamoDB', name, onIndex(DUE_INDEX)),
+      ]);
     }
     const [systemErrors, ...others] = alarmsOn(stacks.synth, 'AWS/DynamoDB', 'SystemErrors', table);
     expect(others).toEqual([]);
@@ -330,9 +344,10 @@ describe('CDK stack: alarms', () => {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
       const alarms = resources(s, 'AWS::CloudWatch::Alarm');
-      // Stage; per route latency, errors, throttles; authorizer; table and index; bucket; change events
-      // (consumer errors, throttles, iterator age; on-failure queue).
-      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1 + 4);
+      // Stage; per route latency, errors, throttles; authorizer; table and its two indexes; bucket; change
+      // events (consumer errors, throttles, iterator age; on-failure queue); webhooks (deliverer's and
+      // sweeper's errors and throttles; endpoints disabled).
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 7 + 1 + 4 + 5);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
         expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
@@ -351,7 +366,11 @@ describe('CDK stack: alarms', () => {
       [stacks.synth, 3, 2],
       [stacks.overridden, 5, 4],
     ] as const) {
-      for (const alarm of resources(s, 'AWS::CloudWatch::Alarm')) {
+      // But the disabled webhook endpoints: one endpoint is disabled once, so any one alarms at once.
+      const once = `${s.stack.stackName}-Webhooks-EndpointsDisabled-Critical`;
+      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
+      expect(alarms.map((alarm) => alarm.Properties.AlarmName)).toContain(once);
+      for (const alarm of alarms.filter((a) => a.Properties.AlarmName !== once)) {
         expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
       }
     }

@@ -61,6 +61,7 @@ function expectedActions(route: Route): Set<string> {
     ...(route.table === 'write' ? WRITE : []),
     ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
     ...(files.includes('private:write') || files.includes('public:write') ? ['s3:PutObject'] : []),
+    ...(route.deliversWebhooks ? ['lambda:InvokeFunction'] : []),
   ]);
 }
 
@@ -72,12 +73,12 @@ function resourcePath(id: string): string {
 }
 
 describe('CDK stack: functions', () => {
-  it("has one Node.js 22 arm64 function per route table row plus the authorizer and the change-event consumer, besides CDK's own", () => {
+  it("has one Node.js 22 arm64 function per route table row plus the authorizer, the change-event consumer and the webhook deliverer and sweeper, besides CDK's own", () => {
     // CDK's LogRetention function (lib/cdk/service-logs.ts) runs only at deploy time.
     const all = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([id]) => !id.startsWith('LogRetention'))
       .map(([, fn]) => fn);
-    expect(all).toHaveLength(routes.length + 2);
+    expect(all).toHaveLength(routes.length + 4);
     for (const fn of all) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -231,7 +232,7 @@ describe('CDK stack: functions', () => {
 });
 
 describe('CDK stack: data', () => {
-  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId index and deletion protection', () => {
+  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId and byDueTime indexes and deletion protection', () => {
     synth.template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -248,6 +249,15 @@ describe('CDK stack: data', () => {
             KeySchema: [
               { AttributeName: 'gsi1pk', KeyType: 'HASH' },
               { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+          // Webhook deliveries that are due (stack-webhooks.test.ts).
+          {
+            IndexName: 'byDueTime',
+            KeySchema: [
+              { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },

@@ -19,6 +19,7 @@ import { Construct } from 'constructs';
 import { type Route, routeKey } from '../routes.ts';
 import type { ChangeEvents } from './change-events.ts';
 import type { AlarmThresholds, Settings } from './settings.ts';
+import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
 /** The thresholds in cdk.json are per period of this length. */
 const PERIOD = Duration.minutes(5);
@@ -36,12 +37,20 @@ export interface RouteFunction {
 
 export interface StackMonitoringProps {
   api: RestApi;
+  /**
+   * The name of the API's stage, as the stack names it: a literal rather than the stage's reference, which
+   * would take 40-odd characters instead of 3 in each of the dashboard's and alarms' 250 or so API Gateway
+   * metrics (10 KB of the template), and tell CloudWatch nothing more.
+   */
+  apiStage: string;
   routeFunctions: RouteFunction[];
   authorizer: IFunction;
   table: TableV2;
-  indexName: string;
+  /** The table's indexes: each alarms on its own throttles. */
+  indexNames: string[];
   publicFiles: Bucket;
   changeEvents: ChangeEvents;
+  webhookDeliveries: WebhookDeliveries;
   settings: Settings;
 }
 
@@ -49,9 +58,10 @@ export interface StackMonitoringProps {
  * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`); every alarm notifies one
  * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
  * client waits for, authorizer included, rather than its function's duration) and its function's errors
- * and throttles; the authorizer's failures and throttles; the table's and its index's
+ * and throttles; the authorizer's failures and throttles; the table's and its indexes'
  * throttles and system errors; the public bucket's 5xx; the change-event consumer's errors, throttles and
- * iterator age, and its on-failure queue. The dashboard adds the functions' own metrics.
+ * iterator age, and its on-failure queue; the webhook deliverer's and sweeper's errors and throttles, and
+ * any webhook endpoint disabled. The dashboard adds the functions' own metrics.
  */
 export class StackMonitoring extends Construct {
   readonly alarmTopic: Topic;
@@ -60,10 +70,9 @@ export class StackMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: StackMonitoringProps) {
     super(scope, id);
-    const { api, routeFunctions, authorizer, table, indexName, settings } = props;
+    const { api, apiStage, routeFunctions, authorizer, table, indexNames, settings } = props;
     const { alarms } = settings;
     const stackName = Stack.of(this).stackName;
-    const apiStage = api.deploymentStage.stageName;
 
     // No KMS key: a notification holds alarm names and metric values only, and CloudWatch cannot publish
     // to a topic under the AWS-managed SNS key (a customer-managed key would be needed for nothing secret).
@@ -182,18 +191,20 @@ export class StackMonitoring extends Construct {
       }),
     });
     // A throttled index also throttles the table writes that update it.
-    facade.monitorDynamoTableGlobalSecondaryIndex({
-      table,
-      globalSecondaryIndexName: indexName,
-      alarmFriendlyName: `Table-${indexName}`,
-      humanReadableName: `Index ${indexName}`,
-      addReadThrottledEventsCountAlarm: critical(
-        tableThrottled(`Reads of the ${indexName} index`, alarms.dynamoThrottled),
-      ),
-      addWriteThrottledEventsCountAlarm: critical(
-        tableThrottled(`Writes to the ${indexName} index`, alarms.dynamoThrottled),
-      ),
-    });
+    for (const indexName of indexNames) {
+      facade.monitorDynamoTableGlobalSecondaryIndex({
+        table,
+        globalSecondaryIndexName: indexName,
+        alarmFriendlyName: `Table-${indexName}`,
+        humanReadableName: `Index ${indexName}`,
+        addReadThrottledEventsCountAlarm: critical(
+          tableThrottled(`Reads of the ${indexName} index`, alarms.dynamoThrottled),
+        ),
+        addWriteThrottledEventsCountAlarm: critical(
+          tableThrottled(`Writes to the ${indexName} index`, alarms.dynamoThrottled),
+        ),
+      });
+    }
     facade.monitorCustom({
       alarmFriendlyName: 'PublicFiles',
       humanReadableName: 'Public library bucket (read by CloudFront, written by the brand routes)',
@@ -201,6 +212,7 @@ export class StackMonitoring extends Construct {
     });
 
     this.monitorChangeEvents(facade, props.changeEvents, alarms);
+    this.monitorWebhookDeliveries(facade, props.webhookDeliveries, settings);
 
     facade.addLargeHeader("The functions' own metrics");
     facade.monitorCustom({
@@ -246,6 +258,73 @@ export class StackMonitoring extends Construct {
         alarmDescriptionOverride:
           'The change-event consumer gave up on stream records: their events were not written or published.',
       }),
+    });
+  }
+
+  /**
+   * Webhook deliveries: the deliverer's and the sweeper's errors and throttles as any function's (a failed
+   * invocation is not retried by Lambda: its deliveries stay due for the next sweep), and the endpoints the
+   * deliverer disabled (its own metric; any one is an alarm at once, not after 2 of 3 periods, since one
+   * endpoint is disabled once).
+   */
+  private monitorWebhookDeliveries(
+    facade: MonitoringFacade,
+    webhooks: WebhookDeliveries,
+    settings: Settings,
+  ) {
+    const { alarms } = settings;
+    facade.addLargeHeader('Webhook deliveries: the deliverer, the sweeper, endpoints disabled');
+    for (const [fn, friendlyName, humanName, what, consequence] of [
+      [
+        webhooks.deliverer,
+        'WebhookDelivererFunction',
+        'Webhook deliverer (one endpoint per invocation)',
+        'The webhook deliverer',
+        'crashed or timed out: its deliveries stay due, the next sweep sends them.',
+      ],
+      [
+        webhooks.sweeper,
+        'WebhookSweeperFunction',
+        'Webhook sweeper (every minute)',
+        'The webhook sweeper',
+        'failed a run: due deliveries wait for a sweep that succeeds.',
+      ],
+    ] as const) {
+      facade.monitorLambdaFunction({
+        lambdaFunction: fn,
+        isIterator: false,
+        alarmFriendlyName: friendlyName,
+        humanReadableName: humanName,
+        addFaultCountAlarm: critical({
+          maxErrorCount: alarms.lambdaErrors,
+          alarmDescriptionOverride: `${what} ${consequence}`,
+        }),
+        addThrottlesCountAlarm: critical(throttled(what, alarms.lambdaThrottles)),
+      });
+    }
+    facade.monitorCustom({
+      alarmFriendlyName: 'Webhooks',
+      humanReadableName: "Webhook endpoints disabled (the deliverer's own metric)",
+      metricGroups: [
+        {
+          title: 'Endpoints disabled: failing for 5 days, or answered 410 Gone',
+          metrics: [
+            {
+              metric: this.ownMetric(settings, 'WebhookEndpointsDisabled', MetricStatistic.SUM),
+              alarmFriendlyName: 'EndpointsDisabled',
+              addAlarm: critical({
+                ...above(
+                  0,
+                  'A webhook endpoint was disabled (it failed for 5 days or answered 410 Gone): nothing is ' +
+                    "sent to it until its team enables it again. The deliverer's log group says which.",
+                ),
+                evaluationPeriods: 1,
+                datapointsToAlarm: 1,
+              }),
+            },
+          ],
+        },
+      ],
     });
   }
 

@@ -172,8 +172,9 @@ export const environmentBytes = (variables: Record<string, unknown>): number =>
  * What the settings' variables may take of it. The stack adds TABLE_NAME (a table name: 255 characters at
  * most), PRIVATE_BUCKET and PUBLIC_BUCKET (bucket names: 63), PUBLIC_BASE_URL (`https://` and a 29-character
  * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation (the change-event
- * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); 1 KB leaves room for
- * another. test/stack-deploy-limits.test.ts holds the stack to it.
+ * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); the functions that start
+ * webhook deliveries add WEBHOOK_DELIVERER_FUNCTION (a function name, 64 at most: about 95 more); 1 KB
+ * leaves room for another. test/stack-deploy-limits.test.ts holds the stack to it.
  */
 const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
 

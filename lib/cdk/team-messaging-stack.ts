@@ -67,8 +67,9 @@ import {
   readSettings,
   type Settings,
 } from './settings.ts';
+import { WebhookDeliveries } from './webhook-deliveries.ts';
 
-const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
+const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
 
 interface GatewayResponse {
   type: ResponseType;
@@ -153,6 +154,8 @@ export class TeamMessagingStack extends Stack {
   readonly accessLogs: LogGroup;
   /** The change events of brands and contact fields: the table's stream, its consumer and the bus. */
   readonly changeEvents: ChangeEvents;
+  /** Webhook deliveries: the deliverer and the sweeper on its schedule. */
+  readonly webhookDeliveries: WebhookDeliveries;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
@@ -187,6 +190,13 @@ export class TeamMessagingStack extends Stack {
       stage: this.api.deploymentStage,
       limits: rateLimits,
     });
+    // Before the routes and the consumer, which start deliveries; it needs neither of them.
+    this.webhookDeliveries = new WebhookDeliveries(this, 'WebhookDeliveries', {
+      table: this.table,
+      environment: functionSettings,
+      publicBaseUrl,
+      logRemovalPolicy: removalPolicy,
+    });
     const routeFunctions = this.addRoutes(removalPolicy, {
       ...functionSettings,
       TABLE_NAME: this.table.tableName,
@@ -199,18 +209,21 @@ export class TeamMessagingStack extends Stack {
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
+      webhookDeliveries: this.webhookDeliveries,
     });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
     retainServiceLogs(this, this.api);
     const monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
+      apiStage: stageName(dev),
       routeFunctions,
       authorizer,
       table: this.table,
-      indexName: idIndex.name,
+      indexNames: [idIndex.name, dueIndex.name],
       publicFiles: this.publicFiles,
       changeEvents: this.changeEvents,
+      webhookDeliveries: this.webhookDeliveries,
       settings,
     });
     this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
@@ -223,8 +236,9 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR, and its
-   * stream with both images of each change, which the change-event consumer reads (an in-place update).
+   * The single table: pk/sk, the KEYS_ONLY `byId` and `byDueTime` indexes (as locally), TTL on `expires_at`,
+   * PITR, and its stream with both images of each change, which the change-event consumer reads (an
+   * in-place update).
    */
   private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, 'Table', {
@@ -234,14 +248,13 @@ export class TeamMessagingStack extends Stack {
       timeToLiveAttribute: ttlAttribute,
       dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      globalSecondaryIndexes: [
-        {
-          indexName: idIndex.name,
-          partitionKey: { name: idIndex.partitionKey, type: AttributeType.STRING },
-          sortKey: { name: idIndex.sortKey, type: AttributeType.STRING },
-          projectionType: ProjectionType.KEYS_ONLY,
-        },
-      ],
+      // Both keys only; adding one is an in-place update (CloudFormation creates one index per update).
+      globalSecondaryIndexes: [idIndex, dueIndex].map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.KEYS_ONLY,
+      })),
       deletionProtection: !dev,
       removalPolicy,
     });
