@@ -5,6 +5,7 @@ import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from './events.ts';
+import { queryAll } from './items.ts';
 import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -99,7 +100,7 @@ export async function createDelivery(
           status,
           tries: 0,
           next_try_at: dueAt,
-          ...(status === 'pending' && dueKeys(teamId, endpointId, eventId, dueAt)),
+          ...(status === 'pending' ? dueKeys(teamId, endpointId, eventId, dueAt) : { settled_at: dueAt }),
           [ttlAttribute]: expiryOf(eventId),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -197,12 +198,13 @@ export async function claimDelivery(
 }
 
 /**
- * The outcome of a claimed try: succeeded, failed for good, or due again at `nextTryAt`. Only while the
+ * The outcome of a claimed try at `atMs`: succeeded, failed for good, or due again at `nextTryAt`. Only while the
  * claim is still the caller's (a redelivery meanwhile restarted it). Leaves the index unless due again.
  */
 export async function settleDelivery(
   delivery: Delivery,
   outcome: { status: 'succeeded' | 'failed' } | { nextTryAt: number },
+  atMs: number,
 ): Promise<boolean> {
   const again = 'nextTryAt' in outcome;
   const due = again && dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, outcome.nextTryAt);
@@ -213,7 +215,7 @@ export async function settleDelivery(
         Key: keyOf(delivery.teamId, delivery.endpointId, delivery.eventId),
         UpdateExpression: again
           ? 'SET next_try_at = :next, #dueSk = :dueSk REMOVE claim, lease_until'
-          : 'SET #status = :status REMOVE claim, lease_until, #duePk, #dueSk',
+          : 'SET #status = :status, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
         ConditionExpression: 'claim = :claim',
         ExpressionAttributeNames: again
           ? { '#dueSk': dueIndex.sortKey }
@@ -222,7 +224,7 @@ export async function settleDelivery(
           ':claim': delivery.claim,
           ...(due
             ? { ':next': outcome.nextTryAt, ':dueSk': due[dueIndex.sortKey] }
-            : { ':status': (outcome as { status: string }).status }),
+            : { ':status': (outcome as { status: string }).status, ':at': atMs }),
         },
       }),
     );
@@ -234,20 +236,25 @@ export async function settleDelivery(
 }
 
 /** Gives up a delivery that cannot be tried (its endpoint is gone or disabled, its event expired). */
-export async function abandonDelivery(teamId: number, endpointId: number, eventId: string): Promise<void> {
+export async function abandonDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  atMs: number,
+): Promise<void> {
   await dynamo()
     .send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
-        UpdateExpression: 'SET #status = :failed REMOVE claim, lease_until, #duePk, #dueSk',
+        UpdateExpression: 'SET #status = :failed, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: {
           '#status': 'status',
           '#duePk': dueIndex.partitionKey,
           '#dueSk': dueIndex.sortKey,
         },
-        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending' },
+        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':at': atMs },
       }),
     )
     .catch((error: unknown) => {
@@ -273,37 +280,30 @@ export async function dueDeliveries(shard: number, nowMs: number, limit: number)
   });
 }
 
-/** An endpoint's failed deliveries of events since `sinceSeconds` (for `recover`), oldest first. */
+/**
+ * An endpoint's deliveries given up at or after `sinceMs` (for `recover`). The endpoint's deliveries of
+ * the event log's 30 days are read, a page at a time, and filtered: a rare request, so no index for it.
+ */
 export async function failedDeliveriesSince(
   teamId: number,
   endpointId: number,
-  sinceSeconds: number,
+  sinceMs: number,
 ): Promise<string[]> {
-  const prefix = `${DELIVERY_PREFIX}${padId(endpointId)}#`;
-  const eventIds: string[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: '#status = :failed',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': teamPk(teamId),
-          ':from': `${prefix}${String(Math.max(0, sinceSeconds)).padStart(12, '0')}`,
-          ':to': `${prefix}~`,
-          ':failed': 'failed',
-        },
-        ProjectionExpression: 'event_id',
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) eventIds.push(item.event_id as string);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return eventIds;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: '#status = :failed AND settled_at >= :since',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': teamPk(teamId),
+      ':prefix': `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+      ':failed': 'failed',
+      ':since': sinceMs,
+    },
+    ProjectionExpression: 'event_id',
+    ConsistentRead: true,
+  });
+  return items.map((item) => item.event_id as string);
 }
 
 function deliveryOf(item: Record<string, unknown>): Delivery {

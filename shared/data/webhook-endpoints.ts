@@ -33,7 +33,7 @@ export interface WebhookEndpoint {
   disabled: boolean;
   /** Why it is disabled: by the team (`manual`), answered 410 (`gone`), failed for days (`failing`). */
   disabled_reason: DisabledReason | null;
-  /** Epoch ms of the first failed try since its last success; null while it succeeds. */
+  /** Epoch ms of the first failed try since its last success (or since it was enabled); null while it succeeds. */
   failing_since: number | null;
   secrets: SigningSecret[];
   created_at: string;
@@ -72,6 +72,8 @@ const toItem = (endpoint: WebhookEndpoint, version: number) => ({
   ...webhookEndpointKey(endpoint.team_id, endpoint.id),
   ...idIndexKeys('WEBHOOK', endpoint.id),
   ...endpoint,
+  // Absent rather than null while it succeeds: a failure sets it only if absent (if_not_exists).
+  failing_since: endpoint.failing_since ?? undefined,
   ...requestStamp(),
   version,
 });
@@ -259,27 +261,36 @@ export async function deleteWebhookEndpoint(teamId: number, id: number, expected
 
 /**
  * What a try's outcome changes on its endpoint (the deliverer's writes, outside any request): a success
- * forgets the failures; a failure starts the failing period; `disable` turns it off. Conditioned on the
- * endpoint still being enabled, so a change by the team in between wins. False when nothing was written.
+ * ends its failing period, a failure starts one (unless one is running), `disable` turns it off.
+ * Conditioned on the endpoint still being enabled, so a change by the team in between wins. False when
+ * nothing was written.
  */
 export async function noteDeliveryOutcome(
   teamId: number,
   id: number,
-  change: { failingSince: number | null } | { disable: Exclude<DisabledReason, 'manual'> },
+  change: { failingSince: number } | { succeeded: true } | { disable: Exclude<DisabledReason, 'manual'> },
 ): Promise<boolean> {
-  const disabling = 'disable' in change;
+  const update =
+    'disable' in change
+      ? {
+          UpdateExpression:
+            'SET disabled = :true, disabled_reason = :reason, updated_at = :now, version = version + :one REMOVE request_id',
+          values: { ':true': true, ':reason': change.disable, ':now': nowIso(), ':one': 1 },
+        }
+      : 'failingSince' in change
+        ? {
+            UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :since) REMOVE request_id',
+            values: { ':since': change.failingSince },
+          }
+        : { UpdateExpression: 'REMOVE failing_since, request_id', values: {} };
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: webhookEndpointKey(teamId, id),
-        UpdateExpression: disabling
-          ? 'SET disabled = :true, disabled_reason = :reason, updated_at = :now, version = version + :one REMOVE request_id'
-          : 'SET failing_since = :since REMOVE request_id',
+        UpdateExpression: update.UpdateExpression,
         ConditionExpression: 'attribute_exists(pk) AND disabled = :false',
-        ExpressionAttributeValues: disabling
-          ? { ':true': true, ':false': false, ':reason': change.disable, ':now': nowIso(), ':one': 1 }
-          : { ':false': false, ':since': change.failingSince },
+        ExpressionAttributeValues: { ':false': false, ...update.values },
       }),
     );
     return true;

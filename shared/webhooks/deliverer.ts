@@ -40,7 +40,7 @@ export async function deliverToEndpoint(
   const eventIds = request.event_ids.slice(0, DELIVERIES_PER_INVOCATION);
   const endpoint = (await findWebhookEndpoint(teamId, endpointId))?.endpoint;
   if (!endpoint || endpoint.disabled) {
-    await Promise.all(eventIds.map((eventId) => abandonDelivery(teamId, endpointId, eventId)));
+    await Promise.all(eventIds.map((eventId) => abandonDelivery(teamId, endpointId, eventId, now())));
     return [];
   }
   const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
@@ -62,7 +62,7 @@ async function tryDelivery(
 ): Promise<{ outcome: DeliveryOutcome; at: number } | undefined> {
   const found = await getEvent(delivery.teamId, delivery.eventId);
   if (!found || !('event' in found)) {
-    await settleDelivery(delivery, { status: 'failed' });
+    await settleDelivery(delivery, { status: 'failed' }, now());
     return undefined;
   }
   const outcome = await sendWebhook(
@@ -83,6 +83,7 @@ async function tryDelivery(
   await settleDelivery(
     delivery,
     outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
+    at,
   );
   return { outcome, at };
 }
@@ -101,7 +102,7 @@ async function noteEndpointHealth(
   };
   if (tries.some((tried) => tried.outcome.status === GONE)) return disable('gone');
   if (tries.some((tried) => tried.outcome.ok)) {
-    if (endpoint.failing_since !== null) await noteDeliveryOutcome(teamId, id, { failingSince: null });
+    if (endpoint.failing_since !== null) await noteDeliveryOutcome(teamId, id, { succeeded: true });
     return;
   }
   const lastFailure = Math.max(...tries.map((tried) => tried.at));

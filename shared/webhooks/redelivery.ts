@@ -28,10 +28,10 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
   return endpoints.map((endpoint) => endpoint.id);
 }
 
-/** The endpoint's deliveries given up since `sinceMs`, due again now. How many. */
+/** The endpoint's deliveries given up at or after `sinceMs`, due again now. How many. */
 export async function recoverFailed(endpoint: WebhookEndpoint, sinceMs: number): Promise<number> {
   usable(endpoint, 'since');
-  const failed = await failedDeliveriesSince(endpoint.team_id, endpoint.id, Math.floor(sinceMs / 1000));
+  const failed = await failedDeliveriesSince(endpoint.team_id, endpoint.id, sinceMs);
   const now = Date.now();
   const restarted = await Promise.all(
     failed.map(async (eventId) =>

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
+import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
@@ -54,8 +55,20 @@ const brandCreated = async (caller: Caller, name = 'Acme') => {
   return brand.body as { id: number };
 };
 
-/** The stored delivery of an event to an endpoint (the schedule's state). */
+/**
+ * The stored delivery of an event to an endpoint (the schedule's state), once its tries are settled: the
+ * receiver has a try before the deliverer has written its outcome.
+ */
 async function deliveryItem(teamId: number, endpointId: number, eventId: string) {
+  let item = await storedDelivery(teamId, endpointId, eventId);
+  await until(async () => {
+    item = await storedDelivery(teamId, endpointId, eventId);
+    return item.claim === undefined;
+  });
+  return item;
+}
+
+async function storedDelivery(teamId: number, endpointId: number, eventId: string) {
   const position = eventPosition(eventId)?.position as string;
   const { Item } = await dynamo().send(
     new GetCommand({
@@ -64,7 +77,7 @@ async function deliveryItem(teamId: number, endpointId: number, eventId: string)
       ConsistentRead: true,
     }),
   );
-  return Item as { status: string; tries: number; next_try_at: number };
+  return Item as { status: string; tries: number; next_try_at: number; claim?: string };
 }
 
 /** The sweep as the scheduled function runs it, at `now`, for this team's endpoints only (others' are theirs). */
@@ -206,7 +219,13 @@ describe('webhook deliveries', () => {
     await at.received(1);
     // Five days on, a new event fails too: the endpoint is disabled.
     await client.put(`/api/v1/brands/${brand.id}`, { name: 'Renamed' });
-    const [, second] = await at.received(2);
+    const [first, second] = await at.received(2);
+    await deliveryItem(team.teamId, endpoint.id, first?.id as string);
+    await deliveryItem(team.teamId, endpoint.id, second?.id as string);
+    // The first failure started the endpoint's failing period.
+    await until(
+      async () => (await findWebhookEndpoint(team.teamId, endpoint.id))?.endpoint.failing_since != null,
+    );
     const later = Date.now() + DISABLE_AFTER_MS + 60_000;
     await restartDelivery(team.teamId, endpoint.id, second?.id as string, later);
     await sweep(team.teamId, later);
