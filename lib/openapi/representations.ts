@@ -49,6 +49,8 @@ const timestamp = z
   .length('2026-11-25T09:46:31.123000Z'.length)
   .meta({ format: 'date-time', examples: ['2026-11-25T09:46:31.123000Z'] });
 const id = z.int().min(1);
+/** An event's id, as `GET /events/{id}` takes it. */
+const eventId = z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID);
 /** Free text of the spec's length (names, descriptions, tags). */
 const text = z.string().max(LIMITS.textLength);
 /** An http(s) URL as it was given (any case of the scheme), or as the API made it (public images). */
@@ -244,7 +246,7 @@ export const SecretRotation = z
 export const WebhookAttempt = z
   .object({
     event_id: described(
-      z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID),
+      eventId,
       'The event delivered: its `id`, which the delivery carried as `webhook-id`.',
     ),
     attempted_at: described(
@@ -322,7 +324,7 @@ export const WebhookEndpointChanges = WebhookEndpoint.pick({ disabled: true, dis
 export const Event = z
   .object({
     id: described(
-      z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID),
+      eventId,
       "The event's id, `evt_<team>_<seconds>_<sequence>_<ordinal>`: the same on every delivery of the " +
         'change, so a consumer that has seen it can skip it. `GET /events/{id}` reads it.',
     ),
