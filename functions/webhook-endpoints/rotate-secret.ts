@@ -1,3 +1,4 @@
+import { isoMicros } from '../../shared/data/dynamo.ts';
 import { reviseWebhookEndpoint, withRotatedSecret } from '../../shared/data/webhook-endpoints.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
@@ -16,4 +17,5 @@ export const handler = httpHandler(async (req) => {
   );
 });
 
-const expiry = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
+/** As the API prints every timestamp: with microseconds. */
+const expiry = (ms: number | null | undefined) => (ms ? isoMicros(new Date(ms)) : null);
