@@ -224,7 +224,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}/secret/rotate',
     handler: 'functions/webhook-endpoints/rotate-secret.ts',
     table: 'write',
-    statuses: [200, 403, 404],
+    statuses: [200, 403, 404, 422],
   },
   {
     method: 'GET',

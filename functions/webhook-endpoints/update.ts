@@ -1,4 +1,5 @@
 import {
+  getWebhookEndpoint,
   reviseWebhookEndpoint,
   webhookEndpointView,
   withSettings,
@@ -13,6 +14,8 @@ import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 export const handler = httpHandler(async (req) => {
   const id = pathId(req, 'WebhookEndpoint');
   const input = validate(updateWebhookEndpointSchema, req.body);
+  // Another team's or no endpoint answers 403/404 before its new URL is looked up.
+  if (input.url !== undefined) await getWebhookEndpoint(req.teamId, id);
   const url = input.url === undefined ? undefined : await checkWebhookUrl(input.url);
   const expected = ifMatchOf(req.headers, 'webhook')?.version;
   const { endpoint, version } = await reviseWebhookEndpoint(

@@ -253,9 +253,6 @@ export const WEBHOOK_ENDPOINT_PATCH: Record<keyof typeof updateWebhookEndpointSc
       'and forgets its past failures (what failed meanwhile is sent again only on `recover`).',
   };
 
-/** `since` at its longest: to the nanosecond, with an offset. */
-export const RECOVER_SINCE_LENGTH = '2026-11-25T00:00:00.123456789+01:00'.length;
-
 export const RECOVER_INPUT: Record<keyof typeof recoverSchema._zod.def.shape, string> = {
   since:
     'An ISO 8601 time to the second or finer (up to nanoseconds), with `Z` or an offset ' +
@@ -284,21 +281,6 @@ export function described<T extends z.core.$ZodObject>(
     if (!member) throw new Error(`no field ${field} to describe`);
     z.globalRegistry.add(member, { ...z.globalRegistry.get(member), description });
   }
-  return schema;
-}
-
-/**
- * Registers JSON Schema members on a request schema's field (merged into the metadata it has), for what
- * its check implies but zod's JSON Schema does not say (a bound), and returns the schema, as `described`.
- */
-export function withMembers<T extends z.core.$ZodObject>(
-  schema: T,
-  field: keyof T['_zod']['def']['shape'] & string,
-  members: Record<string, unknown>,
-): T {
-  const member = schema._zod.def.shape[field];
-  if (!member) throw new Error(`no field ${field} to add to`);
-  z.globalRegistry.add(member, { ...z.globalRegistry.get(member), ...members });
   return schema;
 }
 

@@ -24,13 +24,11 @@ import {
   CONTACT_FIELD_PATCH,
   described,
   RECOVER_INPUT,
-  RECOVER_SINCE_LENGTH,
   REDELIVER_INPUT,
   UPLOAD_INPUT,
   WEBHOOK_ENDPOINT_INPUT,
   WEBHOOK_ENDPOINT_PATCH,
   withItems,
-  withMembers,
 } from './descriptions.ts';
 import {
   Brand,
@@ -609,7 +607,7 @@ export const OPERATIONS: Record<string, Operation> = {
       'The deliveries to it of events since `since` that were given up (the retry schedule ran out, or ' +
       'the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; ' +
       'the attempts tell how they went. A disabled endpoint is a 422 naming `since`: enable it first.',
-    body: withMembers(described(recoverSchema, RECOVER_INPUT), 'since', { maxLength: RECOVER_SINCE_LENGTH }),
+    body: described(recoverSchema, RECOVER_INPUT),
     success: Recovery,
     example: { request: { since: '2026-11-25T00:00:00Z' }, response: { deliveries: 1 } },
   },

@@ -229,13 +229,19 @@ export function withSettings(current: WebhookEndpoint, settings: EndpointSetting
   };
 }
 
-/** A new current secret; the old ones sign on for ROTATION_OVERLAP_MS at most. */
+/**
+ * A new current secret; the one it replaces signs on for ROTATION_OVERLAP_MS. Any older one ends now, so a
+ * delivery carries two signatures at most, however often the secret is rotated.
+ */
 export function withRotatedSecret(current: WebhookEndpoint, nowMs: number): WebhookEndpoint {
-  const overlapEnd = nowMs + ROTATION_OVERLAP_MS;
-  const kept = current.secrets
-    .filter((secret) => secret.expires_at === null || secret.expires_at > nowMs)
-    .map((secret) => ({ ...secret, expires_at: Math.min(secret.expires_at ?? overlapEnd, overlapEnd) }));
-  return { ...current, secrets: [{ secret: newSigningSecret(), expires_at: null }, ...kept] };
+  const replaced = current.secrets.find((secret) => secret.expires_at === null);
+  return {
+    ...current,
+    secrets: [
+      { secret: newSigningSecret(), expires_at: null },
+      ...(replaced ? [{ ...replaced, expires_at: nowMs + ROTATION_OVERLAP_MS }] : []),
+    ],
+  };
 }
 
 /** Deletes an endpoint and gives its quota unit back; its pending deliveries are given up when due. */

@@ -32,9 +32,10 @@ const description = z.nullable(z.string().check(z.maxLength(LIMITS.textLength)))
 /** What an endpoint answers beyond what its bodies write: an endpoint read and sent back carries them. */
 const ENDPOINT_READ_ONLY = ['id', 'secret', 'disabled_reason', 'created_at', 'updated_at'];
 
+/** A new endpoint is enabled: `disabled` is a field of the representation, not of the create. */
 export const createWebhookEndpointSchema = requestBody(
   z.object({ url, event_types: eventTypes, description: z.optional(description) }),
-  ENDPOINT_READ_ONLY,
+  [...ENDPOINT_READ_ONLY, 'disabled'],
 );
 
 /** Every field optional; only the supplied ones change. */
@@ -48,9 +49,21 @@ export const updateWebhookEndpointSchema = requestBody(
   ENDPOINT_READ_ONLY,
 );
 
-/** `since`: an ISO 8601 time with an offset; what failed from then on is sent again. */
+/** The longest `since`: microseconds and an offset (`2026-11-25T09:46:31.123456+01:00`) and some room. */
+export const SINCE_LENGTH = 35;
+
+/** `since`: an ISO 8601 time with an offset; what was given up from then on is sent again. */
 export const recoverSchema = requestBody(
-  z.object({ since: z.iso.datetime({ offset: true, message: 'The since field must be an ISO 8601 time.' }) }),
+  z.object({
+    since: z
+      .string()
+      .check(
+        z.maxLength(SINCE_LENGTH, {
+          message: `The since field must not be greater than ${SINCE_LENGTH} characters.`,
+        }),
+        z.iso.datetime({ offset: true, message: 'The since field must be an ISO 8601 time.' }),
+      ),
+  }),
   [],
 );
 
