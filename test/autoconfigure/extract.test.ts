@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normaliseColor, pickBrandColors } from '../../shared/autoconfigure/colors.ts';
 import {
@@ -357,7 +358,6 @@ describe('social links', () => {
     'https://eviltwitter.com/acme',
     'https://api.twitter.com/acme',
     'https://mobile.twitter.com/acme',
-    'https://pl-pl.facebook.com/acme/',
     'https://example.com/acme',
     // Look-alikes, link aggregators, app stores and other networks' hosts are not a known network's own host.
     'https://acme.github.io/',
@@ -369,6 +369,95 @@ describe('social links', () => {
     'https://en.wikipedia.org/wiki/Acme',
   ])('rejects %s', (url) => {
     expect(profileUrl(new URL(url))).toBeNull();
+  });
+
+  // Regional hosts: the network's own, in the form it uses (a locale on Facebook, a country's code on LinkedIn and
+  // Pinterest), given on its www. host.
+  it.each([
+    ['https://de-de.facebook.com/acme/', 'https://www.facebook.com/acme/'],
+    ['https://pt-br.facebook.com/acme.widgets', 'https://www.facebook.com/acme.widgets'],
+    [
+      'https://es-la.facebook.com/profile.php?id=1000123&ref=page',
+      'https://www.facebook.com/profile.php?id=1000123',
+    ],
+    ['https://de.linkedin.com/company/acme', 'https://www.linkedin.com/company/acme'],
+    ['https://fr.linkedin.com/in/jane-doe', 'https://www.linkedin.com/in/jane-doe'],
+    ['https://jp.linkedin.com/company/acme/', 'https://www.linkedin.com/company/acme/'],
+    ['https://uk.linkedin.com/school/acme-academy', 'https://www.linkedin.com/school/acme-academy'],
+    ['https://es.pinterest.com/acme/', 'https://www.pinterest.com/acme/'],
+    ['http://br.pinterest.com/acme/?ref=footer', 'http://www.pinterest.com/acme/'],
+  ])('gives the profile on the regional host %s as %s', (url, expected) => {
+    expect(profileUrl(new URL(url))).toBe(expected);
+  });
+
+  it.each([
+    // Look-alikes: another registrable domain that spells the network.
+    'https://facebook.com.evil.example/acme',
+    'https://evil-facebook.com/acme',
+    'https://de-de.facebook.com.evil.example/acme',
+    'https://de-de.evil-facebook.com/acme',
+    'https://linkedin.com.evil.example/company/acme',
+    'https://de.linkedin.com.evil.example/company/acme',
+    'https://evil-linkedin.com/company/acme',
+    'https://es.pinterest.com.evil.example/acme/',
+    'https://es.evilpinterest.com/acme/',
+    // Labels that are not the network's regions, or not in its form.
+    'https://ct.pinterest.com/v3/',
+    'https://xx.linkedin.com/company/acme',
+    'https://de-de.linkedin.com/company/acme',
+    'https://facebook-de.facebook.com/acme',
+    'https://de.de-de.facebook.com/acme',
+    // Networks that have no regional hosts, and regional hosts' pages that are no profile.
+    'https://de.instagram.com/acme',
+    'https://de.twitter.com/acme',
+    'https://de-de.facebook.com/sharer/sharer.php?u=x',
+    'https://de.linkedin.com/shareArticle?mini=true',
+    'https://es.pinterest.com/pin/123/',
+  ])('refuses %s', (url) => {
+    expect(profileUrl(new URL(url))).toBeNull();
+  });
+
+  it('gives every country host of LinkedIn and Pinterest as the www. profile, and refuses them under another domain', () => {
+    const countryCode = fc.constantFrom(
+      'de',
+      'fr',
+      'es',
+      'pt',
+      'jp',
+      'cn',
+      'br',
+      'mx',
+      'ch',
+      'uk',
+      'in',
+      'ae',
+    );
+    const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
+    const lookAlike = fc.stringMatching(/^[a-z]{1,10}$/);
+    fc.assert(
+      fc.property(countryCode, name, lookAlike, (country, company, other) => {
+        expect(profileUrl(new URL(`https://${country}.linkedin.com/company/${company}`))).toBe(
+          `https://www.linkedin.com/company/${company}`,
+        );
+        expect(profileUrl(new URL(`https://${country}.pinterest.com/${company}/`))).toBe(
+          `https://www.pinterest.com/${company}/`,
+        );
+        expect(
+          profileUrl(new URL(`https://${country}.linkedin.com.${other}.example/company/${company}`)),
+        ).toBeNull();
+        expect(profileUrl(new URL(`https://${country}.${other}-linkedin.com/company/${company}`))).toBeNull();
+      }),
+    );
+  });
+
+  it('takes a regional profile from the page as any other, on its www. host', () => {
+    const body =
+      '<footer><a href="https://de-de.facebook.com/acme/">f</a><a href="https://de.linkedin.com/company/acme">l</a>' +
+      '<a href="https://facebook.com.evil.example/acme">x</a></footer>';
+    expect(extract('', body).social_links).toEqual({
+      facebook: 'https://www.facebook.com/acme/',
+      linkedin: 'https://www.linkedin.com/company/acme',
+    });
   });
 
   it('turns a twitter:site handle into the x.com profile', () => {

@@ -373,9 +373,10 @@ describe('real sites, extracted with their real URLs', () => {
       footer_image: null,
       social_share_image:
         'http://www.rp.pl/storyimage/RP/20171120/PCD/311209901/AR/0/AR-311209901.jpg?minW=200&minH=200&exactW=600&exactH=351&exactFit=crop',
-      // Footer links (?lang=pl dropped); pl-pl.facebook.com is not Facebook's www./m. host, the article's
-      // Facebook link and share links are not in the site's chrome.
+      // The site's chrome (?lang=pl dropped): its Facebook page, linked in the footer on Facebook's Polish host
+      // pl-pl.facebook.com, given on www.; the article's Facebook link and share links are not in the chrome.
       social_links: {
+        facebook: 'https://www.facebook.com/dziennikrzeczpospolita/',
         x: 'https://x.com/rzeczpospolita',
         linkedin: 'https://www.linkedin.com/company/rzeczpospolita',
       },
@@ -383,6 +384,7 @@ describe('real sites, extracted with their real URLs', () => {
     expect(sources).toMatchObject({
       name: 'json-ld:Organization.name',
       primary_color: 'msapplication-TileColor',
+      social_links: { facebook: 'footer:a' },
     });
     expect(confidence).toMatchObject({ name: 'medium', primary_color: 'medium' });
     // Three segments; the last names the domain.
