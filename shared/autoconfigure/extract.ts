@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { HTMLElement } from 'node-html-parser';
-import { socialNetworkOf } from '../domain/social-links.ts';
+import { registrableLabel, SECOND_LEVEL } from '../domain/social-links.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -271,9 +271,16 @@ function firstUrl(base: URL, candidates: readonly Candidate[]): Sourced<string> 
   return firstAccepted(candidates, (value) => httpUrl(value, base)?.href ?? null);
 }
 
-/** The registrable domain's label (www.theverge.com → theverge); null for IP addresses. */
+// Registrations under a country's domain besides SECOND_LEVEL's (which also names the brands API's social links):
+// Japan's general-use and local governments' (aozora.gr.jp, city.example.lg.jp, school.ed.jp), and governments' in
+// Spanish-speaking countries (cdmx.gob.mx). A wrong label ("gr") would be a wrong name.
+const SITE_SECOND_LEVEL = new Set([...SECOND_LEVEL, 'gr', 'lg', 'ed', 'gob']);
+
+/** The registrable domain's label (www.theverge.com → theverge, www.aozora.gr.jp → aozora); null for IP addresses. */
 function domainLabelOf(url: URL): string | null {
-  return isIP(url.hostname.replace(/^\[|\]$/g, '')) ? null : socialNetworkOf(url.href);
+  return isIP(url.hostname.replace(/^\[|\]$/g, ''))
+    ? null
+    : registrableLabel(url.hostname, SITE_SECOND_LEVEL);
 }
 
 function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {

@@ -151,8 +151,18 @@ describe('name', () => {
     expect(extract('', '', 'http://93.184.216.34/').name).toBeNull();
   });
 
+  it.each([
+    ['https://www.aozora.gr.jp/cards/index.html', 'Aozora'],
+    ['https://www.city.example.lg.jp/', 'Example'],
+    ['https://www.cdmx.gob.mx/', 'Cdmx'],
+    ['https://www.madrid.es/', 'Madrid'],
+    ['https://news.chinatimes.com/', 'Chinatimes'],
+  ])('takes the label registered under a country domain on %s', (pageUrl, name) => {
+    expect(extract('', '', pageUrl).name).toBe(name);
+  });
+
   it('collapses whitespace and decodes entities once', () => {
-    expect(extract('<title>\n  Fish &amp;amp;\n  Chips </title>').name).toBe('Fish &amp; Chips');
+    expect(extract('<title>\n  Fish &amp;amp;\n  Chips | Home </title>').name).toBe('Fish &amp; Chips');
   });
 });
 
