@@ -23,7 +23,7 @@ import {
   jsonLdCandidate,
   type Sourced,
 } from './provenance.ts';
-import { siteNameInTitle, titleOf } from './title-name.ts';
+import { chooseSiteName, declaredNames, logoAltNames, titleNames, titleOf } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
 /** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
@@ -143,19 +143,25 @@ function withProvenance(
   return { suggestions, sources, confidence };
 }
 
-function nameOf({ page, meta, jsonLd, manifest }: Facts): Sourced<string> | null {
+/**
+ * The name the page's signals agree on (title-name.ts), declared names first in priority order, then the title's
+ * parts and the header logo's alt text; else the domain label.
+ */
+function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  return firstAccepted(
-    [
-      ...metaCandidates(meta, 'og:site_name', 'application-name'),
-      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
-      candidate(manifest?.name, 'manifest:name'),
-      candidate(manifest?.shortName, 'manifest:short_name'),
-      candidate(siteNameInTitle(titleOf(page.root), label), 'title'),
-      candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain'),
-    ],
-    fieldText,
-  );
+  const declared = declaredNames([
+    ...metaCandidates(meta, 'og:site_name', 'application-name'),
+    ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
+    candidate(manifest?.name, 'manifest:name'),
+    ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+    candidate(manifest?.shortName, 'manifest:short_name'),
+  ]);
+  const inferred = [
+    ...titleNames(titleOf(page.root)),
+    ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
+  ];
+  const domain = candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain');
+  return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
 }
 
 function descriptionOf({ meta, jsonLd }: Facts): Sourced<string> | null {

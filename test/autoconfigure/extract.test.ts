@@ -100,11 +100,13 @@ describe('colours', () => {
 });
 
 describe('name', () => {
-  it('prefers og:site_name, then application-name, then JSON-LD, then the manifest, then the title', () => {
+  it('of names given once, prefers og:site_name, then application-name, then JSON-LD, then the manifest, then the title', () => {
     const jsonLd =
       '<script type="application/ld+json">{"@type":"Organization","name":"Acme (JSON-LD)"}</script>';
     const manifest = readWebManifest('{"name":"Acme (manifest)"}', PAGE_URL);
-    const page = (head: string) => parsePage(`<head>${head}<title>Acme (title)</title></head>`, PAGE_URL);
+    // A whole title stands as the name when it names the domain (site-name.test.ts: a slogan does not).
+    const page = (head: string) =>
+      parsePage(`<head>${head}<title>Acme Widgets (title)</title></head>`, PAGE_URL);
 
     expect(
       extract('<meta property="og:site_name" content="Acme (og)"><meta name="application-name" content="x">')
@@ -113,7 +115,7 @@ describe('name', () => {
     expect(extract(`<meta name="application-name" content="Acme (app)">${jsonLd}`).name).toBe('Acme (app)');
     expect(extractSuggestions(page(jsonLd), manifest).name).toBe('Acme (JSON-LD)');
     expect(extractSuggestions(page(''), manifest).name).toBe('Acme (manifest)');
-    expect(extractSuggestions(page('')).name).toBe('Acme (title)');
+    expect(extractSuggestions(page('')).name).toBe('Acme Widgets (title)');
   });
 
   it.each([
@@ -121,7 +123,7 @@ describe('name', () => {
     ['Acme Widgets - Widgets for every home', 'Acme Widgets'],
     ['Spring sale — Acme Widgets', 'Acme Widgets'],
     ['Welcome :: Widget World', 'Widget World'],
-    ['Widget World', 'Widget World'],
+    ['Acme Widgets', 'Acme Widgets'],
   ])('cleans the title %j to %j', (title, name) => {
     expect(extract(`<title>${title}</title>`).name).toBe(name);
   });

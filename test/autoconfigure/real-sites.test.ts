@@ -10,7 +10,7 @@ import {
 } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { siteNameInTitle, titleOf } from '../../shared/autoconfigure/title-name.ts';
+import { chooseSiteName, titleNames, titleOf } from '../../shared/autoconfigure/title-name.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
 import { expectValidAutoConfiguration, expectValidBrandInput } from './valid-suggestions.ts';
@@ -55,9 +55,9 @@ function suggestionsFor(site: Site): BrandSuggestions {
   return configurationFor(site).suggestions;
 }
 
-/** The site name the title alone gives (the name's fallback when there is no og:site_name). */
+/** The site name the title alone gives (the name's fallback when nothing the page declares agrees). */
 function nameInTitleOf(site: Site, domainLabel: string): string | null {
-  return siteNameInTitle(titleOf(pageOf(site).root), domainLabel);
+  return chooseSiteName(titleNames(titleOf(pageOf(site).root)), domainLabel)?.value ?? null;
 }
 
 /** git's blob id of a file's bytes: the same as in the repository the page was copied from. */
@@ -394,11 +394,13 @@ describe('real sites, extracted with their real URLs', () => {
   it('aozora-shift-jis.html', () => {
     const configuration = configurationFor('aozora-shift-jis');
 
-    // Only a <title> (author and work, no separator): the name, from the title, with low confidence.
+    // Only a <title>: the author and the work, no separator, naming neither the domain nor anything else on the
+    // page. A whole title that nothing agrees with may be a headline or a slogan; the domain label (aozora of
+    // aozora.gr.jp, a Japanese general-use registration) names the owner, Aozora Bunko.
     expect(configuration).toEqual({
       suggestions: {
         website_url: 'https://www.aozora.gr.jp/',
-        name: '吉井勇 或る日の小せん',
+        name: 'Aozora',
         short_description: null,
         primary_color: null,
         secondary_color: null,
@@ -409,7 +411,7 @@ describe('real sites, extracted with their real URLs', () => {
         social_share_image: null,
         social_links: null,
       },
-      sources: { website_url: 'url', name: 'title' },
+      sources: { website_url: 'url', name: 'domain' },
       confidence: { website_url: 'high', name: 'low' },
       variants: {},
     });
