@@ -74,7 +74,8 @@ export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSigna
  * agree), or null when no name is supported. Names are compared by their letters and digits, a name styled as a host
  * without its top-level domain (CNNArabic.com is CNNArabic). Ranked by: the number of declaring sources; then the
  * number of sources plus one for matching the domain label; then the best source's priority (the order given); then
- * the shorter name. A name that may not stand alone counts only with a second source or the domain behind it.
+ * a name spelling the whole label over one that is a piece of it; then the shorter name. A name that may not stand
+ * alone counts only with a second source or the domain behind it.
  */
 export function chooseSiteName(
   signals: readonly NameSignal[],
