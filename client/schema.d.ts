@@ -691,7 +691,7 @@ export interface components {
             suggestions: {
                 /** @description The site's address: the origin of the page that was read (after redirects), with a slash. */
                 website_url: string | null;
-                /** @description The site's name: og:site_name, application-name, JSON-LD, the web manifest, the title or the domain. */
+                /** @description The site's name, the one most of its sources agree on: names it declares (og:site_name, application-name, JSON-LD, the web manifest, apple-mobile-web-app-title) before the parts of its title and its header logo's alt text; else the domain. */
                 name: string | null;
                 /** @description The site's description: og:description, the meta description, twitter:description or JSON-LD. */
                 short_description: string | null;
@@ -714,7 +714,7 @@ export interface components {
                     [key: string]: string;
                 } | null;
             };
-            /** @description Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, `apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, `domain`, `url`, `header:img`, `header:a` or `footer:a`. */
+            /** @description Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, `apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, `domain`, `url`, `header:img`, `header:img:alt`, `header:a` or `footer:a`. */
             sources: {
                 /** @description Where `website_url` was read. */
                 website_url?: string;
@@ -741,7 +741,7 @@ export interface components {
                     [key: string]: string;
                 };
             };
-            /** @description By the kind of source: high when the page or its manifest declares the value for that field of this site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not shown to be this site; low when it is inferred (title, domain, header and footer images and links). */
+            /** @description By the kind of source: high when the page or its manifest declares the value for that field of this site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not shown to be this site; low when it is inferred (title, domain, header and footer images and links). A name two sources agree on is at least medium. */
             confidence: {
                 /**
                  * @description How sure `website_url` is: `high`, `medium` or `low`.

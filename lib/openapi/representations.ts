@@ -383,7 +383,10 @@ export const Event = z
 /** What each suggestion is read from, best first (shared/autoconfigure/extract.ts). */
 const SUGGESTED: Record<(typeof SUGGESTED_FIELDS)[number] | 'social_links', string> = {
   website_url: "The site's address: the origin of the page that was read (after redirects), with a slash.",
-  name: "The site's name: og:site_name, application-name, JSON-LD, the web manifest, the title or the domain.",
+  name:
+    "The site's name, the one most of its sources agree on: names it declares (og:site_name, application-name, " +
+    "JSON-LD, the web manifest, apple-mobile-web-app-title) before the parts of its title and its header logo's " +
+    'alt text; else the domain.',
   short_description:
     "The site's description: og:description, the meta description, twitter:description or JSON-LD.",
   primary_color:
@@ -440,14 +443,15 @@ export const BrandSuggestions = z
       z.string(),
       'Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, ' +
         '`apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, ' +
-        '`domain`, `url`, `header:img`, `header:a` or `footer:a`.',
+        '`domain`, `url`, `header:img`, `header:img:alt`, `header:a` or `footer:a`.',
       (field) => `Where ${field} was read.`,
     ),
     confidence: perSuggestedField(
       confidence,
       'By the kind of source: high when the page or its manifest declares the value for that field of this ' +
         'site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not ' +
-        'shown to be this site; low when it is inferred (title, domain, header and footer images and links).',
+        'shown to be this site; low when it is inferred (title, domain, header and footer images and links). A ' +
+        'name two sources agree on is at least medium.',
       (field) => `How sure ${field} is: \`high\`, \`medium\` or \`low\`.`,
     ),
     variants: z

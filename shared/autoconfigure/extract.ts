@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { HTMLElement } from 'node-html-parser';
-import { socialNetworkOf } from '../domain/social-links.ts';
+import { registrableLabel, SECOND_LEVEL } from '../domain/social-links.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -23,7 +23,7 @@ import {
   jsonLdCandidate,
   type Sourced,
 } from './provenance.ts';
-import { siteNameInTitle, titleOf } from './title-name.ts';
+import { chooseSiteName, declaredNames, logoAltNames, titleNames, titleOf } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
 /** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
@@ -143,19 +143,25 @@ function withProvenance(
   return { suggestions, sources, confidence };
 }
 
-function nameOf({ page, meta, jsonLd, manifest }: Facts): Sourced<string> | null {
+/**
+ * The name the page's signals agree on (title-name.ts), declared names first in priority order, then the title's
+ * parts and the header logo's alt text; else the domain label.
+ */
+function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  return firstAccepted(
-    [
-      ...metaCandidates(meta, 'og:site_name', 'application-name'),
-      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
-      candidate(manifest?.name, 'manifest:name'),
-      candidate(manifest?.shortName, 'manifest:short_name'),
-      candidate(siteNameInTitle(titleOf(page.root), label), 'title'),
-      candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain'),
-    ],
-    fieldText,
-  );
+  const declared = declaredNames([
+    ...metaCandidates(meta, 'og:site_name', 'application-name'),
+    ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
+    candidate(manifest?.name, 'manifest:name'),
+    ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+    candidate(manifest?.shortName, 'manifest:short_name'),
+  ]);
+  const inferred = [
+    ...titleNames(titleOf(page.root)),
+    ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
+  ];
+  const domain = candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain');
+  return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
 }
 
 function descriptionOf({ meta, jsonLd }: Facts): Sourced<string> | null {
@@ -271,9 +277,16 @@ function firstUrl(base: URL, candidates: readonly Candidate[]): Sourced<string> 
   return firstAccepted(candidates, (value) => httpUrl(value, base)?.href ?? null);
 }
 
-/** The registrable domain's label (www.theverge.com → theverge); null for IP addresses. */
+// Registrations under a country's domain besides SECOND_LEVEL's (which also names the brands API's social links):
+// Japan's general-use and local governments' (aozora.gr.jp, city.example.lg.jp, school.ed.jp), and governments' in
+// Spanish-speaking countries (cdmx.gob.mx). A wrong label ("gr") would be a wrong name.
+const SITE_SECOND_LEVEL = new Set([...SECOND_LEVEL, 'gr', 'lg', 'ed', 'gob']);
+
+/** The registrable domain's label (www.theverge.com → theverge, www.aozora.gr.jp → aozora); null for IP addresses. */
 function domainLabelOf(url: URL): string | null {
-  return isIP(url.hostname.replace(/^\[|\]$/g, '')) ? null : socialNetworkOf(url.href);
+  return isIP(url.hostname.replace(/^\[|\]$/g, ''))
+    ? null
+    : registrableLabel(url.hostname, SITE_SECOND_LEVEL);
 }
 
 function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {

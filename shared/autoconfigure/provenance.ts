@@ -5,8 +5,10 @@
  *   apple-touch-icon, manifest icons, og:image, twitter:site, rel=me, JSON-LD of the node that is the site);
  * - medium: it declares the value for a neighbouring purpose (Twitter card text and image, a tile or pinned-tab
  *   colour, a favicon, og:logo or itemprop=logo), or in JSON-LD about an organisation not shown to be this site;
- * - low: the value is inferred (a segment of `<title>`, the domain, a logo image or link found in the header or
- *   footer, the content author's twitter:creator).
+ * - low: the value is inferred (a segment of `<title>`, the domain, a logo image, its alt text or a link found in the
+ *   header or footer, the content author's twitter:creator).
+ *
+ * One exception: a name that two sources agree on is at least medium (title-name.ts chooses names by agreement).
  */
 
 export type Confidence = 'high' | 'medium' | 'low';
@@ -25,9 +27,11 @@ const CONFIDENCE_BY_SOURCE = {
   url: 'high',
   'og:site_name': 'high',
   'application-name': 'high',
+  'apple-mobile-web-app-title': 'high',
   'manifest:name': 'high',
   'manifest:short_name': 'high',
   title: 'low',
+  'header:img:alt': 'low',
   domain: 'low',
   'og:description': 'high',
   description: 'high',

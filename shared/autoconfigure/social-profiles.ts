@@ -1,8 +1,9 @@
 /**
  * Which links are a brand's profile on a social network. Pages link to networks for many other reasons (share
  * buttons, embedded posts, videos, hashtags, other people, link aggregators, app stores), so a link counts only when
- * its host is one of a known network's own hosts (exactly, or with www./m.) and its path has the shape of that
- * network's profile pages. A look-alike (a *.github.io page, twitter.com.evil.example) is not the network.
+ * its host is one of a known network's own hosts (exactly, with www./m., or one of the regional subdomains the
+ * network serves profiles on) and its path has the shape of that network's profile pages. A look-alike (a
+ * *.github.io page, twitter.com.evil.example, evil-facebook.com) is not the network.
  */
 
 import { siteHost } from './html-document.ts';
@@ -83,16 +84,50 @@ const PROFILE_PATHS: Record<string, ProfilePath> = {
 
 const X_HOSTS = new Set(['twitter.com', 'x.com']);
 
+// ISO 3166-1 alpha-2, and uk, which LinkedIn and Pinterest use for the United Kingdom.
+const COUNTRY_CODES = new Set(
+  (
+    'ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bl bm bn bo bq br bs bt bv bw by ' +
+    'bz ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg eh er es et fi fj fk ' +
+    'fm fo fr ga gb gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir ' +
+    'is it je jm jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mf mg mh mk ' +
+    'ml mm mn mo mp mq mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm ' +
+    'pn pr ps pt pw py qa re ro rs ru rw sa sb sc sd se sg sh si sj sk sl sm sn so sr ss st sv sx sy sz tc td tf ' +
+    'tg th tj tk tl tm tn to tr tt tv tw tz ua ug um us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw uk'
+  ).split(' '),
+);
+
+/**
+ * The regional subdomains a network serves profiles on: a country's code on LinkedIn and Pinterest
+ * (de.linkedin.com/company/…, es.pinterest.com/…), a locale on Facebook (de-de.facebook.com, pt-br.facebook.com).
+ * Other two-letter labels are the network's services, not regions (ct.pinterest.com is its conversion tracking).
+ */
+const REGIONAL_LABELS: Record<string, (label: string) => boolean> = {
+  'facebook.com': (label) => /^[a-z]{2}-[a-z]{2}$/.test(label),
+  'linkedin.com': (label) => COUNTRY_CODES.has(label),
+  'pinterest.com': (label) => COUNTRY_CODES.has(label),
+};
+
+/** The network's own host for a regional one (de.linkedin.com → linkedin.com); null for any other host. */
+function regionalNetworkHost(host: string): string | null {
+  const dot = host.indexOf('.');
+  const network = host.slice(dot + 1);
+  return dot > 0 && REGIONAL_LABELS[network]?.(host.slice(0, dot)) ? network : null;
+}
+
 /**
  * The profile URL a link points to, or null. The query (tracking, `?sub_confirmation=1`) and fragment are dropped,
- * except the id a Facebook profile.php URL needs; an X or Twitter profile becomes `https://x.com/<handle>`.
+ * except the id a Facebook profile.php URL needs; an X or Twitter profile becomes `https://x.com/<handle>`, and a
+ * profile on a regional host is given on the network's www. host (one profile, one URL).
  */
 export function profileUrl(url: URL): string | null {
-  const host = siteHost(url);
+  const regional = regionalNetworkHost(siteHost(url));
+  const host = regional ?? siteHost(url);
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
   if (!PROFILE_PATHS[host]?.(segments, url.searchParams)) return null;
   if (X_HOSTS.has(host)) return xProfileUrl(segments[0] ?? '');
   const profile = new URL(url.href);
+  if (regional !== null) profile.hostname = `www.${regional}`;
   profile.hash = '';
   profile.search = isProfilePhp(segments) ? `?id=${url.searchParams.get('id')}` : '';
   return profile.href;

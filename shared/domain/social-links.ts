@@ -19,7 +19,18 @@ export const KNOWN_NETWORKS: Record<string, string> = {
 export const NETWORK_NAMES: readonly string[] = [...new Set(Object.values(KNOWN_NETWORKS))];
 
 // Second-level labels under which registrations happen (example.co.uk -> "example").
-const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go']);
+export const SECOND_LEVEL: ReadonlySet<string> = new Set([
+  'co',
+  'com',
+  'net',
+  'org',
+  'gov',
+  'edu',
+  'ac',
+  'or',
+  'ne',
+  'go',
+]);
 
 /** The network a URL belongs to: a known network by host, else the registrable domain's label. */
 export function socialNetworkOf(url: string): string {
@@ -29,7 +40,13 @@ export function socialNetworkOf(url: string): string {
     const network = KNOWN_NETWORKS[labels.slice(i).join('.')];
     if (network) return network;
   }
-  if (labels.length >= 3 && SECOND_LEVEL.has(labels[labels.length - 2] ?? '')) {
+  return registrableLabel(host, SECOND_LEVEL);
+}
+
+/** The registrable domain's label of a host (www.example.co.uk → example), registrations under `secondLevel`. */
+export function registrableLabel(host: string, secondLevel: ReadonlySet<string>): string {
+  const labels = host.toLowerCase().replace(/\.$/, '').split('.');
+  if (labels.length >= 3 && secondLevel.has(labels[labels.length - 2] ?? '')) {
     return labels[labels.length - 3] ?? host;
   }
   return labels.length >= 2 ? (labels[labels.length - 2] ?? host) : host;

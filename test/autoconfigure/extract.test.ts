@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normaliseColor, pickBrandColors } from '../../shared/autoconfigure/colors.ts';
 import {
@@ -99,11 +100,13 @@ describe('colours', () => {
 });
 
 describe('name', () => {
-  it('prefers og:site_name, then application-name, then JSON-LD, then the manifest, then the title', () => {
+  it('of names given once, prefers og:site_name, then application-name, then JSON-LD, then the manifest, then the title', () => {
     const jsonLd =
       '<script type="application/ld+json">{"@type":"Organization","name":"Acme (JSON-LD)"}</script>';
     const manifest = readWebManifest('{"name":"Acme (manifest)"}', PAGE_URL);
-    const page = (head: string) => parsePage(`<head>${head}<title>Acme (title)</title></head>`, PAGE_URL);
+    // A whole title stands as the name when it names the domain (site-name.test.ts: a slogan does not).
+    const page = (head: string) =>
+      parsePage(`<head>${head}<title>Acme Widgets (title)</title></head>`, PAGE_URL);
 
     expect(
       extract('<meta property="og:site_name" content="Acme (og)"><meta name="application-name" content="x">')
@@ -112,7 +115,7 @@ describe('name', () => {
     expect(extract(`<meta name="application-name" content="Acme (app)">${jsonLd}`).name).toBe('Acme (app)');
     expect(extractSuggestions(page(jsonLd), manifest).name).toBe('Acme (JSON-LD)');
     expect(extractSuggestions(page(''), manifest).name).toBe('Acme (manifest)');
-    expect(extractSuggestions(page('')).name).toBe('Acme (title)');
+    expect(extractSuggestions(page('')).name).toBe('Acme Widgets (title)');
   });
 
   it.each([
@@ -120,7 +123,7 @@ describe('name', () => {
     ['Acme Widgets - Widgets for every home', 'Acme Widgets'],
     ['Spring sale — Acme Widgets', 'Acme Widgets'],
     ['Welcome :: Widget World', 'Widget World'],
-    ['Widget World', 'Widget World'],
+    ['Acme Widgets', 'Acme Widgets'],
   ])('cleans the title %j to %j', (title, name) => {
     expect(extract(`<title>${title}</title>`).name).toBe(name);
   });
@@ -150,8 +153,18 @@ describe('name', () => {
     expect(extract('', '', 'http://93.184.216.34/').name).toBeNull();
   });
 
+  it.each([
+    ['https://www.aozora.gr.jp/cards/index.html', 'Aozora'],
+    ['https://www.city.example.lg.jp/', 'Example'],
+    ['https://www.cdmx.gob.mx/', 'Cdmx'],
+    ['https://www.madrid.es/', 'Madrid'],
+    ['https://news.chinatimes.com/', 'Chinatimes'],
+  ])('takes the label registered under a country domain on %s', (pageUrl, name) => {
+    expect(extract('', '', pageUrl).name).toBe(name);
+  });
+
   it('collapses whitespace and decodes entities once', () => {
-    expect(extract('<title>\n  Fish &amp;amp;\n  Chips </title>').name).toBe('Fish &amp; Chips');
+    expect(extract('<title>\n  Fish &amp;amp;\n  Chips | Home </title>').name).toBe('Fish &amp; Chips');
   });
 });
 
@@ -357,7 +370,6 @@ describe('social links', () => {
     'https://eviltwitter.com/acme',
     'https://api.twitter.com/acme',
     'https://mobile.twitter.com/acme',
-    'https://pl-pl.facebook.com/acme/',
     'https://example.com/acme',
     // Look-alikes, link aggregators, app stores and other networks' hosts are not a known network's own host.
     'https://acme.github.io/',
@@ -369,6 +381,95 @@ describe('social links', () => {
     'https://en.wikipedia.org/wiki/Acme',
   ])('rejects %s', (url) => {
     expect(profileUrl(new URL(url))).toBeNull();
+  });
+
+  // Regional hosts: the network's own, in the form it uses (a locale on Facebook, a country's code on LinkedIn and
+  // Pinterest), given on its www. host.
+  it.each([
+    ['https://de-de.facebook.com/acme/', 'https://www.facebook.com/acme/'],
+    ['https://pt-br.facebook.com/acme.widgets', 'https://www.facebook.com/acme.widgets'],
+    [
+      'https://es-la.facebook.com/profile.php?id=1000123&ref=page',
+      'https://www.facebook.com/profile.php?id=1000123',
+    ],
+    ['https://de.linkedin.com/company/acme', 'https://www.linkedin.com/company/acme'],
+    ['https://fr.linkedin.com/in/jane-doe', 'https://www.linkedin.com/in/jane-doe'],
+    ['https://jp.linkedin.com/company/acme/', 'https://www.linkedin.com/company/acme/'],
+    ['https://uk.linkedin.com/school/acme-academy', 'https://www.linkedin.com/school/acme-academy'],
+    ['https://es.pinterest.com/acme/', 'https://www.pinterest.com/acme/'],
+    ['http://br.pinterest.com/acme/?ref=footer', 'http://www.pinterest.com/acme/'],
+  ])('gives the profile on the regional host %s as %s', (url, expected) => {
+    expect(profileUrl(new URL(url))).toBe(expected);
+  });
+
+  it.each([
+    // Look-alikes: another registrable domain that spells the network.
+    'https://facebook.com.evil.example/acme',
+    'https://evil-facebook.com/acme',
+    'https://de-de.facebook.com.evil.example/acme',
+    'https://de-de.evil-facebook.com/acme',
+    'https://linkedin.com.evil.example/company/acme',
+    'https://de.linkedin.com.evil.example/company/acme',
+    'https://evil-linkedin.com/company/acme',
+    'https://es.pinterest.com.evil.example/acme/',
+    'https://es.evilpinterest.com/acme/',
+    // Labels that are not the network's regions, or not in its form.
+    'https://ct.pinterest.com/v3/',
+    'https://xx.linkedin.com/company/acme',
+    'https://de-de.linkedin.com/company/acme',
+    'https://facebook-de.facebook.com/acme',
+    'https://de.de-de.facebook.com/acme',
+    // Networks that have no regional hosts, and regional hosts' pages that are no profile.
+    'https://de.instagram.com/acme',
+    'https://de.twitter.com/acme',
+    'https://de-de.facebook.com/sharer/sharer.php?u=x',
+    'https://de.linkedin.com/shareArticle?mini=true',
+    'https://es.pinterest.com/pin/123/',
+  ])('refuses %s', (url) => {
+    expect(profileUrl(new URL(url))).toBeNull();
+  });
+
+  it('gives every country host of LinkedIn and Pinterest as the www. profile, and refuses them under another domain', () => {
+    const countryCode = fc.constantFrom(
+      'de',
+      'fr',
+      'es',
+      'pt',
+      'jp',
+      'cn',
+      'br',
+      'mx',
+      'ch',
+      'uk',
+      'in',
+      'ae',
+    );
+    const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
+    const lookAlike = fc.stringMatching(/^[a-z]{1,10}$/);
+    fc.assert(
+      fc.property(countryCode, name, lookAlike, (country, company, other) => {
+        expect(profileUrl(new URL(`https://${country}.linkedin.com/company/${company}`))).toBe(
+          `https://www.linkedin.com/company/${company}`,
+        );
+        expect(profileUrl(new URL(`https://${country}.pinterest.com/${company}/`))).toBe(
+          `https://www.pinterest.com/${company}/`,
+        );
+        expect(
+          profileUrl(new URL(`https://${country}.linkedin.com.${other}.example/company/${company}`)),
+        ).toBeNull();
+        expect(profileUrl(new URL(`https://${country}.${other}-linkedin.com/company/${company}`))).toBeNull();
+      }),
+    );
+  });
+
+  it('takes a regional profile from the page as any other, on its www. host', () => {
+    const body =
+      '<footer><a href="https://de-de.facebook.com/acme/">f</a><a href="https://de.linkedin.com/company/acme">l</a>' +
+      '<a href="https://facebook.com.evil.example/acme">x</a></footer>';
+    expect(extract('', body).social_links).toEqual({
+      facebook: 'https://www.facebook.com/acme/',
+      linkedin: 'https://www.linkedin.com/company/acme',
+    });
   });
 
   it('turns a twitter:site handle into the x.com profile', () => {

@@ -10,7 +10,7 @@ import {
 } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { siteNameInTitle, titleOf } from '../../shared/autoconfigure/title-name.ts';
+import { chooseSiteName, titleNames, titleOf } from '../../shared/autoconfigure/title-name.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
 import { expectValidAutoConfiguration, expectValidBrandInput } from './valid-suggestions.ts';
@@ -35,6 +35,22 @@ const REAL_SITES = {
   'aozora-shift-jis': 'https://www.aozora.gr.jp/cards/000000/files/51242_54045.html',
   'newyorker-home': 'http://www.newyorker.com/',
   'daringfireball-home': 'https://daringfireball.net/',
+  // Issue 31: names in many languages, profiles on networks' regional hosts.
+  'infopark-home-iso-8859-1': 'http://www.infopark.de/',
+  'virk-dk-home-iso-8859-1': 'http://www.virk.dk/',
+  'orange-fr-home-iso-8859-1': 'http://www.orange.fr/',
+  'chinatimes-home-big5': 'http://news.chinatimes.com/',
+  'cookpad-ja': 'https://cookpad.com/recipe/4610651',
+  'misya-it': 'https://www.misya.info/ricetta/tortino-cuore-caldo.htm',
+  'albertheijn-allerhande': 'https://www.ah.nl/allerhande/recept/R-R1198767/rijkgevulde-vegan-pastasalade',
+  'cybercook-br': 'https://cybercook.com.br/receitas/aves/strogonoff-de-frango-16644',
+  hogarmania:
+    'https://www.hogarmania.com/cocina/recetas/sopas-cremas/crema-calabaza-thermomix-receta-facil.html',
+  'bettybossi-fr': 'https://ww2.bettybossi.ch/fr/Rezept/ShowRezept/BB_BLUB160501_0070A-40-fr',
+  cnnarabic: 'http://arabic.cnn.com/2013/middle_east/8/3/syria.clashes/index.html',
+  'ultimahora-mallorca':
+    'http://ultimahora.es/mallorca/noticia/noticias/local/fiscalia-anticorrupcion-estudia-recurre-imputacion-infanta.html',
+  'v8-blog': 'https://v8.dev/blog/emscripten-standalone-wasm',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -55,9 +71,9 @@ function suggestionsFor(site: Site): BrandSuggestions {
   return configurationFor(site).suggestions;
 }
 
-/** The site name the title alone gives (the name's fallback when there is no og:site_name). */
+/** The site name the title alone gives (the name's fallback when nothing the page declares agrees). */
 function nameInTitleOf(site: Site, domainLabel: string): string | null {
-  return siteNameInTitle(titleOf(pageOf(site).root), domainLabel);
+  return chooseSiteName(titleNames(titleOf(pageOf(site).root)), domainLabel)?.value ?? null;
 }
 
 /** git's blob id of a file's bytes: the same as in the repository the page was copied from. */
@@ -373,9 +389,10 @@ describe('real sites, extracted with their real URLs', () => {
       footer_image: null,
       social_share_image:
         'http://www.rp.pl/storyimage/RP/20171120/PCD/311209901/AR/0/AR-311209901.jpg?minW=200&minH=200&exactW=600&exactH=351&exactFit=crop',
-      // Footer links (?lang=pl dropped); pl-pl.facebook.com is not Facebook's www./m. host, the article's
-      // Facebook link and share links are not in the site's chrome.
+      // The site's chrome (?lang=pl dropped): its Facebook page, linked in the footer on Facebook's Polish host
+      // pl-pl.facebook.com, given on www.; the article's Facebook link and share links are not in the chrome.
       social_links: {
+        facebook: 'https://www.facebook.com/dziennikrzeczpospolita/',
         x: 'https://x.com/rzeczpospolita',
         linkedin: 'https://www.linkedin.com/company/rzeczpospolita',
       },
@@ -383,6 +400,7 @@ describe('real sites, extracted with their real URLs', () => {
     expect(sources).toMatchObject({
       name: 'json-ld:Organization.name',
       primary_color: 'msapplication-TileColor',
+      social_links: { facebook: 'footer:a' },
     });
     expect(confidence).toMatchObject({ name: 'medium', primary_color: 'medium' });
     // Three segments; the last names the domain.
@@ -392,11 +410,13 @@ describe('real sites, extracted with their real URLs', () => {
   it('aozora-shift-jis.html', () => {
     const configuration = configurationFor('aozora-shift-jis');
 
-    // Only a <title> (author and work, no separator): the name, from the title, with low confidence.
+    // Only a <title>: the author and the work, no separator, naming neither the domain nor anything else on the
+    // page. A whole title that nothing agrees with may be a headline or a slogan; the domain label (aozora of
+    // aozora.gr.jp, a Japanese general-use registration) names the owner, Aozora Bunko.
     expect(configuration).toEqual({
       suggestions: {
         website_url: 'https://www.aozora.gr.jp/',
-        name: '吉井勇 或る日の小せん',
+        name: 'Aozora',
         short_description: null,
         primary_color: null,
         secondary_color: null,
@@ -407,7 +427,7 @@ describe('real sites, extracted with their real URLs', () => {
         social_share_image: null,
         social_links: null,
       },
-      sources: { website_url: 'url', name: 'title' },
+      sources: { website_url: 'url', name: 'domain' },
       confidence: { website_url: 'high', name: 'low' },
       variants: {},
     });
@@ -453,6 +473,119 @@ describe('real sites, extracted with their real URLs', () => {
       social_links: null,
     });
     expect(sources).toEqual({ website_url: 'url', name: 'title', logo_square_image: 'apple-touch-icon' });
+  });
+
+  // Issue 31's pages: only the name and the social profiles are asserted here; their README says why each.
+  it.each([
+    // German: the role word "Startseite" cut from "infopark.de Startseite"; the nav logo's alt "infopark Logo" agrees.
+    ['infopark-home-iso-8859-1', 'infopark.de', 'title', 'medium'],
+    // Danish: "Forside - Virk.dk", Forside (front page) is the page's role.
+    ['virk-dk-home-iso-8859-1', 'Virk.dk', 'title', 'low'],
+    // French: "Orange : téléphones, …" split at " : "; the logo's alt "Accueil" is a role word.
+    ['orange-fr-home-iso-8859-1', 'Orange', 'title', 'low'],
+    // Chinese: "中時電子報：優質豐富的新聞媒體" split at the full-width colon; the partner logo "Yahoo" not taken alone.
+    ['chinatimes-home-big5', '中時電子報', 'title', 'low'],
+    // Japanese: the publisher, the title's 【クックパッド】 and the header logo's alt agree.
+    ['cookpad-ja', 'クックパッド', 'json-ld:Organization.name', 'high'],
+    // Italian: the publisher; the logo's "Logo Misya" and the title's "Ricetta di Misya" name the domain as well.
+    ['misya-it', 'Misya.info', 'json-ld:Organization.name', 'high'],
+    // Dutch: Organization and WebSite say Allerhande; "Albert Heijn" (initials of ah.nl) only the title does.
+    ['albertheijn-allerhande', 'Allerhande', 'json-ld:Organization.name', 'high'],
+    // Portuguese: the title's last part and the header logo's alt agree.
+    ['cybercook-br', 'CyberCook', 'title', 'medium'],
+    // Spanish: og:site_name and the organisation; the title is the recipe's.
+    ['hogarmania', 'Hogarmania', 'og:site_name', 'high'],
+    // French: the Recipe's publisher (no url) and the title's last part.
+    ['bettybossi-fr', 'Betty Bossi', 'json-ld:Organization.name', 'medium'],
+    // Arabic: og:site_name; the title's "- CNNArabic.com" is the same name styled as a domain.
+    ['cnnarabic', 'CNNArabic', 'og:site_name', 'high'],
+    // Spanish: a breadcrumb joined by " » ", the last part names the domain.
+    ['ultimahora-mallorca', 'Ultima Hora Mallorca', 'title', 'low'],
+    // English: split at " · " and ": "; "V8" names v8.dev.
+    ['v8-blog', 'V8', 'title', 'low'],
+  ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
+    const configuration = configurationFor(site);
+
+    expect(configuration.suggestions.name).toBe(name);
+    expect(configuration.sources.name).toBe(source);
+    expect(configuration.confidence.name).toBe(confidence);
+  });
+
+  it.each([
+    [
+      'cybercook-br',
+      {
+        x: 'https://x.com/cybercook',
+        // pt-br.facebook.com/cybercookoficial/ and br.pinterest.com/cybercookbr/ in the footer.
+        facebook: 'https://www.facebook.com/cybercookoficial/',
+        instagram: 'https://www.instagram.com/cybercookoficial/',
+        pinterest: 'https://www.pinterest.com/cybercookbr/',
+        youtube: 'https://www.youtube.com/c/CyberCookReceitasComoFazer/',
+      },
+    ],
+    [
+      'hogarmania',
+      {
+        facebook: 'https://www.facebook.com/hogarmania',
+        x: 'https://x.com/hogarmania',
+        instagram: 'https://www.instagram.com/hogarmania',
+        // es.linkedin.com/company/hogarmania in the organisation's sameAs.
+        linkedin: 'https://www.linkedin.com/company/hogarmania',
+        youtube: 'https://www.youtube.com/CocinaAbiertatv',
+        tiktok: 'https://www.tiktok.com/@hogarmania_',
+        pinterest: 'https://www.pinterest.com/hogarmania/',
+      },
+    ],
+    [
+      'bettybossi-fr',
+      {
+        facebook: 'https://www.facebook.com/BettyBossienfrancais',
+        youtube: 'https://www.youtube.com/user/BettyBossienfrancais',
+        pinterest: 'https://www.pinterest.com/bettybossi/',
+        instagram: 'https://www.instagram.com/bettybossi.ch/',
+        // ch.linkedin.com/company/betty-bossi in the footer.
+        linkedin: 'https://www.linkedin.com/company/betty-bossi',
+      },
+    ],
+    [
+      'infopark-home-iso-8859-1',
+      {
+        facebook: 'http://www.facebook.com/infopark',
+        x: 'https://x.com/infopark',
+        youtube: 'http://www.youtube.com/infoparkag',
+      },
+    ],
+    [
+      'misya-it',
+      {
+        facebook: 'https://www.facebook.com/Misya.info',
+        x: 'https://x.com/ricettedimisya',
+        pinterest: 'https://pinterest.com/FlaviaMisya/',
+        instagram: 'https://www.instagram.com/misya.info/',
+        youtube: 'https://www.youtube.com/user/videoricettedimisya',
+      },
+    ],
+    [
+      'albertheijn-allerhande',
+      {
+        facebook: 'https://www.facebook.com/Allerhande/',
+        x: 'https://x.com/allerhande',
+        instagram: 'https://www.instagram.com/allerhande/',
+        youtube: 'https://www.youtube.com/user/allerhande',
+        pinterest: 'https://www.pinterest.com/allerhande',
+      },
+    ],
+    ['cookpad-ja', { x: 'https://x.com/cookpad_jp' }],
+    [
+      'ultimahora-mallorca',
+      { x: 'https://x.com/UHmallorca', facebook: 'http://www.facebook.com/UltimaHora.Mallorca' },
+    ],
+    ['v8-blog', { x: 'https://x.com/v8js' }],
+    ['virk-dk-home-iso-8859-1', null],
+    ['orange-fr-home-iso-8859-1', null],
+    ['chinatimes-home-big5', null],
+  ] as const)('%s.html has the social profiles its page links', (site, profiles) => {
+    expect(suggestionsFor(site).social_links).toEqual(profiles);
   });
 
   it.each(Object.keys(REAL_SITES) as Site[])(
