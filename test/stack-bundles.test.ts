@@ -151,8 +151,8 @@ describe('CDK bundles', () => {
     }
   });
 
-  it('bundles the idempotency module only into the two creates, which take an Idempotency-Key', () => {
-    const creates = ['POST /api/v1/brands', 'POST /api/v1/contact-fields'].map((endpoint) =>
+  it('bundles the idempotency module only into the creates, which take an Idempotency-Key', () => {
+    const creates = ['POST /api/v1/brands', 'POST /api/v1/contact-fields', 'POST /api/v1/webhook-endpoints'].map((endpoint) =>
       functionId(...(endpoint.split(' ') as [string, string])),
     );
     for (const bundle of bundles()) {
