@@ -5,7 +5,7 @@ import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from './events.ts';
-import { queryAll } from './items.ts';
+import { queryAll, writtenIf } from './items.ts';
 import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -88,8 +88,8 @@ export async function createDelivery(
   dueAt: number,
   status: 'pending' | 'failed' = 'pending',
 ): Promise<boolean> {
-  try {
-    await dynamo().send(
+  return writtenIf(
+    dynamo().send(
       new PutCommand({
         TableName: tableName(),
         Item: {
@@ -105,12 +105,8 @@ export async function createDelivery(
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -125,8 +121,8 @@ export async function restartDelivery(
   onlyIfFailed = false,
 ): Promise<boolean> {
   const due = dueKeys(teamId, endpointId, eventId, dueAt);
-  try {
-    await dynamo().send(
+  return writtenIf(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
@@ -153,12 +149,8 @@ export async function restartDelivery(
           ...(onlyIfFailed && { ':failed': 'failed' }),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -208,8 +200,8 @@ export async function settleDelivery(
 ): Promise<boolean> {
   const again = 'nextTryAt' in outcome;
   const due = again && dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, outcome.nextTryAt);
-  try {
-    await dynamo().send(
+  return writtenIf(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(delivery.teamId, delivery.endpointId, delivery.eventId),
@@ -227,12 +219,8 @@ export async function settleDelivery(
             : { ':status': (outcome as { status: string }).status, ':at': atMs }),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Gives up a delivery that cannot be tried (its endpoint is gone or disabled, its event expired). */
@@ -242,8 +230,9 @@ export async function abandonDelivery(
   eventId: string,
   atMs: number,
 ): Promise<void> {
-  await dynamo()
-    .send(
+  // Already settled (or restarted and claimed) by another deliverer: nothing to give up.
+  await writtenIf(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
@@ -256,10 +245,8 @@ export async function abandonDelivery(
         },
         ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':at': atMs },
       }),
-    )
-    .catch((error: unknown) => {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    });
+    ),
+  );
 }
 
 /** The deliveries due by `nowMs` in one shard, oldest first, at most `limit`. */

@@ -6,7 +6,7 @@ import { PreconditionFailedError } from '../http/errors.ts';
 import { newSigningSecret } from '../webhooks/signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, requestStamp, throwMissing } from './items.ts';
+import { queryAll, requestStamp, throwMissing, writtenIf } from './items.ts';
 import { idIndexKeys, teamPk, WEBHOOK_PREFIX, webhookEndpointKey } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
@@ -289,8 +289,8 @@ export async function noteDeliveryOutcome(
             values: { ':since': change.failingSince },
           }
         : { UpdateExpression: 'REMOVE failing_since, request_id', values: {} };
-  try {
-    await dynamo().send(
+  return writtenIf(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: webhookEndpointKey(teamId, id),
@@ -298,10 +298,6 @@ export async function noteDeliveryOutcome(
         ConditionExpression: 'attribute_exists(pk) AND disabled = :false',
         ExpressionAttributeValues: { ':false': false, ...update.values },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }

@@ -55,14 +55,12 @@ export const SINCE_LENGTH = 35;
 /** `since`: an ISO 8601 time with an offset; what was given up from then on is sent again. */
 export const recoverSchema = requestBody(
   z.object({
-    since: z
-      .string()
-      .check(
-        z.maxLength(SINCE_LENGTH, {
-          message: `The since field must not be greater than ${SINCE_LENGTH} characters.`,
-        }),
-        z.iso.datetime({ offset: true, message: 'The since field must be an ISO 8601 time.' }),
-      ),
+    since: z.string().check(
+      z.maxLength(SINCE_LENGTH, {
+        message: `The since field must not be greater than ${SINCE_LENGTH} characters.`,
+      }),
+      z.iso.datetime({ offset: true, message: 'The since field must be an ISO 8601 time.' }),
+    ),
   }),
   [],
 );
