@@ -152,9 +152,11 @@ describe('CDK bundles', () => {
   });
 
   it('bundles the idempotency module only into the creates, which take an Idempotency-Key', () => {
-    const creates = ['POST /api/v1/brands', 'POST /api/v1/contact-fields', 'POST /api/v1/webhook-endpoints'].map((endpoint) =>
-      functionId(...(endpoint.split(' ') as [string, string])),
-    );
+    const creates = [
+      'POST /api/v1/brands',
+      'POST /api/v1/contact-fields',
+      'POST /api/v1/webhook-endpoints',
+    ].map((endpoint) => functionId(...(endpoint.split(' ') as [string, string])));
     for (const bundle of bundles()) {
       const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as {
         sources: string[];
