@@ -3,13 +3,21 @@ import { join } from 'node:path';
 import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
+import { readReleasedTemplate } from '../lib/cdk/released-template.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
+import { STATEFUL_TYPES } from '../lib/cdk/stateful-guard.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { ROOT } from './support/processes.ts';
-import { defaultAndOverridden, logicalId, type Synthesized, synthesize } from './support/synth.ts';
+import {
+  defaultAndOverridden,
+  inMonitoring,
+  logicalId,
+  type Synthesized,
+  synthesize,
+} from './support/synth.ts';
 
 /**
  * The stack's operating surface: tracing, the functions' logger and metrics settings, throttling, logs,
@@ -34,6 +42,8 @@ const DUE_INDEX = TABLE_SCHEMA.dueIndex.name;
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 const resources = (s: Synthesized, type: string) =>
   Object.values(s.template.findResources(type)) as Resource[];
+/** The alarms or the dashboard: in the monitoring's nested stack, its parameters resolved. */
+const monitoring = (s: Synthesized, type: string) => resources(inMonitoring(s), type);
 const stage = (s: Synthesized) => resources(s, 'AWS::ApiGateway::Stage')[0]?.Properties;
 /**
  * The stack's functions (routes, the authorizer, the change-event consumer), not CDK's own (LogRetention,
@@ -239,7 +249,7 @@ function metricsOf(alarm: Resource): AlarmMetric[] {
 }
 /** The alarms watching `namespace` `name` with (at least) these dimensions. */
 const alarmsOn = (s: Synthesized, namespace: string, name: string, dimensions: Record<string, unknown>) =>
-  resources(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
+  monitoring(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
     metricsOf(alarm).some(
       (m) =>
         m.namespace === namespace &&
@@ -343,7 +353,7 @@ describe('CDK stack: alarms', () => {
     for (const s of [stacks.synth, stacks.overridden]) {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
-      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
+      const alarms = monitoring(s, 'AWS::CloudWatch::Alarm');
       // Stage; per route latency, errors, throttles; authorizer; table and its two indexes; bucket; change
       // events (consumer errors, throttles, iterator age; on-failure queue); webhooks (deliverer's and
       // sweeper's errors and throttles; endpoints disabled).
@@ -368,7 +378,7 @@ describe('CDK stack: alarms', () => {
     ] as const) {
       // But the disabled webhook endpoints: one endpoint is disabled once, so any one alarms at once.
       const once = `${s.stack.stackName}-Webhooks-EndpointsDisabled-Critical`;
-      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
+      const alarms = monitoring(s, 'AWS::CloudWatch::Alarm');
       expect(alarms.map((alarm) => alarm.Properties.AlarmName)).toContain(once);
       for (const alarm of alarms.filter((a) => a.Properties.AlarmName !== once)) {
         expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
@@ -377,12 +387,39 @@ describe('CDK stack: alarms', () => {
   });
 });
 
+describe('CDK stack: monitoring in its nested stack', () => {
+  it('has the alarms and the dashboard in the nested stack, the topic and its subscription in the stack', () => {
+    for (const s of [stacks.synth, stacks.overridden]) {
+      expect(resources(s, 'AWS::CloudFormation::Stack')).toHaveLength(1);
+      for (const type of ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard'])
+        expect(resources(s, type), type).toEqual([]);
+      for (const type of ['AWS::SNS::Topic', 'AWS::SNS::Subscription'])
+        expect(monitoring(s, type), type).toEqual([]);
+    }
+  });
+
+  it("holds no stateful resource in the nested stack: the stateful guard reads the stack's template", () => {
+    for (const s of [stacks.synth, stacks.overridden]) {
+      const types = Object.values(s.monitoring.toJSON().Resources as Record<string, Resource>).map(
+        (r) => r.Type,
+      );
+      expect(types.filter((type) => STATEFUL_TYPES.includes(type))).toEqual([]);
+      expect(new Set(types)).toEqual(new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']));
+    }
+  });
+
+  it('keeps the topic where the released stack has it: its ARN and subscriptions stay', () => {
+    const [topicId] = Object.keys(stacks.synth.template.findResources('AWS::SNS::Topic'));
+    expect(readReleasedTemplate().Resources?.[topicId ?? '']?.Type).toBe('AWS::SNS::Topic');
+  });
+});
+
 describe('CDK stack: dashboard', () => {
   /** A metric row of the dashboard body (JSON inside the template's JSON): `"a","b",...` escaped. */
   const row = (...parts: string[]) => parts.map((part) => `\\"${part}\\"`).join(',');
 
   it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
-    const [dashboard, ...others] = resources(stacks.synth, 'AWS::CloudWatch::Dashboard');
+    const [dashboard, ...others] = monitoring(stacks.synth, 'AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
     expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
     const body = stringify(dashboard?.Properties.DashboardBody);
@@ -403,7 +440,7 @@ describe('CDK stack: dashboard', () => {
     expect(body).toContain(row('TeamMessagingApi', 'AuthorizerDenied', 'service', 'team-messaging-api'));
     expect(body).toContain('MetricName=\\\\\\"AutoConfigureRefused\\\\\\"');
 
-    const devBody = stringify(resources(stacks.overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
+    const devBody = stringify(monitoring(stacks.overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
     expect(devBody).toContain(row('MessagingEu', 'AuthorizerAllowed', 'service', 'messaging-eu'));
   });
 });

@@ -10,6 +10,7 @@ import { DELIVERY_TIMEOUT_MS } from '../shared/webhooks/schedule.ts';
 import {
   acknowledgments,
   defaultAndOverridden,
+  inMonitoring,
   logicalId,
   reportedViolations,
   type Synthesized,
@@ -377,7 +378,7 @@ describe('webhooks: alarms and dashboard', () => {
 
   it('shows both functions and the disabled endpoints on the dashboard', () => {
     const s = stacks.overridden;
-    const [, dashboard] = only(s, 'AWS::CloudWatch::Dashboard');
+    const [, dashboard] = only(inMonitoring(s), 'AWS::CloudWatch::Dashboard');
     const body = stringify(dashboard.Properties.DashboardBody);
     for (const fn of [deliverer(s), sweeper(s)]) expect(body).toContain(stringify({ Ref: idOf(s, fn) }));
     expect(body).toContain(

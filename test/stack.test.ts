@@ -1,5 +1,7 @@
 import { rmSync } from 'node:fs';
+import { type App, NestedStack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
@@ -448,5 +450,17 @@ describe('CDK stack: outputs and checks', () => {
     );
     for (const { path, id, reason } of acknowledged)
       expect(reason.length, `${path} ${id}`).toBeGreaterThan(40);
+  });
+
+  it("runs the AwsSolutions checks over the monitoring's nested stack too", () => {
+    // A topic that does not require TLS, as the stack's own alarm topic does (AwsSolutions-SNS3).
+    const plainTopicInNested = (app: App) => {
+      const nested = app.node.findAll().find((construct) => NestedStack.isNestedStack(construct));
+      if (!nested) throw new Error('no nested stack');
+      new Topic(nested, 'PlainTopic');
+    };
+    expect(() => synthesize({ alter: plainTopicInNested })).toThrow(
+      /TeamMessagingApi\/Monitoring\/Stack\/PlainTopic\/Resource[\s\S]*AwsSolutions-SNS3/,
+    );
   });
 });

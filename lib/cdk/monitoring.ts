@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { BillingMode, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -55,16 +55,26 @@ export interface StackMonitoringProps {
 }
 
 /**
- * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`); every alarm notifies one
- * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
- * client waits for, authorizer included, rather than its function's duration) and its function's errors
- * and throttles; the authorizer's failures and throttles; the table's and its indexes'
- * throttles and system errors; the public bucket's 5xx; the change-event consumer's errors, throttles and
- * iterator age, and its on-failure queue; the webhook deliverer's and sweeper's errors and throttles, and
- * any webhook endpoint disabled. The dashboard adds the functions' own metrics.
+ * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`), in a nested stack of
+ * their own; every alarm notifies one SNS topic, which stays in the stack. Alarms: the stage's 5xx rate; per
+ * route, the p99 latency of its API Gateway method (what the client waits for, authorizer included, rather
+ * than its function's duration) and its function's errors and throttles; the authorizer's failures and
+ * throttles; the table's and its indexes' throttles and system errors; the public bucket's 5xx; the
+ * change-event consumer's errors, throttles and iterator age, and its on-failure queue; the webhook
+ * deliverer's and sweeper's errors and throttles, and any webhook endpoint disabled. The dashboard adds the
+ * functions' own metrics.
+ *
+ * Why a nested stack: the dashboard (a third of the template at the largest settings) and the alarms (three
+ * resources a route) would otherwise take the stack to CloudFormation's limits on a template's size and its
+ * resources as routes are added. What they watch reaches the nested stack as its parameters (a function's
+ * name, the table's, ...), one per resource watched, well under CloudFormation's 200; it has no outputs.
+ * The topic stays in the stack: its ARN, its subscriptions (confirmed emails, whatever was subscribed by
+ * hand) and the `AlarmTopicArn` output do not change.
  */
 export class StackMonitoring extends Construct {
   readonly alarmTopic: Topic;
+  /** The nested stack that holds the alarms and the dashboard. */
+  readonly nestedStack: NestedStack;
   /** Metrics built with the facade's defaults (period), for the math and custom metric groups. */
   private readonly metrics: MetricFactory;
 
@@ -79,7 +89,12 @@ export class StackMonitoring extends Construct {
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, enforceSSL: true });
     if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
 
-    const facade = new MonitoringFacade(this, 'Facade', {
+    // Without indentation, as the stack's own template.
+    this.nestedStack = new NestedStack(this, 'Stack', {
+      description: `${stackName}: alarms and dashboard`,
+      suppressTemplateIndentation: true,
+    });
+    const facade = new MonitoringFacade(this.nestedStack, 'Facade', {
       metricFactoryDefaults: { period: PERIOD },
       alarmFactoryDefaults: {
         // Names like `TeamMessagingApi-GetApiV1BrandsId-Latency-P99-Critical`.
@@ -90,7 +105,9 @@ export class StackMonitoring extends Construct {
         datapointsToAlarm: alarms.datapointsToAlarm,
         evaluationPeriods: alarms.evaluationPeriods,
       },
-      dashboardFactory: new DefaultDashboardFactory(this, 'Dashboards', { dashboardNamePrefix: stackName }),
+      dashboardFactory: new DefaultDashboardFactory(this.nestedStack, 'Dashboards', {
+        dashboardNamePrefix: stackName,
+      }),
     });
     this.metrics = facade.createMetricFactory();
 

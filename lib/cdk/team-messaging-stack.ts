@@ -156,11 +156,13 @@ export class TeamMessagingStack extends Stack {
   readonly changeEvents: ChangeEvents;
   /** Webhook deliveries: the deliverer and the sweeper on its schedule. */
   readonly webhookDeliveries: WebhookDeliveries;
+  /** The alarm topic, and the nested stack of the alarms and the dashboard. */
+  readonly monitoring: StackMonitoring;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
     // template is written without indentation: a fifth of its size, with CloudFormation's 1 MB in view
-    // (the dashboard alone is a quarter of a megabyte at the largest settings).
+    // (the monitoring's nested stack too).
     super(scope, id, { terminationProtection: !props.dev, suppressTemplateIndentation: true, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
@@ -214,7 +216,7 @@ export class TeamMessagingStack extends Stack {
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
     retainServiceLogs(this, this.api);
-    const monitoring = new StackMonitoring(this, 'Monitoring', {
+    this.monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
       apiStage: stageName(dev),
       routeFunctions,
@@ -226,7 +228,7 @@ export class TeamMessagingStack extends Stack {
       webhookDeliveries: this.webhookDeliveries,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
+    this.addOutputs(publicBaseUrl, this.monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,

@@ -2,12 +2,13 @@ import { fullDiff } from '@aws-cdk/cloudformation-diff';
 import { expect } from 'vitest';
 import { readReleasedTemplate, releasableTemplate } from '../../lib/cdk/released-template.ts';
 import { statefulChanges } from '../../lib/cdk/stateful-guard.ts';
-import { logicalId, type Synthesized } from './synth.ts';
+import { inMonitoring, logicalId, type Synthesized } from './synth.ts';
 
 /**
  * Reading a synthesized template in the stack tests of one part of the stack (stack-events.test.ts,
  * stack-webhooks.test.ts): its resources by type, a construct's logical id, the statements of a role, the
- * alarms on a metric, what deploying it over the released template does to the table.
+ * alarms on a metric, what deploying it over the released template does to the table. `inMonitoring(s)`
+ * (./synth.ts) reads the monitoring's nested stack instead: the alarms and the dashboard.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
@@ -47,9 +48,12 @@ export interface AlarmOn {
   namespace: string;
   stat: string;
 }
-/** The alarms of the stack on `metric` with exactly these dimensions (cdk-monitoring-constructs' form: `Metrics`). */
+/**
+ * The alarms of the stack (in the monitoring's nested stack, its parameters resolved) on `metric` with exactly
+ * these dimensions (cdk-monitoring-constructs' form: `Metrics`).
+ */
 export const alarmsOn = (s: Synthesized, metric: string, dimensions: Record<string, unknown>): AlarmOn[] =>
-  ofType(s, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
+  ofType(inMonitoring(s), 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
     // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
     (alarm.Properties.Metrics as any[])
       .filter(({ MetricStat }) => {
