@@ -217,7 +217,6 @@ describe('change events: the consumer', () => {
         'METRICS_NAMESPACE',
         'NODE_OPTIONS',
         'PUBLIC_BASE_URL',
-        'RATE_LIMITS',
         'SERVICE_NAME',
         'TABLE_NAME',
         // It starts webhook deliveries (stack-webhooks.test.ts).

@@ -222,14 +222,7 @@ describe('CDK stack: functions', () => {
     expect(authorizer).toEqual([...LOGS, ...TRACES, ...READ].sort());
     expect(
       Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
-    ).toEqual([
-      'LOG_LEVEL',
-      'METRICS_NAMESPACE',
-      'NODE_OPTIONS',
-      'RATE_LIMITS',
-      'SERVICE_NAME',
-      'TABLE_NAME',
-    ]);
+    ).toEqual(['LOG_LEVEL', 'METRICS_NAMESPACE', 'NODE_OPTIONS', 'SERVICE_NAME', 'TABLE_NAME']);
   });
 });
 

@@ -138,7 +138,7 @@ export const rateLimitsOf = (settings: Settings): RateLimits => ({
 
 /**
  * What every function reads from the settings (shared/config.ts): the logger's and metrics' settings, the
- * deployment's quota defaults when it sets any, and its rate limit plans (GET /limits tells them).
+ * deployment's quota defaults when it sets any, and its browser origins.
  */
 export function functionEnvironment(settings: Settings): Record<string, string> {
   return {
@@ -146,10 +146,20 @@ export function functionEnvironment(settings: Settings): Record<string, string> 
     METRICS_NAMESPACE: settings.metricsNamespace,
     LOG_LEVEL: settings.logLevel,
     ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
-    RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
     ...(settings.corsOrigins.length && { CORS_ORIGINS: settings.corsOrigins.join(',') }),
   };
 }
+
+/**
+ * What a route behind the authorizer reads too: the rate limit plans, to tell its caller the plan it is held
+ * to (RateLimit-Policy on every answer, GET /limits). No other function reads them: the authorizer answers
+ * with the plan's name alone, the stream consumer and the webhook functions answer no caller, and a public
+ * route's caller has no plan.
+ * About 2 KB a function at the settings' largest: given to the others, it would only fill the template.
+ */
+export const rateLimitsEnvironment = (settings: Settings): Record<string, string> => ({
+  RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
+});
 
 /** The context key behind each of those variables, named when they do not fit. */
 const KEY_OF_VARIABLE: Record<string, string> = {
@@ -180,7 +190,7 @@ const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
 
 /** A deploy would fail on the first function (e.g. too many rate limit plans): refused here, naming the key. */
 function checkEnvironmentSize(settings: Settings): void {
-  const variables = Object.entries(functionEnvironment(settings));
+  const variables = Object.entries({ ...functionEnvironment(settings), ...rateLimitsEnvironment(settings) });
   const size = environmentBytes(Object.fromEntries(variables));
   if (size <= SETTINGS_ENVIRONMENT_BYTES) return;
   const [name, value] = variables.reduce((a, b) => (b[1].length > a[1].length ? b : a));

@@ -63,6 +63,7 @@ import { retainServiceLogs } from './service-logs.ts';
 import {
   DEFAULT_SETTINGS,
   functionEnvironment,
+  rateLimitsEnvironment,
   rateLimitsOf,
   readSettings,
   type Settings,
@@ -170,7 +171,7 @@ export class TeamMessagingStack extends Stack {
     Tags.of(this).add('service', settings.serviceName);
     Tags.of(this).add('stage', stageName(dev));
     const rateLimits = rateLimitsOf(settings);
-    // The same in every function.
+    // The same in every function; the routes behind the authorizer add the rate limit plans.
     const functionSettings = functionEnvironment(settings);
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
@@ -199,13 +200,17 @@ export class TeamMessagingStack extends Stack {
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
     });
-    const routeFunctions = this.addRoutes(removalPolicy, {
-      ...functionSettings,
-      TABLE_NAME: this.table.tableName,
-      PRIVATE_BUCKET: this.privateFiles.bucketName,
-      PUBLIC_BUCKET: this.publicFiles.bucketName,
-      PUBLIC_BASE_URL: publicBaseUrl,
-    });
+    const routeFunctions = this.addRoutes(
+      removalPolicy,
+      {
+        ...functionSettings,
+        TABLE_NAME: this.table.tableName,
+        PRIVATE_BUCKET: this.privateFiles.bucketName,
+        PUBLIC_BUCKET: this.publicFiles.bucketName,
+        PUBLIC_BASE_URL: publicBaseUrl,
+      },
+      rateLimitsEnvironment(settings),
+    );
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
       table: this.table,
       environment: functionSettings,
@@ -323,13 +328,20 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** One function per route table row, wired to its method and granted what the row declares. */
-  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): RouteFunction[] {
+  /**
+   * One function per route table row, wired to its method and granted what the row declares; a route behind
+   * the authorizer (not `public`) also gets `rateLimits`' variables.
+   */
+  private addRoutes(
+    removalPolicy: RemovalPolicy,
+    environment: Record<string, string>,
+    rateLimits: Record<string, string>,
+  ): RouteFunction[] {
     return routes.map((route) => {
       const id = functionId(route.method, route.path);
       const fn = new ApiFunction(this, id, {
         entry: route.handler,
-        environment,
+        environment: route.public ? environment : { ...environment, ...rateLimits },
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
         memorySize: route.fetchesWeb ? 1024 : 512,
         logRemovalPolicy: removalPolicy,
