@@ -25,6 +25,8 @@ import type { WebhookDeliveries } from './webhook-deliveries.ts';
 const PERIOD = Duration.minutes(5);
 /** The S3 request metrics configuration of the public bucket (the stack adds it to the bucket). */
 export const BUCKET_METRICS_FILTER = 'EntireBucket';
+/** The logical id of the nested stack of the alarms and the dashboard, in the stack's template. */
+export const NESTED_STACK_ID = 'Monitoring';
 /** Ends every alarm's description: where its reader finds what it means and what to check first. */
 const RUNBOOK = 'What to check first: the README, "Operating it".';
 
@@ -94,6 +96,9 @@ export class StackMonitoring extends Construct {
       description: `${stackName}: alarms and dashboard`,
       suppressTemplateIndentation: true,
     });
+    // CloudFormation names a nested stack after its parent and its logical id: `TeamMessagingApi-Monitoring-…`
+    // in the console rather than `…-MonitoringStackNestedStackStackNestedStackResource7C9BD3AE-…`.
+    this.nestedStack.nestedStackResource?.overrideLogicalId(NESTED_STACK_ID);
     const facade = new MonitoringFacade(this.nestedStack, 'Facade', {
       metricFactoryDefaults: { period: PERIOD },
       alarmFactoryDefaults: {

@@ -4,6 +4,7 @@ import { type App, type CfnElement, type NestedStack, Validations } from 'aws-cd
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
+import { NESTED_STACK_ID } from '../../lib/cdk/monitoring.ts';
 import {
   type CfnTemplate,
   type OfflineSynthOptions,
@@ -44,13 +45,10 @@ export const CLI_CONTEXT: Record<string, unknown> = {
 export function synthesize(options: OfflineSynthOptions): Synthesized {
   const synth = synthesizeOffline(options);
   const nested = synth.stack.monitoring.nestedStack;
-  const resource = synth.template.Resources?.[logicalId(synth.stack, nested.nestedStackResource)] as
-    | { Properties: { Parameters?: Record<string, unknown> } }
-    | undefined;
-  const monitoring = withParameters(
-    readTemplate(nestedTemplatePath(synth, nested)),
-    resource?.Properties.Parameters ?? {},
-  );
+  const resource = synth.template.Resources?.[NESTED_STACK_ID];
+  if (resource?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`no nested stack ${NESTED_STACK_ID}`);
+  const { Parameters = {} } = resource.Properties as { Parameters?: Record<string, unknown> };
+  const monitoring = withParameters(readTemplate(nestedTemplatePath(synth, nested)), Parameters);
   return { ...synth, template: Template.fromJSON(synth.template), monitoring: Template.fromJSON(monitoring) };
 }
 
@@ -124,5 +122,6 @@ export function acknowledgments(app: App): Array<{ path: string; id: string; rea
   );
 }
 
+/** The element's logical id in the template, an overridden one (the monitoring's nested stack) included. */
 export const logicalId = (stack: TeamMessagingStack, element: unknown) =>
-  stack.getLogicalId(element as CfnElement);
+  stack.resolve((element as CfnElement).logicalId) as string;
