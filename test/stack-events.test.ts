@@ -318,7 +318,7 @@ describe('change events: the on-failure queue and the alarms', () => {
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [{ Ref: topicId }],
       OKActions: [{ Ref: topicId }],
-      AlarmName: 'TeamMessagingApi-ChangeEventsFailed-Queue-Message-Count-Max-Critical',
+      AlarmName: 'TeamMessagingApi-Monitoring-ChangeEventsFailed-Queue-Message-Count-Max-Critical',
     });
   });
 
@@ -336,7 +336,7 @@ describe('change events: the on-failure queue and the alarms', () => {
       expect(age?.properties).toMatchObject({
         Threshold: ageMs,
         TreatMissingData: 'notBreaching',
-        AlarmName: `${prefix}-ChangeEventsFunction-Iterator-Age-Max-Critical`,
+        AlarmName: `${prefix}-Monitoring-ChangeEventsFunction-Iterator-Age-Max-Critical`,
       });
     }
   });

@@ -309,7 +309,7 @@ describe('CDK stack: alarms', () => {
     expect(alarmsOn(stacks.synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
     const [failures, ...others] = alarmsOn(stacks.synth, 'AWS/Lambda', 'Errors', fn);
     expect(others).toEqual([]);
-    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Authorizer-Failures-Critical');
+    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Monitoring-Authorizer-Failures-Critical');
     expect(metricsOf(failures as Resource)).toContainEqual({
       namespace: 'TeamMessagingApi',
       name: 'AuthorizerDenied',
@@ -361,7 +361,7 @@ describe('CDK stack: alarms', () => {
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
         expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
-        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-`)).toBe(true);
+        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-Monitoring-`)).toBe(true);
       }
       expect(new Set(alarms.map((a) => a.Properties.AlarmName)).size).toBe(alarms.length);
     }
@@ -377,7 +377,7 @@ describe('CDK stack: alarms', () => {
       [stacks.overridden, 5, 4],
     ] as const) {
       // But the disabled webhook endpoints: one endpoint is disabled once, so any one alarms at once.
-      const once = `${s.stack.stackName}-Webhooks-EndpointsDisabled-Critical`;
+      const once = `${s.stack.stackName}-Monitoring-Webhooks-EndpointsDisabled-Critical`;
       const alarms = monitoring(s, 'AWS::CloudWatch::Alarm');
       expect(alarms.map((alarm) => alarm.Properties.AlarmName)).toContain(once);
       for (const alarm of alarms.filter((a) => a.Properties.AlarmName !== once)) {
@@ -409,6 +409,18 @@ describe('CDK stack: monitoring in its nested stack', () => {
     }
   });
 
+  it('names no alarm and no dashboard as the released stack does: CloudFormation creates before it deletes', () => {
+    // A name still taken when the nested stack creates its alarm or dashboard fails the deploy.
+    const names = (resources: object = {}) =>
+      Object.values(resources as Record<string, Resource>)
+        .flatMap(({ Properties: p }) => [p?.AlarmName, p?.DashboardName])
+        .filter(Boolean);
+    const released = new Set(names(readReleasedTemplate().Resources));
+    const current = names(stacks.synth.monitoring.toJSON().Resources);
+    expect(current.length).toBeGreaterThan(100);
+    expect(current.filter((name) => released.has(name))).toEqual([]);
+  });
+
   it('keeps the topic where the released stack has it: its ARN and subscriptions stay', () => {
     const [topicId] = Object.keys(stacks.synth.template.findResources('AWS::SNS::Topic'));
     expect(readReleasedTemplate().Resources?.[topicId ?? '']?.Type).toBe('AWS::SNS::Topic');
@@ -422,7 +434,7 @@ describe('CDK stack: dashboard', () => {
   it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
     const [dashboard, ...others] = monitoring(stacks.synth, 'AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
-    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
+    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi-Monitoring');
     const body = stringify(dashboard?.Properties.DashboardBody);
     for (const route of routes) {
       const name = `${route.method} ${route.path}`;

@@ -353,7 +353,7 @@ describe('webhooks: alarms and dashboard', () => {
         TreatMissingData: 'notBreaching',
         AlarmActions: [{ Ref: topicId }],
         OKActions: [{ Ref: topicId }],
-        AlarmName: `${s.stack.stackName}-Webhooks-EndpointsDisabled-Critical`,
+        AlarmName: `${s.stack.stackName}-Monitoring-Webhooks-EndpointsDisabled-Critical`,
       });
       expect(alarm?.properties.AlarmDescription).toMatch(/410/);
     }
@@ -369,8 +369,10 @@ describe('webhooks: alarms and dashboard', () => {
       const [errors, ...moreErrors] = alarmsOn(s, 'Errors', on);
       const [throttles, ...moreThrottles] = alarmsOn(s, 'Throttles', on);
       expect([...moreErrors, ...moreThrottles]).toEqual([]);
-      expect(errors?.properties.AlarmName).toBe(`TeamMessagingApi-${name}-Fault-Count-Critical`);
-      expect(throttles?.properties.AlarmName).toBe(`TeamMessagingApi-${name}-Throttled-Count-Critical`);
+      expect(errors?.properties.AlarmName).toBe(`TeamMessagingApi-Monitoring-${name}-Fault-Count-Critical`);
+      expect(throttles?.properties.AlarmName).toBe(
+        `TeamMessagingApi-Monitoring-${name}-Throttled-Count-Critical`,
+      );
     }
   });
 

@@ -99,11 +99,18 @@ export class StackMonitoring extends Construct {
     // CloudFormation names a nested stack after its parent and its logical id: `TeamMessagingApi-Monitoring-…`
     // in the console rather than `…-MonitoringStackNestedStackStackNestedStackResource7C9BD3AE-…`.
     this.nestedStack.nestedStackResource?.overrideLogicalId(NESTED_STACK_ID);
+    // The alarms' and the dashboard's names begin `<stack>-Monitoring`, not `<stack>` as when they were the
+    // stack's own resources. A name is an alarm's or a dashboard's identity, and CloudFormation creates the
+    // nested stack's resources before it deletes those the stack no longer has: under their former names,
+    // the update of a stack deployed before would fail on names already taken (or, were the old ones deleted
+    // by hand, the stack's clean-up would delete the new ones by name). New names move them in one update,
+    // the former alarms watching until the new ones exist.
+    const namePrefix = `${stackName}-${NESTED_STACK_ID}`;
     const facade = new MonitoringFacade(this.nestedStack, 'Facade', {
       metricFactoryDefaults: { period: PERIOD },
       alarmFactoryDefaults: {
-        // Names like `TeamMessagingApi-GetApiV1BrandsId-Latency-P99-Critical`.
-        alarmNamePrefix: stackName,
+        // Names like `TeamMessagingApi-Monitoring-GetApiV1BrandsId-Latency-P99-Critical`.
+        alarmNamePrefix: namePrefix,
         actionsEnabled: true,
         // Back to OK is sent too: whoever got the alarm hears that it is over.
         action: new SnsAlarmActionStrategy({ onAlarmTopic: this.alarmTopic, onOkTopic: this.alarmTopic }),
@@ -111,7 +118,7 @@ export class StackMonitoring extends Construct {
         evaluationPeriods: alarms.evaluationPeriods,
       },
       dashboardFactory: new DefaultDashboardFactory(this.nestedStack, 'Dashboards', {
-        dashboardNamePrefix: stackName,
+        dashboardNamePrefix: namePrefix,
       }),
     });
     this.metrics = facade.createMetricFactory();
