@@ -25,6 +25,7 @@ import {
   roundTripTable,
 } from './report.ts';
 import { createScenarios } from './scenarios/index.ts';
+import { measureDeliveryLatency } from './webhook-latency.ts';
 import { startCountingProxy } from './wire.ts';
 
 /**
@@ -115,6 +116,12 @@ try {
     Math.max(5, Math.round(100 * SCALE)),
   );
 
+  progress('webhooks: from a write to its delivery at a receiver, alone and beside a failing endpoint...');
+  const deliveries = await measureDeliveryLatency(
+    { dynamodb_endpoint: services.dynamodbEndpoint, table_name: LOCAL_RESOURCES.tableName },
+    Math.max(5, Math.round(100 * SCALE)),
+  );
+
   progress('bundling every function as cdk synth does...');
   const bundles = buildBundles();
   cleanups.push(() => bundles.remove());
@@ -154,6 +161,16 @@ try {
       `${events.p99 <= EVENT_TARGET_MS ? 'PASS' : 'OVER'}`,
   );
 
+  console.log(
+    "\n6. Webhooks: a write's answer to its delivery at a receiver on 127.0.0.1, locally; then the same with a " +
+      'second endpoint of the team whose receiver answers 500 to every request\n',
+  );
+  const line = (label: string, latency: typeof deliveries.alone) =>
+    `${label}  n ${latency.n}  p50 ${latency.p50.toFixed(0)} ms  p99 ${latency.p99.toFixed(0)} ms  max ${latency.max.toFixed(0)} ms`;
+  console.log(line('alone         ', deliveries.alone));
+  console.log(line('beside a 500  ', deliveries.beside500));
+  console.log(`(the failing receiver got ${deliveries.failedTries} tries meanwhile)`);
+
   if (quick) {
     console.log('\n--quick: results not written');
   } else {
@@ -161,7 +178,11 @@ try {
     const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
     await writeFile(
       join(RESULTS_DIR, 'latest.json'),
-      json({ ...latestJson(environment, results, cold, outages), change_events_ms: events }),
+      json({
+        ...latestJson(environment, results, cold, outages),
+        change_events_ms: events,
+        webhook_delivery_ms: deliveries,
+      }),
     );
     await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));
     const where = relative(process.cwd(), RESULTS_DIR);

@@ -270,6 +270,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to webhook endpoints again
+         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's webhook endpoints, by id
+         * @description Without their secrets. All of them without `limit` (at most the team's quota: `GET /limits` tells it). With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Events of the types it names are POSTed to its URL from now on, signed with its secret, which this answer alone shows (a replay with the same `Idempotency-Key` shows it again). The URL is checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota (`GET /limits` tells it) is a 422 naming `quota`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Without its secret. Another team's endpoint is a 403, an unknown id a 404.
+         */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Update a webhook endpoint
+         * @description Only the supplied fields change; a new URL is checked as at creation. `disabled: false` enables a disabled endpoint again (what failed meanwhile is sent again on `recover`).
+         */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it (deliveries due are given up). The quota gets the endpoint back.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's delivery attempts, newest first
+         * @description Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Tries are kept as long as their events (30 days).
+         */
+        get: operations["listWebhookEndpointAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again what a webhook endpoint missed
+         * @description The deliveries to it of events since `since` that were given up (the retry schedule ran out, or the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; the attempts tell how they went. A disabled endpoint is a 422 naming `since`: enable it first.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/limits": {
         parameters: {
             query?: never;
@@ -311,7 +443,148 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "brand.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A brand was created
+         * @description A `brand.created` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the new brand.
+         */
+        post: operations["brandCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "brand.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A brand changed
+         * @description A `brand.updated` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the brand after the change, `data.previous_attributes` the former values of the fields that changed. A default-brand change is one of each brand whose `is_default` changed.
+         */
+        post: operations["brandUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "brand.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A brand was deleted
+         * @description A `brand.deleted` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the brand as it was last.
+         */
+        post: operations["brandDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_field.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact field was created
+         * @description A `contact_field.created` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the new contact field.
+         */
+        post: operations["contactFieldCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_field.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact field changed
+         * @description A `contact_field.updated` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the contact field after the change, `data.previous_attributes` the former values of the fields that changed.
+         */
+        post: operations["contactFieldUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_field.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact field was deleted
+         * @description A `contact_field.deleted` event, POSTed to each enabled endpoint subscribed to it. `data.object` is the contact field as it was last.
+         */
+        post: operations["contactFieldDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The API disabled a webhook endpoint
+         * @description A `webhook_endpoint.disabled` event, POSTed to each enabled endpoint subscribed to it. It answered a delivery with 410, or its deliveries failed for 5 days: `data.object` is the endpoint, whose `disabled_reason` (`gone`, `failing`) says which. Sent to the team's other endpoints subscribed to it (a disabled one is sent nothing); `PUT` it with `disabled: false`, then `recover` what it missed.
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A brand: a sender identity of the team's messages. */
@@ -649,10 +922,10 @@ export interface components {
             /** @description The event's id, `evt_<team>_<seconds>_<sequence>_<ordinal>`: the same on every delivery of the change, so a consumer that has seen it can skip it. `GET /events/{id}` reads it. */
             id: string;
             /**
-             * @description What happened: `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated` or `contact_field.deleted`. A default-brand change is a `brand.updated` of each brand whose `is_default` changed.
+             * @description What happened: `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated`, `contact_field.deleted`, or `webhook_endpoint.disabled` (the API disabled one of the webhook endpoints: it answered 410, or failed for days). A default-brand change is a `brand.updated` of each brand whose `is_default` changed.
              * @enum {string}
              */
-            type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted";
+            type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
              * @description When the change was written, to the second: ISO 8601 in UTC, with microseconds (always `.000000`).
@@ -664,21 +937,21 @@ export interface components {
              * @description The team whose resource changed: the caller's.
              */
             team_id: number;
-            /** @description The resource that changed, `brand:<id>` or `contact_field:<id>` (what the `resource` filter takes). */
+            /** @description The resource that changed, `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>` (what the `resource` filter takes). */
             resource: string;
             /**
              * Format: int64
              * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change does not move it (the brand's own version, as it is when the event is made).
              */
             resource_version: number;
-            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI). */
+            /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI, a webhook endpoint disabled by the API). */
             request_id: string | null;
             /** @description The resource, and what the change changed. */
             data: {
-                /** @description The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact field as `GET /contact-fields/{id}`); for a delete, as it was last. */
-                object: components["schemas"]["Brand"] | components["schemas"]["ContactField"];
+                /** @description The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact field as `GET /contact-fields/{id}`, a webhook endpoint as `GET /webhook-endpoints/{id}`); for a delete, as it was last. */
+                object: components["schemas"]["Brand"] | components["schemas"]["ContactField"] | components["schemas"]["WebhookEndpoint"];
                 /** @description For an update, the former values of the fields that changed; null for a create or a delete. */
-                previous_attributes: components["schemas"]["BrandChanges"] | components["schemas"]["ContactFieldChanges"] | null;
+                previous_attributes: components["schemas"]["BrandChanges"] | components["schemas"]["ContactFieldChanges"] | components["schemas"]["WebhookEndpointChanges"] | null;
             };
         };
         /** @description The team's quotas with their usage, and the caller's rate limit. */
@@ -734,6 +1007,19 @@ export interface components {
                     /**
                      * Format: int64
                      * @description How many pages the team has.
+                     */
+                    used: number;
+                };
+                /** @description The team's quota of webhook endpoints. */
+                webhook_endpoints: {
+                    /**
+                     * Format: int64
+                     * @description How many webhook endpoints the team may have.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description How many webhook endpoints the team has.
                      */
                     used: number;
                 };
@@ -816,6 +1102,30 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description The given-up deliveries sent again. */
+        Recovery: {
+            /**
+             * Format: int64
+             * @description How many given-up deliveries are sent again (each starts the retry schedule again, now).
+             */
+            deliveries: number;
+        };
+        /** @description The deliveries started: the endpoints the event is sent to again. */
+        Redelivery: {
+            /** @description The endpoints the event is sent to again, by id (`[]` when none is subscribed to its type and enabled): each delivery starts the retry schedule again, now. */
+            endpoint_ids: number[];
+        };
+        /** @description A new signing secret, and when the one it replaces stops signing. */
+        SecretRotation: {
+            /** @description The endpoint's new signing secret (as `secret` at creation): it signs every delivery from now on. Shown only in this answer: keep it. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description When the secret it replaces stops signing, 24 hours from now (ISO 8601 in UTC, with microseconds): until then each delivery carries a signature under each of the two, so a receiver may switch at any time within them.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            previous_secret_expires_at: string;
+        };
         /** @description Where and how to upload one file into the team's private library. */
         UploadUrl: {
             /** @description The path the file will have in the team's library, as asked. Folders and file name joined by `/`, relative to the library (no leading `/`, no `.`, `..` or empty names, no backslash or control character, not under `teams/`); each name at most 255 bytes and the path at most 1,002 bytes, UTF-8 encoded. */
@@ -850,6 +1160,105 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        /** @description One try of a delivery to the endpoint, as the deliverer recorded it. */
+        WebhookAttempt: {
+            /** @description The event delivered: its `id`, which the delivery carried as `webhook-id`. */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description When the try ended (the answer came, or the try gave up): ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            attempted_at: string;
+            /** @description The HTTP status of the endpoint's answer; null when none came (then `error` says why). */
+            status_code: number | null;
+            /** @description Why the try failed, in a sentence (`endpoint responded with HTTP 500`, `timed out`, `could not connect to <host>`, `<host> resolves to a private address`); null when it succeeded. */
+            error: string | null;
+            /**
+             * Format: int64
+             * @description How long the try took, in milliseconds (an answer must come within 15 s).
+             */
+            duration_ms: number;
+            /** @description The first 1024 bytes of the answer's body, decoded as UTF-8 (bytes that are not are replaced; a character cut in two is dropped); `""` when it had none or none came. */
+            response: string;
+            /** @description Whether the endpoint answered 2xx within 15 s: the delivery is done. */
+            succeeded: boolean;
+        };
+        /** @description Where the team's events of the types it names are delivered, signed (its secret is shown only when it is made or rotated). */
+        WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @description The endpoint's id: a positive integer.
+             */
+            id: number;
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: an http or https URL of at most 2,048 characters (https only on a deployed stack), without credentials or a fragment, on a public address and port 80 or 443 (a private or loopback address is a 422 naming `url`; checked again, DNS included, before every delivery). Stored normalised (`URL.href`: the scheme and host in lower case, a bare host with `/`).
+             */
+            url: string;
+            /** @description The event types delivered to it: 1 to 7 distinct values of `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated`, `contact_field.deleted`, `webhook_endpoint.disabled`. In the order given. */
+            event_types: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+            /** @description What the endpoint is for, at most 255 characters; null when none. */
+            description: string | null;
+            /** @description Whether deliveries are stopped: new events are kept for it as failed deliveries (`recover` sends them once it is enabled again) and none is sent. */
+            disabled: boolean;
+            /** @description Why it is disabled: `manual` (the team set `disabled: true`), `gone` (it answered a delivery with 410), `failing` (its deliveries failed for 5 days with no success); null while it is enabled. The API's own disabling (`gone`, `failing`) is also a `webhook_endpoint.disabled` event. */
+            disabled_reason: ("manual" | "gone" | "failing") | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created: ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed: ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            updated_at: string;
+        };
+        /** @description The former values of the webhook endpoint's fields that changed: `disabled` and `disabled_reason`, for a `webhook_endpoint.disabled` (`false` and null). */
+        WebhookEndpointChanges: {
+            /** @description Whether deliveries are stopped: new events are kept for it as failed deliveries (`recover` sends them once it is enabled again) and none is sent. */
+            disabled: boolean;
+            /** @description Why it is disabled: `manual` (the team set `disabled: true`), `gone` (it answered a delivery with 410), `failing` (its deliveries failed for 5 days with no success); null while it is enabled. The API's own disabling (`gone`, `failing`) is also a `webhook_endpoint.disabled` event. */
+            disabled_reason: ("manual" | "gone" | "failing") | null;
+        };
+        /** @description A new webhook endpoint, with its signing secret: the only answer that shows it. */
+        WebhookEndpointCreated: {
+            /**
+             * Format: int64
+             * @description The endpoint's id: a positive integer.
+             */
+            id: number;
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: an http or https URL of at most 2,048 characters (https only on a deployed stack), without credentials or a fragment, on a public address and port 80 or 443 (a private or loopback address is a 422 naming `url`; checked again, DNS included, before every delivery). Stored normalised (`URL.href`: the scheme and host in lower case, a bare host with `/`).
+             */
+            url: string;
+            /** @description The event types delivered to it: 1 to 7 distinct values of `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated`, `contact_field.deleted`, `webhook_endpoint.disabled`. In the order given. */
+            event_types: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+            /** @description What the endpoint is for, at most 255 characters; null when none. */
+            description: string | null;
+            /** @description Whether deliveries are stopped: new events are kept for it as failed deliveries (`recover` sends them once it is enabled again) and none is sent. */
+            disabled: boolean;
+            /** @description Why it is disabled: `manual` (the team set `disabled: true`), `gone` (it answered a delivery with 410), `failing` (its deliveries failed for 5 days with no success); null while it is enabled. The API's own disabling (`gone`, `failing`) is also a `webhook_endpoint.disabled` event. */
+            disabled_reason: ("manual" | "gone" | "failing") | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created: ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint last changed: ISO 8601 in UTC, with microseconds.
+             * @example 2026-11-25T09:46:31.123000Z
+             */
+            updated_at: string;
+            /** @description The signing secret, `whsec_` and the base64 of 24 random bytes (Standard Webhooks): the key of the HMACs in every delivery's `webhook-signature`. Shown only in this answer: keep it. */
+            secret: string;
+        };
     };
     responses: never;
     parameters: {
@@ -857,11 +1266,19 @@ export interface components {
         IdempotencyKey: string;
         /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
         IfMatch: string;
+        /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+        WebhookId: string;
+        /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+        WebhookTimestamp: string;
+        /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+        WebhookSignature: string;
         /** @description An ETag the client holds: 304 without a body while it is still current. */
         IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
+        /** @description A webhook receiver's: when to try again, in seconds or as an HTTP date; honoured up to 24 h (never earlier than the schedule) */
+        WebhookRetryAfter: string;
         /** @description The request id, as in the logs (API Gateway's request id) */
         RequestId: string;
         /** @description The request's `Origin`, present only when it is one of the deployment's `corsOrigins` (with `Vary: Origin`); none by default: the API is called server to server */
@@ -874,7 +1291,7 @@ export interface components {
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
         ETag: string;
-        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page, and without `limit` but on the events list (pages of 200 events without it) */
+        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page, and without `limit` but on the events and attempts lists (pages of 200 without it) */
         Link: string;
         /** @description The caller's rate limit plan (IETF RateLimit header fields): `"<plan>";q=<requests>;w=<seconds>`, counted per token. On every answer to an authenticated request that reaches the API (a 429 of AWS WAF has none) */
         RateLimitPolicy: string;
@@ -3734,13 +4151,13 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only events of these types (any of them): at most 6 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
-                type?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted")[];
-                /** @description Only events of these types (any of them): at most 6 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
-                "type[]"?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted")[];
-                /** @description Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
+                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                type?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                "type[]"?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+                /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
                 resource?: string[];
-                /** @description Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
+                /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
                 "resource[]"?: string[];
                 /** @description At most this many items (1 to 200); without it, 200. */
                 limit?: number[];
@@ -4150,6 +4567,1641 @@ export interface operations {
             };
         };
     };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id` (another team's is a 403, an unknown one a 404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint_id": 12
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description One of the team's webhook endpoints, subscribed to the event's type and enabled (else a 422 naming `endpoint_id`; another team's is a 403, an unknown one a 404); absent: every enabled endpoint subscribed to the type.
+                     */
+                    endpoint_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the deliveries are queued; the attempts list tells how they went */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_ids": [
+                     *         12
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redelivery"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                limit?: number[];
+                /** @description At most this many items (1 to 200); without it, all of them. */
+                "limit[]"?: number[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 12,
+                     *         "url": "https://hooks.acme.example/team-messaging",
+                     *         "event_types": [
+                     *           "brand.created",
+                     *           "brand.updated",
+                     *           "brand.deleted"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "disabled": false,
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-11-25T09:46:33.123000Z",
+                     *         "updated_at": "2026-11-25T09:46:33.123000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme.example/team-messaging",
+                 *       "event_types": [
+                 *         "brand.created",
+                 *         "brand.updated",
+                 *         "brand.deleted"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: an http or https URL of at most 2,048 characters (https only on a deployed stack), without credentials or a fragment, on a public address and port 80 or 443 (a private or loopback address is a 422 naming `url`; checked again, DNS included, before every delivery). Stored normalised (`URL.href`: the scheme and host in lower case, a bare host with `/`). Trimmed.
+                     */
+                    url: string;
+                    /** @description The event types delivered to it: 1 to 7 distinct values of `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated`, `contact_field.deleted`, `webhook_endpoint.disabled`. */
+                    event_types: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+                    /** @description What the endpoint is for, at most 255 characters; null or absent: none. */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "url": "https://hooks.acme.example/team-messaging",
+                     *       "event_types": [
+                     *         "brand.created",
+                     *         "brand.updated",
+                     *         "brand.deleted"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "disabled": false,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-25T09:46:33.123000Z",
+                     *       "updated_at": "2026-11-25T09:46:33.123000Z",
+                     *       "secret": "whsec_ZXhhbXBsZS1zZWNyZXQtb25seS0wMDAx"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A conflict named by `error_code` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag the client holds: 304 without a body while it is still current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "url": "https://hooks.acme.example/team-messaging",
+                     *       "event_types": [
+                     *         "brand.created",
+                     *         "brand.updated",
+                     *         "brand.deleted"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "disabled": false,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-25T09:46:33.123000Z",
+                     *       "updated_at": "2026-11-25T09:46:33.123000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_types": [
+                 *         "brand.created",
+                 *         "brand.updated",
+                 *         "brand.deleted",
+                 *         "webhook_endpoint.disabled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: an http or https URL of at most 2,048 characters (https only on a deployed stack), without credentials or a fragment, on a public address and port 80 or 443 (a private or loopback address is a 422 naming `url`; checked again, DNS included, before every delivery). Stored normalised (`URL.href`: the scheme and host in lower case, a bare host with `/`). Trimmed; checked as at creation.
+                     */
+                    url?: string;
+                    /** @description The event types delivered to it: 1 to 7 distinct values of `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, `contact_field.updated`, `contact_field.deleted`, `webhook_endpoint.disabled`. Replaces the list. */
+                    event_types?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
+                    /** @description What the endpoint is for, at most 255 characters; null clears it. */
+                    description?: string | null;
+                    /** @description `true` stops deliveries (`disabled_reason` becomes `manual`); `false` enables the endpoint again and forgets its past failures (what failed meanwhile is sent again only on `recover`). */
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "url": "https://hooks.acme.example/team-messaging",
+                     *       "event_types": [
+                     *         "brand.created",
+                     *         "brand.updated",
+                     *         "brand.deleted",
+                     *         "webhook_endpoint.disabled"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "disabled": false,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-25T09:46:33.123000Z",
+                     *       "updated_at": "2026-11-25T09:46:34.123000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Webhook endpoint deleted."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description If-Match names another version: `precondition_failed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_ZXhhbXBsZS1zZWNyZXQtb25seS0wMDAy",
+                     *       "previous_secret_expires_at": "2026-11-26T09:46:35.123000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecretRotation"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    listWebhookEndpointAttempts: {
+        parameters: {
+            query?: {
+                /** @description At most this many items (1 to 200); without it, 200. */
+                limit?: number[];
+                /** @description At most this many items (1 to 200); without it, 200. */
+                "limit[]"?: number[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "event_id": "evt_51_1795599991_4200000000000000000001_0",
+                     *         "attempted_at": "2026-11-25T09:46:35.123000Z",
+                     *         "status_code": 204,
+                     *         "error": null,
+                     *         "duration_ms": 38,
+                     *         "response": "",
+                     *         "succeeded": true
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookAttempt"][];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-25T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 time to the second or finer (up to nanoseconds), with `Z` or an offset (`2026-11-25T00:00:00Z`, `2026-11-25T01:00:00+01:00`): the deliveries to the endpoint of events from then on that were given up (their schedule ran out, or the endpoint was disabled when they happened) are sent again.
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the deliveries are queued; the attempts list tells how they went */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recovery"];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
     getLimits: {
         parameters: {
             query?: never;
@@ -4187,6 +6239,10 @@ export interface operations {
                      *         "pages": {
                      *           "limit": 10000,
                      *           "used": 40
+                     *         },
+                     *         "webhook_endpoints": {
+                     *           "limit": 20,
+                     *           "used": 2
                      *         }
                      *       },
                      *       "rate_limit": {
@@ -4449,6 +6505,468 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Message"];
                 };
+            };
+        };
+    };
+    brandCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `brand.created`.
+                     * @constant
+                     */
+                    type?: "brand.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    brandUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `brand.updated`.
+                     * @constant
+                     */
+                    type?: "brand.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    brandDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `brand.deleted`.
+                     * @constant
+                     */
+                    type?: "brand.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactFieldCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `contact_field.created`.
+                     * @constant
+                     */
+                    type?: "contact_field.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactFieldUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `contact_field.updated`.
+                     * @constant
+                     */
+                    type?: "contact_field.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    contactFieldDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `contact_field.deleted`.
+                     * @constant
+                     */
+                    type?: "contact_field.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: the same on every retry and redelivery of the event, so a receiver that has handled it can skip it (deduplicate on it). */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this try was sent, in seconds since the epoch: signed with the body, so a receiver can refuse an old one (the `standardwebhooks` package allows 5 minutes either way). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, newest first, so two for 24 hours after a rotation. A delivery is genuine when one of them matches under a secret the receiver holds. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events/{id}` answers it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /**
+                     * @description What happened: `webhook_endpoint.disabled`.
+                     * @constant
+                     */
+                    type?: "webhook_endpoint.disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to 24 h) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["WebhookRetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, if it came within 15 s (its body is ignored; the attempts list keeps its first KiB) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,4 +1,4 @@
-import { BRAND_PREFIX, FIELD_PREFIX } from '../shared/data/keys.ts';
+import { BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX } from '../shared/data/keys.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 
 /**
@@ -17,6 +17,8 @@ export interface Route {
   files?: Array<'private:read' | 'private:write' | 'public:write'>;
   /** Makes outbound web requests (auto-configure): longer timeout. */
   fetchesWeb?: boolean;
+  /** Starts webhook deliveries now (invokes webhookDelivery.deliverer asynchronously). */
+  deliversWebhooks?: true;
   /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
   statuses: number[];
   /** Answers without a token (no authorizer): the API's description of itself and its reference page. */
@@ -174,6 +176,72 @@ export const routes: Route[] = [
     statuses: [200, 403, 404],
   },
   {
+    method: 'POST',
+    path: '/api/v1/events/{id}/redeliver',
+    handler: 'functions/events/redeliver.ts',
+    table: 'write',
+    deliversWebhooks: true,
+    statuses: [202, 403, 404, 422],
+  },
+  // Webhook endpoints: where the team's events are delivered (README, "Webhooks").
+  {
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints',
+    handler: 'functions/webhook-endpoints/list.ts',
+    table: 'read',
+    statuses: [200, 422],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints',
+    handler: 'functions/webhook-endpoints/create.ts',
+    table: 'write',
+    statuses: [201, 409, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}',
+    handler: 'functions/webhook-endpoints/get.ts',
+    table: 'read',
+    statuses: [200, 304, 403, 404],
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/webhook-endpoints/{id}',
+    handler: 'functions/webhook-endpoints/update.ts',
+    table: 'write',
+    statuses: [200, 403, 404, 412, 422],
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/webhook-endpoints/{id}',
+    handler: 'functions/webhook-endpoints/delete.ts',
+    table: 'write',
+    statuses: [200, 403, 404, 412],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints/{id}/secret/rotate',
+    handler: 'functions/webhook-endpoints/rotate-secret.ts',
+    table: 'write',
+    statuses: [200, 403, 404, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}/attempts',
+    handler: 'functions/webhook-endpoints/attempts.ts',
+    table: 'read',
+    statuses: [200, 403, 404, 422],
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhook-endpoints/{id}/recover',
+    handler: 'functions/webhook-endpoints/recover.ts',
+    table: 'write',
+    deliversWebhooks: true,
+    statuses: [202, 403, 404, 422],
+  },
+  {
     method: 'GET',
     path: '/api/v1/limits',
     handler: 'functions/limits/get.ts',
@@ -225,5 +293,18 @@ export function findRoute(method: string, path: string): Route | undefined {
  */
 export const streamConsumer = {
   handler: 'functions/events/stream-consumer.ts',
-  sortKeyPrefixes: [BRAND_PREFIX, FIELD_PREFIX],
+  sortKeyPrefixes: [BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX],
+  /** It fans events out to webhook endpoints and starts their deliveries. */
+  deliversWebhooks: true,
+} as const;
+
+/**
+ * Webhook deliveries (README, "Webhooks"): not routes either. The deliverer sends one endpoint's due
+ * deliveries (invoked asynchronously, once per endpoint, by the stream consumer, the sweeper and the
+ * redeliver/recover routes), so a slow endpoint holds up only its own invocation. The sweeper runs on a
+ * schedule, reads the due index's shards and invokes the deliverer for each endpoint with deliveries due.
+ */
+export const webhookDelivery = {
+  deliverer: { handler: 'functions/webhooks/deliverer.ts' },
+  sweeper: { handler: 'functions/webhooks/sweeper.ts', everyMinutes: 1 },
 } as const;

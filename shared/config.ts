@@ -40,6 +40,9 @@ export const config = {
   /** The EventBridge bus change events go to (the stack's); locally the stand-in's endpoint too. */
   eventBusName: () => required('EVENT_BUS_NAME'),
   eventBridgeEndpoint: () => setting('EVENTBRIDGE_ENDPOINT'),
+  /** The function that sends webhook deliveries (invoked asynchronously); locally the stand-in's endpoint too. */
+  webhookDelivererFunction: () => required('WEBHOOK_DELIVERER_FUNCTION'),
+  lambdaEndpoint: () => setting('LAMBDA_ENDPOINT'),
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
   /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
   logLevel: () => setting('LOG_LEVEL') ?? 'INFO',

@@ -37,6 +37,8 @@ export const LIMITS = {
   libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
   /** The site URL auto-configure reads. */
   autoConfigureUrlLength: 2048,
+  /** A webhook endpoint's URL. */
+  webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */
   brandTags: 100,
   brandSocialLinks: 50,
@@ -96,4 +98,10 @@ export const SDK_CALL_BUDGET_MS =
  * Each team's quotas unless the deployment (`QUOTAS`, cdk.json's `quotas`) or the admin CLI sets others:
  * sized so that a whole list stays well within Lambda's 6 MB response.
  */
-export const QUOTA_DEFAULTS = { brands: 500, contact_fields: 5000, sites: 100, pages: 10000 };
+export const QUOTA_DEFAULTS = {
+  brands: 500,
+  contact_fields: 5000,
+  sites: 100,
+  pages: 10000,
+  webhook_endpoints: 20,
+};

@@ -2,8 +2,8 @@
  * Per-team rate limits: plans of at most `limit` requests per `windowSeconds`, counted per API token the way
  * an AWS WAF rate-based rule counts them (lib/cdk/rate-limits.ts deploys one rule per plan; the local gateway
  * counts the same way, lib/local/rate-limiter.ts). Why WAF and not usage plans: docs/rate-limits.md. The
- * defaults are cdk.json's; a deployment that sets others passes them to the functions as `RATE_LIMITS`
- * (shared/config.ts).
+ * defaults are cdk.json's; a deployment that sets others passes them to the routes behind the authorizer as
+ * `RATE_LIMITS` (shared/config.ts).
  */
 export interface RateLimitPlan {
   /** Requests a token may make in any `windowSeconds` (AWS WAF: at least 10). */

@@ -13,9 +13,10 @@ import { ROOT } from './support/processes.ts';
  */
 const api = useApi();
 const openapi = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
-const operations: Array<{ operationId: string; summary: string }> = Object.values(openapi.paths).flatMap(
-  (methods) => Object.values(methods as Record<string, { operationId: string; summary: string }>),
-);
+type Operations = Record<string, { operationId: string; summary: string }>;
+const operations = Object.values(openapi.paths).flatMap((methods) => Object.values(methods as Operations));
+/** What the API sends (the document's `webhooks`): Redoc renders each too, its heading marked `Webhook`. */
+const webhooks = Object.values(openapi.webhooks).flatMap((methods) => Object.values(methods as Operations));
 
 // Scripts run in the page, as text (this project's TypeScript has no DOM types).
 /** The browser reports each refusal by the page's CSP as an event; the page keeps a list of them. */
@@ -81,12 +82,14 @@ afterAll(async () => {
 });
 
 describe('the API reference page in a browser', () => {
-  it('renders every operation of the document, by its summary', () => {
+  it('renders every operation and webhook of the document, by its summary', () => {
     expect(operations.length).toBeGreaterThan(0);
-    const rendered = loaded.sections.map(({ id, heading }) => `${id} ${heading}`).sort();
-    const expected = operations
-      .map(({ operationId, summary }) => `operation/${operationId} ${summary}`)
-      .sort();
+    expect(webhooks.length).toBeGreaterThan(0);
+    const rendered = loaded.sections.map(({ id, heading }) => `${id} ${heading.replace(/\s+/g, ' ')}`).sort();
+    const expected = [
+      ...operations.map(({ operationId, summary }) => `operation/${operationId} ${summary}`),
+      ...webhooks.map(({ operationId, summary }) => `operation/${operationId} ${summary} Webhook`),
+    ].sort();
     expect(rendered).toEqual(expected);
   });
 

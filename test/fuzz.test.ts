@@ -175,7 +175,11 @@ describe('every string of every route', () => {
   it('covers each body of the route table and each paged list’s limit and cursor', () => {
     const covered = (route: Route, where: 'body' | 'query') =>
       slots.some(([, slotRoute, slot]) => slotRoute === route && slot.in === where);
-    for (const route of routes.filter((candidate) => ['POST', 'PUT'].includes(candidate.method))) {
+    // Every body with a string in it (a redelivery names an endpoint by its integer id; a rotation has no body).
+    const withoutStrings = ['POST /api/v1/events/{id}/redeliver'];
+    const bodies = routes.filter((route) => OPERATIONS[routeKey(route)]?.body);
+    expect(bodies.map(routeKey)).toEqual(expect.arrayContaining(withoutStrings));
+    for (const route of bodies.filter((route) => !withoutStrings.includes(routeKey(route)))) {
       expect(covered(route, 'body'), routeKey(route)).toBe(true);
     }
     for (const route of routes.filter((candidate) => OPERATIONS[routeKey(candidate)]?.paged)) {

@@ -5,12 +5,14 @@ import { parseCommandLine } from '../lib/admin/args.ts';
 import { runCommand } from '../lib/admin/commands.ts';
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
+import { failedDeliveriesSince } from '../shared/data/webhook-deliveries.ts';
 import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './support/api.ts';
 import { eventsOf } from './support/events.ts';
 import { ROOT } from './support/processes.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
+import { startReceiver } from './support/webhook-receiver.ts';
 
 /**
  * Every example of the OpenAPI document against the API's own answers. Each operation's request example
@@ -57,6 +59,17 @@ const VARYING: Record<string, (documented: unknown, answered: unknown) => boolea
   updated_at: (a, b) => formOf(a) === formOf(b),
   // Signed for this run, by this deployment's S3.
   upload_url: (a, b) => kindOf(a) === kindOf(b),
+  // A webhook endpoint's signing secret: random, of one form.
+  secret: (a, b) =>
+    [a, b].every((value) => typeof value === 'string' && /^whsec_[A-Za-z0-9+/]{32}$/.test(value)),
+  previous_secret_expires_at: (a, b) => formOf(a) === formOf(b),
+  // A delivery attempt's: the run's event, its time and how long it took.
+  event_id: (a, b) => formOf(a) === formOf(b),
+  attempted_at: (a, b) => formOf(a) === formOf(b),
+  duration_ms: (a, b) => kindOf(a) === kindOf(b),
+  // The run's endpoints, as many as documented.
+  endpoint_ids: (a, b) =>
+    Array.isArray(a) && Array.isArray(b) && a.length === b.length && b.every((id) => typeof id === 'number'),
 };
 
 /** How a documented example differs from an answer: keys at every level, values but for VARYING ones. */
@@ -155,10 +168,13 @@ async function replay(
   {
     params = {},
     origin,
+    ids = {},
   }: {
     params?: Record<string, string | number>;
     /** The documented origin and the one that stands in for it in this run. */
     origin?: { documented: string; local: string };
+    /** The run's ids for those the request example names, by member (`endpoint_id`). */
+    ids?: Record<string, number>;
   } = {},
 ): Promise<{ answer: ApiResult; problems: string[] }> {
   const { method, template, operation } = documentedOperation(operationId);
@@ -174,6 +190,9 @@ async function replay(
     checked.add(at('requestBody', 'content', json, 'example'));
     const text = JSON.stringify(requestExample);
     body = JSON.parse(origin ? text.replaceAll(origin.documented, origin.local) : text);
+    for (const [member, id] of Object.entries(ids)) {
+      if (isObject(body) && member in body) body[member] = id;
+    }
   }
   const answer = await client[method as 'post'](path, body);
   const where = `${method.toUpperCase()} ${template}`;
@@ -227,6 +246,22 @@ afterAll(async () => {
   await site?.close();
   await api?.close();
 });
+
+/** Waits until `done` holds (the stream and the deliverer work asynchronously); fails after a deadline. */
+async function until(done: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`no ${what} in time`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Once an endpoint's attempts list has `count` tries (the deliverer records each after it is made). */
+const attemptsOf = (client: ApiClient, id: number, count: number) =>
+  until(
+    async () => (await client.get(`/api/v1/webhook-endpoints/${id}/attempts`)).body.length >= count,
+    `${count} attempts of endpoint ${id}`,
+  );
 
 const newClient = async () => {
   const team = await newTeam();
@@ -294,6 +329,56 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
     const params = { id: listed.answer.body[0]?.id };
     problems.push((await replay(client, 'getEvent', { params })).problems);
     expect(problems.flat()).toEqual([]);
+  });
+
+  it('the webhook endpoints: create, list, read, update, rotate, redeliver, attempts, recover, delete', async () => {
+    const { client, teamId } = await newClient();
+    // The documented receiver is the integrator's; a local one stands in for it (answering 204), which
+    // the URL check allows only under the local switch.
+    const receiver = await startReceiver();
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    try {
+      // The event to redeliver: a brand's, made before the endpoint, so that only the redelivery sends it.
+      expect((await client.post('/api/v1/brands', { name: 'Acme' })).status).toBe(201);
+      const [event] = await eventsOf(client, 1);
+      const origin = { documented: 'https://hooks.acme.example', local: new URL(receiver.url).origin };
+      const created = await replay(client, 'createWebhookEndpoint', { origin });
+      const problems = [created.problems];
+      const id = created.answer.body.id as number;
+      for (const operationId of [
+        'listWebhookEndpoints',
+        'getWebhookEndpoint',
+        'updateWebhookEndpoint',
+        'rotateWebhookEndpointSecret',
+      ]) {
+        problems.push((await replay(client, operationId, { params: { id }, origin })).problems);
+      }
+      const redelivered = await replay(client, 'redeliverEvent', {
+        params: { id: event?.id as string },
+        ids: { endpoint_id: id },
+      });
+      problems.push(redelivered.problems);
+      await attemptsOf(client, id, 1);
+      problems.push((await replay(client, 'listWebhookEndpointAttempts', { params: { id } })).problems);
+
+      // A delivery given up: an event while the endpoint is disabled, which recover sends once it is enabled.
+      const path = `/api/v1/webhook-endpoints/${id}`;
+      expect((await client.put(path, { disabled: true })).status).toBe(200);
+      expect((await client.post('/api/v1/brands', { name: 'Acme Labs' })).status).toBe(201);
+      await eventsOf(client, 2);
+      await until(
+        async () => (await failedDeliveriesSince(teamId, id, 0)).length === 1,
+        'a delivery given up',
+      );
+      expect((await client.put(path, { disabled: false })).status).toBe(200);
+      problems.push((await replay(client, 'recoverWebhookEndpoint', { params: { id } })).problems);
+      await attemptsOf(client, id, 2);
+      problems.push((await replay(client, 'deleteWebhookEndpoint', { params: { id } })).problems);
+      expect(problems.flat()).toEqual([]);
+    } finally {
+      restoreSettings();
+      await receiver.close();
+    }
   });
 
   it("the schemas' and headers' own examples are values the answers had there", () => {

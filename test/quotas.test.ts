@@ -92,6 +92,7 @@ describe('quotas', () => {
       contact_fields: { limit: 5000, used: 0 },
       sites: { limit: 1, used: 1 },
       pages: { limit: 1, used: 1 },
+      webhook_endpoints: { limit: 20, used: 0 },
     });
   });
 

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../lib/local/services.ts';
 import { ROOT, runScript, stopChild, waitForOutput } from './support/processes.ts';
 
 /**
@@ -18,6 +20,9 @@ const NOT_RUN = ['sh setup', 'sh aws', 'sh long'];
 const BANNER = 'text npm-start';
 const CLIENT_EXAMPLE = 'ts client';
 const CLIENT_EXAMPLE_FILE = join(ROOT, 'examples/typed-client.ts');
+/** `ts receiver` is the webhook receiver's example, examples/webhook-receiver.ts, run against the same server. */
+const RECEIVER_EXAMPLE = 'ts receiver';
+const RECEIVER_EXAMPLE_FILE = join(ROOT, 'examples/webhook-receiver.ts');
 /** What the README shows as the local API's address; a test server listens on a free port instead. */
 const DOCUMENTED_API_URL = 'http://127.0.0.1:3000';
 
@@ -82,6 +87,8 @@ describe('README examples', () => {
       DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: '',
       S3_ENDPOINT: '',
+      // As the Webhooks section says: deliveries to a receiver on this machine.
+      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
     });
     [, apiUrl = ''] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
   }, 120_000);
@@ -92,11 +99,12 @@ describe('README examples', () => {
   });
 
   it('marks every code block as run here, not run (and why), or plain text', () => {
-    const known = new Set(['', 'text', RUN, BANNER, CLIENT_EXAMPLE, ...NOT_RUN]);
+    const known = new Set(['', 'text', RUN, BANNER, CLIENT_EXAMPLE, RECEIVER_EXAMPLE, ...NOT_RUN]);
 
     expect(fences.filter(({ info }) => !known.has(info)).map(({ info }) => info)).toEqual([]);
     expect(fences.filter(({ info }) => info === RUN).length).toBeGreaterThanOrEqual(3);
     expect(fences.filter(({ info }) => info === CLIENT_EXAMPLE).length).toBe(1);
+    expect(fences.filter(({ info }) => info === RECEIVER_EXAMPLE).length).toBe(1);
   });
 
   it('shows the start banner npm start prints', async () => {
@@ -175,4 +183,56 @@ describe('README examples', () => {
       await stopChild(run.child, run.exited);
     }
   }, 60_000);
+
+  it("shows the webhook receiver example as the file it is; it verifies the API's deliveries and refuses a forged one", async () => {
+    expect(fences.find(({ info }) => info === RECEIVER_EXAMPLE)?.body).toBe(
+      await readFile(RECEIVER_EXAMPLE_FILE, 'utf8'),
+    );
+    expect(typeErrors(RECEIVER_EXAMPLE_FILE)).toEqual([]);
+
+    const local = JSON.parse(await readFile(join(dataDir, 'local.json'), 'utf8'));
+    const call = (path: string, body: unknown) =>
+      fetch(apiUrl + path, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${local.demo_token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((response) => response.json() as Promise<{ id: number; secret: string }>);
+    const port = await freePort();
+    const endpoint = await call('/api/v1/webhook-endpoints', {
+      url: `http://127.0.0.1:${port}/`,
+      event_types: ['brand.created'],
+    });
+    const run = runScript(RECEIVER_EXAMPLE_FILE, [], { PORT: String(port), WEBHOOK_SECRET: endpoint.secret });
+    try {
+      await waitForListening(port);
+      const brand = await call('/api/v1/brands', { name: 'Hooked Acme' });
+      await waitForOutput(run, new RegExp(`^brand\\.created brand:${brand.id} v1$`, 'm'));
+      const forged = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'evt_1_1_1_0',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,Zm9yZ2Vk',
+        },
+        body: '{}',
+      });
+      expect(forged.status).toBe(400);
+    } finally {
+      await stopChild(run.child, run.exited);
+    }
+  }, 60_000);
 });
+
+/** Resolves once something accepts connections on the port. */
+async function waitForListening(port: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true));
+      socket.once('error', () => resolve(false));
+      socket.once('connect', () => socket.end());
+    });
+    if (open) return;
+    if (tries > 300) throw new Error(`nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -58,6 +58,7 @@ const DEPLOYED_VALUES: Record<string, string> = {
   PUBLIC_BUCKET: 'team-messaging-public',
   PUBLIC_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
   EVENT_BUS_NAME: 'TeamMessagingApi-change-events',
+  WEBHOOK_DELIVERER_FUNCTION: 'TeamMessagingApi-WebhookDeliveriesDeliverer-AbCdEfGhIjKl',
 };
 
 /** The function's own environment as Lambda would set it, plus what the Lambda runtime adds. */
@@ -138,8 +139,8 @@ const bundleOf = (constructId: string): Bundle => {
 describe('CDK bundles', () => {
   it('builds one minified ESM bundle with a source map and the createRequire banner per function', () => {
     const all = bundles();
-    // The routes', the authorizer's and the change-event consumer's.
-    expect(all).toHaveLength(routes.length + 2);
+    // The routes', the authorizer's, the change-event consumer's and the webhook deliverer's and sweeper's.
+    expect(all).toHaveLength(routes.length + 4);
     for (const bundle of all) {
       expect(readdirSync(bundle.dir).sort(), bundle.functionId).toEqual(['index.mjs', 'index.mjs.map']);
       const code = readFileSync(join(bundle.dir, 'index.mjs'), 'utf8');
@@ -150,10 +151,12 @@ describe('CDK bundles', () => {
     }
   });
 
-  it('bundles the idempotency module only into the two creates, which take an Idempotency-Key', () => {
-    const creates = ['POST /api/v1/brands', 'POST /api/v1/contact-fields'].map((endpoint) =>
-      functionId(...(endpoint.split(' ') as [string, string])),
-    );
+  it('bundles the idempotency module only into the creates, which take an Idempotency-Key', () => {
+    const creates = [
+      'POST /api/v1/brands',
+      'POST /api/v1/contact-fields',
+      'POST /api/v1/webhook-endpoints',
+    ].map((endpoint) => functionId(...(endpoint.split(' ') as [string, string])));
     for (const bundle of bundles()) {
       const map = JSON.parse(readFileSync(join(bundle.dir, 'index.mjs.map'), 'utf8')) as {
         sources: string[];

@@ -1,11 +1,12 @@
-import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
+import { ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { describe, expect, it } from 'vitest';
-import { readReleasedTemplate, releasableTemplate } from '../lib/cdk/released-template.ts';
-import { guardFailure, statefulChanges } from '../lib/cdk/stateful-guard.ts';
+import { guardFailure } from '../lib/cdk/stateful-guard.ts';
 import { routes, streamConsumer } from '../lib/routes.ts';
 import {
+  attemptKey,
   brandKey,
   defaultBrandKey,
+  deliveryKey,
   EVENT_PREFIX,
   fieldKey,
   idempotencyKey,
@@ -15,6 +16,7 @@ import {
   tagKey,
   teamKey,
   tokenKey,
+  webhookEndpointKey,
 } from '../shared/data/keys.ts';
 import { SDK_CALL_BUDGET_MS } from '../shared/limits.ts';
 import {
@@ -24,6 +26,20 @@ import {
   reportedViolations,
   type Synthesized,
 } from './support/synth.ts';
+import {
+  actions,
+  alarmsOn,
+  all,
+  getAtt,
+  idOf,
+  ofType,
+  only,
+  type Resource,
+  type Statement,
+  statementsOfRole,
+  stringify,
+  tableOverReleased,
+} from './support/template.ts';
 
 /**
  * Change events (issue 29), the AWS side: the table's stream, the consumer reading it through an event
@@ -34,35 +50,8 @@ import {
  */
 const stacks = defaultAndOverridden({ alarms: '{"streamIteratorAgeSeconds": 120}' });
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
-type Resource = { Type: string; Properties: Record<string, any> };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
-
-const all = (s: Synthesized) => s.template.toJSON().Resources as Record<string, Resource>;
-const ofType = (s: Synthesized, type: string) =>
-  Object.entries(all(s)).filter(([, resource]) => resource.Type === type);
-/** The one resource of `type`; fails if there are more. */
-function only(s: Synthesized, type: string): [string, Resource] {
-  const found = ofType(s, type);
-  expect(
-    found.map(([id]) => id),
-    type,
-  ).toHaveLength(1);
-  return found[0] as [string, Resource];
-}
-const idOf = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) =>
-  logicalId(s.stack, construct.node.defaultChild);
-const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] });
-const stringify = (value: unknown) => JSON.stringify(value);
-
-/** Every statement of the policies attached to a role (by the role's logical id). */
-const statementsOfRole = (s: Synthesized, role: string): Statement[] =>
-  ofType(s, 'AWS::IAM::Policy')
-    .filter(([, policy]) => policy.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === role))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
 const consumerStatements = (s: Synthesized) =>
   statementsOfRole(s, logicalId(s.stack, s.stack.changeEvents.consumer.role?.node.defaultChild));
-const actions = (statement: Statement) => [statement.Action].flat();
 
 /**
  * Whether a Lambda event filter pattern matches a record, for the forms a pattern may use here: nested
@@ -121,12 +110,8 @@ describe('change events: the table stream', () => {
   });
 
   it('is an in-place update of the released table: the stateful guard passes', () => {
-    const released = readReleasedTemplate();
-    const current = releasableTemplate();
-    const findings = statefulChanges(released, current);
+    const { findings, change } = tableOverReleased(stacks.synth);
     expect(findings, guardFailure(findings)).toEqual([]);
-    const [tableId] = only(stacks.synth, 'AWS::DynamoDB::GlobalTable');
-    const change = fullDiff(released, current).resources.get(tableId);
     expect(Object.keys(change?.propertyUpdates ?? {})).toContain('StreamSpecification');
     expect(change?.changeImpact).toBe(ResourceImpact.WILL_UPDATE);
   });
@@ -161,17 +146,25 @@ describe('change events: the event source mapping', () => {
     expect(p.DestinationConfig).toEqual({ OnFailure: { Destination: getAtt(queueId, 'Arn') } });
   });
 
-  it('filters on the sort key: brands and contact fields only, as exact patterns', () => {
+  it('filters on the sort key: brands, contact fields and webhook endpoints only, as exact patterns', () => {
     const [, mapping] = only(stacks.synth, 'AWS::Lambda::EventSourceMapping');
     expect(mapping.Properties.FilterCriteria.Filters).toEqual([
-      { Pattern: '{"dynamodb":{"Keys":{"sk":{"S":[{"prefix":"BRAND#"},{"prefix":"FIELD#"}]}}}}' },
+      {
+        Pattern:
+          '{"dynamodb":{"Keys":{"sk":{"S":[{"prefix":"BRAND#"},{"prefix":"FIELD#"},{"prefix":"WEBHOOK#"}]}}}}',
+      },
     ]);
   });
 
   it.each(['INSERT', 'MODIFY', 'REMOVE'] as const)(
-    'invokes the consumer for a %s of a brand, the default pointer or a field, and of nothing else',
+    'invokes the consumer for a %s of a brand, the default pointer, a field or a webhook endpoint, and of nothing else',
     (eventName) => {
-      const changes = { brand: brandKey(1, 42), defaultPointer: defaultBrandKey(1), field: fieldKey(1, 7) };
+      const changes = {
+        brand: brandKey(1, 42),
+        defaultPointer: defaultBrandKey(1),
+        field: fieldKey(1, 7),
+        webhookEndpoint: webhookEndpointKey(1, 3),
+      };
       for (const [what, key] of Object.entries(changes))
         expect(invokes(stacks.synth, eventName, key), what).toBe(true);
       const others = {
@@ -184,6 +177,9 @@ describe('change events: the event source mapping', () => {
         legacyPointer: { pk: 'TEAM#1', sk: LEGACY_DEFAULT_BRAND_SK },
         token: tokenKey('a'.repeat(64)),
         sequence: sequenceKey('brand'),
+        // What the consumer and the deliverer write for webhooks: never the consumer's business.
+        delivery: deliveryKey(1, 3, `001767225600#${'42'.padStart(40, '0')}#0`),
+        attempt: attemptKey(1, 3, 1767225600000, `001767225600#${'42'.padStart(40, '0')}#0`),
       };
       for (const [what, key] of Object.entries(others))
         expect(invokes(stacks.synth, eventName, key), what).toBe(false);
@@ -221,9 +217,10 @@ describe('change events: the consumer', () => {
         'METRICS_NAMESPACE',
         'NODE_OPTIONS',
         'PUBLIC_BASE_URL',
-        'RATE_LIMITS',
         'SERVICE_NAME',
         'TABLE_NAME',
+        // It starts webhook deliveries (stack-webhooks.test.ts).
+        'WEBHOOK_DELIVERER_FUNCTION',
       ].sort(),
     );
     const [busId] = only(s, 'AWS::Events::EventBus');
@@ -238,7 +235,7 @@ describe('change events: the consumer', () => {
     expect(streamConsumer.handler).toBe('functions/events/stream-consumer.ts');
   });
 
-  it('may read and write the table, read its stream, PutEvents only to the bus, and send only to its queue', () => {
+  it('may read and write the table, read its stream, PutEvents only to the bus, send only to its queue, and invoke only the deliverer', () => {
     const s = stacks.synth;
     const [tableId] = only(s, 'AWS::DynamoDB::GlobalTable');
     const [busId] = only(s, 'AWS::Events::EventBus');
@@ -268,6 +265,7 @@ describe('change events: the consumer', () => {
       ],
       [stringify(getAtt(busId, 'Arn'))]: ['events:PutEvents'],
       [stringify(getAtt(queueId, 'Arn'))]: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      [stringify(getAtt(idOf(s, s.stack.webhookDeliveries.deliverer), 'Arn'))]: ['lambda:InvokeFunction'],
       // Its log group, and X-Ray's two write actions (granted on `*`, the only form X-Ray has).
       [stringify(
         getAtt(logicalId(s.stack, s.stack.changeEvents.consumer.logGroup.node.defaultChild), 'Arn'),
@@ -307,31 +305,6 @@ describe('change events: the on-failure queue and the alarms', () => {
     );
   });
 
-  interface AlarmOn {
-    properties: Record<string, unknown>;
-    namespace: string;
-    stat: string;
-  }
-  /** The alarms of the stack on `metric` with these dimensions (cdk-monitoring-constructs' form: `Metrics`). */
-  const alarmsOn = (s: Synthesized, metric: string, dimensions: Record<string, unknown>): AlarmOn[] =>
-    ofType(s, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
-      // biome-ignore lint/suspicious/noExplicitAny: CloudFormation read loosely.
-      (alarm.Properties.Metrics as any[])
-        .filter(({ MetricStat }) => {
-          const found = MetricStat?.Metric;
-          if (found?.MetricName !== metric) return false;
-          const given = Object.fromEntries(
-            (found.Dimensions ?? []).map((d: { Name: string; Value: unknown }) => [d.Name, d.Value]),
-          );
-          return stringify(given) === stringify(dimensions);
-        })
-        .map(({ MetricStat }) => ({
-          properties: alarm.Properties,
-          namespace: MetricStat.Metric.Namespace,
-          stat: MetricStat.Stat,
-        })),
-    );
-
   it('alarms on any message in the queue, to the alarm topic', () => {
     const [queueId] = only(stacks.synth, 'AWS::SQS::Queue');
     const [topicId] = only(stacks.synth, 'AWS::SNS::Topic');
@@ -345,7 +318,7 @@ describe('change events: the on-failure queue and the alarms', () => {
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [{ Ref: topicId }],
       OKActions: [{ Ref: topicId }],
-      AlarmName: 'TeamMessagingApi-ChangeEventsFailed-Queue-Message-Count-Max-Critical',
+      AlarmName: 'TeamMessagingApi-Monitoring-ChangeEventsFailed-Queue-Message-Count-Max-Critical',
     });
   });
 
@@ -363,7 +336,7 @@ describe('change events: the on-failure queue and the alarms', () => {
       expect(age?.properties).toMatchObject({
         Threshold: ageMs,
         TreatMissingData: 'notBreaching',
-        AlarmName: `${prefix}-ChangeEventsFunction-Iterator-Age-Max-Critical`,
+        AlarmName: `${prefix}-Monitoring-ChangeEventsFunction-Iterator-Age-Max-Critical`,
       });
     }
   });
@@ -399,10 +372,13 @@ describe('change events: checks', () => {
     expect(onQueue[0]?.reason).toMatch(/on-failure destination/);
   });
 
-  it('adds one function to the routes and the authorizer', () => {
+  it('adds one function to the routes, the authorizer and the webhook deliverer and sweeper', () => {
     const functions = ofType(stacks.synth, 'AWS::Lambda::Function').filter(
       ([id]) => !id.startsWith('LogRetention'),
     );
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
+    expect(functions.map(([id]) => id)).toContain(
+      idOf(stacks.synth, stacks.synth.stack.changeEvents.consumer),
+    );
   });
 });

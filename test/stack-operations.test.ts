@@ -3,12 +3,21 @@ import { join } from 'node:path';
 import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
+import { readReleasedTemplate } from '../lib/cdk/released-template.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
+import { STATEFUL_TYPES } from '../lib/cdk/stateful-guard.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
+import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { ROOT } from './support/processes.ts';
-import { defaultAndOverridden, logicalId, type Synthesized, synthesize } from './support/synth.ts';
+import {
+  defaultAndOverridden,
+  inMonitoring,
+  logicalId,
+  type Synthesized,
+  synthesize,
+} from './support/synth.ts';
 
 /**
  * The stack's operating surface: tracing, the functions' logger and metrics settings, throttling, logs,
@@ -27,11 +36,14 @@ const OVERRIDES = {
 };
 
 const stacks = defaultAndOverridden(OVERRIDES);
+const DUE_INDEX = TABLE_SCHEMA.dueIndex.name;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 const resources = (s: Synthesized, type: string) =>
   Object.values(s.template.findResources(type)) as Resource[];
+/** The alarms or the dashboard: in the monitoring's nested stack, its parameters resolved. */
+const monitoring = (s: Synthesized, type: string) => resources(inMonitoring(s), type);
 const stage = (s: Synthesized) => resources(s, 'AWS::ApiGateway::Stage')[0]?.Properties;
 /**
  * The stack's functions (routes, the authorizer, the change-event consumer), not CDK's own (LogRetention,
@@ -99,9 +111,9 @@ describe('CDK stack: settings', () => {
     expect(flags['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
   });
 
-  it("gives every function (routes, the authorizer, the consumer) the logger's and metrics' settings", () => {
+  it("gives every function (routes, the authorizer, the consumer, the deliverer, the sweeper) the logger's and metrics' settings", () => {
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         SERVICE_NAME: 'team-messaging-api',
@@ -149,7 +161,7 @@ describe('CDK stack: tracing', () => {
   it('traces every request with X-Ray: on the stage and in every function', () => {
     expect(stage(stacks.synth)?.TracingEnabled).toBe(true);
     const functions = apiFunctions(stacks.synth);
-    expect(functions).toHaveLength(routes.length + 2);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
     }
@@ -237,7 +249,7 @@ function metricsOf(alarm: Resource): AlarmMetric[] {
 }
 /** The alarms watching `namespace` `name` with (at least) these dimensions. */
 const alarmsOn = (s: Synthesized, namespace: string, name: string, dimensions: Record<string, unknown>) =>
-  resources(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
+  monitoring(s, 'AWS::CloudWatch::Alarm').filter((alarm) =>
     metricsOf(alarm).some(
       (m) =>
         m.namespace === namespace &&
@@ -261,6 +273,15 @@ describe('CDK stack: alarms', () => {
     expect(metricsOf(fault5xx as Resource)[0]?.stat).toBe('Average');
     expect(metricsOf(fault5xx as Resource)[0]?.dimensions.Method).toBeUndefined();
     expect(fault5xx?.Properties.Threshold).toBe(0.01);
+    // The stage by name (the monitoring's literal), which is the deployed stage's.
+    for (const [s, name] of [
+      [stacks.synth, 'prod'],
+      [stacks.overridden, 'dev'],
+    ] as const) {
+      expect(stage(s)?.StageName).toBe(name);
+      const [onStage] = alarmsOn(s, 'AWS/ApiGateway', '5XXError', { ApiName: s.stack.stackName });
+      expect(metricsOf(onStage as Resource)[0]?.dimensions.Stage).toBe(name);
+    }
   });
 
   it('alarms on the p99 latency of every route at API Gateway (the web-fetching one allowed longer)', () => {
@@ -288,7 +309,7 @@ describe('CDK stack: alarms', () => {
     expect(alarmsOn(stacks.synth, 'AWS/Lambda', 'Throttles', fn)).toHaveLength(1);
     const [failures, ...others] = alarmsOn(stacks.synth, 'AWS/Lambda', 'Errors', fn);
     expect(others).toEqual([]);
-    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Authorizer-Failures-Critical');
+    expect(failures?.Properties.AlarmName).toBe('TeamMessagingApi-Monitoring-Authorizer-Failures-Critical');
     expect(metricsOf(failures as Resource)).toContainEqual({
       namespace: 'TeamMessagingApi',
       name: 'AuthorizerDenied',
@@ -297,16 +318,19 @@ describe('CDK stack: alarms', () => {
     });
   });
 
-  it('alarms on throttled reads and writes of the table and its index, and on its system errors', () => {
+  it('alarms on throttled reads and writes of the table and each of its indexes, and on its system errors', () => {
     const table = { TableName: ref(stacks.synth, stacks.synth.stack.table) };
-    const index = { ...table, GlobalSecondaryIndexName: ID_INDEX };
+    const onIndex = (indexName: string) => ({ ...table, GlobalSecondaryIndexName: indexName });
     for (const name of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
       const alarms = alarmsOn(stacks.synth, 'AWS/DynamoDB', name, table);
-      expect(alarms, name).toHaveLength(2);
+      expect(alarms, name).toHaveLength(3);
       expect(
         alarms.filter((a) => metricsOf(a)[0]?.dimensions.GlobalSecondaryIndexName),
         name,
-      ).toEqual(alarmsOn(stacks.synth, 'AWS/DynamoDB', name, index));
+      ).toEqual([
+        ...alarmsOn(stacks.synth, 'AWS/DynamoDB', name, onIndex(ID_INDEX)),
+        ...alarmsOn(stacks.synth, 'AWS/DynamoDB', name, onIndex(DUE_INDEX)),
+      ]);
     }
     const [systemErrors, ...others] = alarmsOn(stacks.synth, 'AWS/DynamoDB', 'SystemErrors', table);
     expect(others).toEqual([]);
@@ -329,14 +353,15 @@ describe('CDK stack: alarms', () => {
     for (const s of [stacks.synth, stacks.overridden]) {
       const topics = Object.keys(s.template.findResources('AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
-      const alarms = resources(s, 'AWS::CloudWatch::Alarm');
-      // Stage; per route latency, errors, throttles; authorizer; table and index; bucket; change events
-      // (consumer errors, throttles, iterator age; on-failure queue).
-      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 5 + 1 + 4);
+      const alarms = monitoring(s, 'AWS::CloudWatch::Alarm');
+      // Stage; per route latency, errors, throttles; authorizer; table and its two indexes; bucket; change
+      // events (consumer errors, throttles, iterator age; on-failure queue); webhooks (deliverer's and
+      // sweeper's errors and throttles; endpoints disabled).
+      expect(alarms.length).toBe(1 + 3 * routes.length + 2 + 7 + 1 + 4 + 5);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
         expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual([{ Ref: topics[0] }]);
-        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-`)).toBe(true);
+        expect(alarm.Properties.AlarmName.startsWith(`${s.stack.stackName}-Monitoring-`)).toBe(true);
       }
       expect(new Set(alarms.map((a) => a.Properties.AlarmName)).size).toBe(alarms.length);
     }
@@ -351,10 +376,54 @@ describe('CDK stack: alarms', () => {
       [stacks.synth, 3, 2],
       [stacks.overridden, 5, 4],
     ] as const) {
-      for (const alarm of resources(s, 'AWS::CloudWatch::Alarm')) {
+      // But the disabled webhook endpoints: one endpoint is disabled once, so any one alarms at once.
+      const once = `${s.stack.stackName}-Monitoring-Webhooks-EndpointsDisabled-Critical`;
+      const alarms = monitoring(s, 'AWS::CloudWatch::Alarm');
+      expect(alarms.map((alarm) => alarm.Properties.AlarmName)).toContain(once);
+      for (const alarm of alarms.filter((a) => a.Properties.AlarmName !== once)) {
         expect(alarm.Properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: datapoints });
       }
     }
+  });
+});
+
+describe('CDK stack: monitoring in its nested stack', () => {
+  it('has the alarms and the dashboard in the nested stack, the topic and its subscription in the stack', () => {
+    for (const s of [stacks.synth, stacks.overridden]) {
+      // Its logical id names it in the console: `TeamMessagingApi-Monitoring-<suffix>`.
+      expect(Object.keys(s.template.findResources('AWS::CloudFormation::Stack'))).toEqual(['Monitoring']);
+      for (const type of ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard'])
+        expect(resources(s, type), type).toEqual([]);
+      for (const type of ['AWS::SNS::Topic', 'AWS::SNS::Subscription'])
+        expect(monitoring(s, type), type).toEqual([]);
+    }
+  });
+
+  it("holds no stateful resource in the nested stack: the stateful guard reads the stack's template", () => {
+    for (const s of [stacks.synth, stacks.overridden]) {
+      const types = Object.values(s.monitoring.toJSON().Resources as Record<string, Resource>).map(
+        (r) => r.Type,
+      );
+      expect(types.filter((type) => STATEFUL_TYPES.includes(type))).toEqual([]);
+      expect(new Set(types)).toEqual(new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']));
+    }
+  });
+
+  it('names no alarm and no dashboard as the released stack does: CloudFormation creates before it deletes', () => {
+    // A name still taken when the nested stack creates its alarm or dashboard fails the deploy.
+    const names = (resources: object = {}) =>
+      Object.values(resources as Record<string, Resource>)
+        .flatMap(({ Properties: p }) => [p?.AlarmName, p?.DashboardName])
+        .filter(Boolean);
+    const released = new Set(names(readReleasedTemplate().Resources));
+    const current = names(stacks.synth.monitoring.toJSON().Resources);
+    expect(current.length).toBeGreaterThan(100);
+    expect(current.filter((name) => released.has(name))).toEqual([]);
+  });
+
+  it('keeps the topic where the released stack has it: its ARN and subscriptions stay', () => {
+    const [topicId] = Object.keys(stacks.synth.template.findResources('AWS::SNS::Topic'));
+    expect(readReleasedTemplate().Resources?.[topicId ?? '']?.Type).toBe('AWS::SNS::Topic');
   });
 });
 
@@ -363,9 +432,9 @@ describe('CDK stack: dashboard', () => {
   const row = (...parts: string[]) => parts.map((part) => `\\"${part}\\"`).join(',');
 
   it("shows every route's method and function, the authorizer, the table and the functions' own metrics", () => {
-    const [dashboard, ...others] = resources(stacks.synth, 'AWS::CloudWatch::Dashboard');
+    const [dashboard, ...others] = monitoring(stacks.synth, 'AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
-    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi');
+    expect(dashboard?.Properties.DashboardName).toBe('TeamMessagingApi-Monitoring');
     const body = stringify(dashboard?.Properties.DashboardBody);
     for (const route of routes) {
       const name = `${route.method} ${route.path}`;
@@ -384,7 +453,7 @@ describe('CDK stack: dashboard', () => {
     expect(body).toContain(row('TeamMessagingApi', 'AuthorizerDenied', 'service', 'team-messaging-api'));
     expect(body).toContain('MetricName=\\\\\\"AutoConfigureRefused\\\\\\"');
 
-    const devBody = stringify(resources(stacks.overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
+    const devBody = stringify(monitoring(stacks.overridden, 'AWS::CloudWatch::Dashboard')[0]?.Properties);
     expect(devBody).toContain(row('MessagingEu', 'AuthorizerAllowed', 'service', 'messaging-eu'));
   });
 });

@@ -1,7 +1,15 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionId } from '../lib/cdk/team-messaging-stack.ts';
+import { routes } from '../lib/routes.ts';
 import { EMPTY_PLAN_PATTERN, RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
-import { defaultAndOverridden, reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
+import {
+  defaultAndOverridden,
+  logicalId,
+  reportedViolations,
+  type Synthesized,
+  synthesize,
+} from './support/synth.ts';
 
 /**
  * Per-team rate limits in the stack: AWS WAF rate-based rules on the stage, one per plan, counting each token,
@@ -240,13 +248,24 @@ describe('CDK stack: per-team rate limits', () => {
     expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only']);
   });
 
-  it('tells every function the plans, so GET /api/v1/limits answers the deployment’s', () => {
+  it('tells every route behind the authorizer the plans, so GET /api/v1/limits answers the deployment’s', () => {
     const limitsOf = (s: Synthesized) =>
       new Set(
         Object.values(resources(s, 'AWS::Lambda::Function'))
           .map((fn) => fn.Properties.Environment?.Variables?.RATE_LIMITS)
           .filter(Boolean),
       );
+    // Those routes and no other function: the ones that tell a caller its plan (RateLimit-Policy).
+    for (const s of all()) {
+      const functions = Object.entries(resources(s, 'AWS::Lambda::Function'));
+      const carrying = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.RATE_LIMITS);
+      const behindAuthorizer = routes
+        .filter((route) => !route.public)
+        .map((route) => s.stack.node.findChild(functionId(route.method, route.path)).node.defaultChild);
+      expect(carrying.map(([id]) => id).sort()).toEqual(
+        behindAuthorizer.map((fn) => logicalId(s.stack, fn)).sort(),
+      );
+    }
     expect([...limitsOf(stacks.synth)].map((text) => JSON.parse(text))).toEqual([RATE_LIMIT_DEFAULTS]);
     expect([...limitsOf(stacks.overridden)].map((text) => JSON.parse(text))).toEqual([
       { plans: JSON.parse(OVERRIDES.rateLimitPlans), defaultPlan: 'tiny' },

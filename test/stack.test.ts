@@ -1,5 +1,7 @@
 import { rmSync } from 'node:fs';
+import { type App, NestedStack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
@@ -61,6 +63,7 @@ function expectedActions(route: Route): Set<string> {
     ...(route.table === 'write' ? WRITE : []),
     ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
     ...(files.includes('private:write') || files.includes('public:write') ? ['s3:PutObject'] : []),
+    ...(route.deliversWebhooks ? ['lambda:InvokeFunction'] : []),
   ]);
 }
 
@@ -72,12 +75,12 @@ function resourcePath(id: string): string {
 }
 
 describe('CDK stack: functions', () => {
-  it("has one Node.js 22 arm64 function per route table row plus the authorizer and the change-event consumer, besides CDK's own", () => {
+  it("has one Node.js 22 arm64 function per route table row plus the authorizer, the change-event consumer and the webhook deliverer and sweeper, besides CDK's own", () => {
     // CDK's LogRetention function (lib/cdk/service-logs.ts) runs only at deploy time.
     const all = Object.entries(resources('AWS::Lambda::Function'))
       .filter(([id]) => !id.startsWith('LogRetention'))
       .map(([, fn]) => fn);
-    expect(all).toHaveLength(routes.length + 2);
+    expect(all).toHaveLength(routes.length + 4);
     for (const fn of all) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -219,19 +222,12 @@ describe('CDK stack: functions', () => {
     expect(authorizer).toEqual([...LOGS, ...TRACES, ...READ].sort());
     expect(
       Object.keys(functionResource(authorizerFunction()).Properties.Environment.Variables).sort(),
-    ).toEqual([
-      'LOG_LEVEL',
-      'METRICS_NAMESPACE',
-      'NODE_OPTIONS',
-      'RATE_LIMITS',
-      'SERVICE_NAME',
-      'TABLE_NAME',
-    ]);
+    ).toEqual(['LOG_LEVEL', 'METRICS_NAMESPACE', 'NODE_OPTIONS', 'SERVICE_NAME', 'TABLE_NAME']);
   });
 });
 
 describe('CDK stack: data', () => {
-  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId index and deletion protection', () => {
+  it('keeps one on-demand table with PITR, the expires_at TTL, the KEYS_ONLY byId and byDueTime indexes and deletion protection', () => {
     synth.template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -248,6 +244,15 @@ describe('CDK stack: data', () => {
             KeySchema: [
               { AttributeName: 'gsi1pk', KeyType: 'HASH' },
               { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+          // Webhook deliveries that are due (stack-webhooks.test.ts).
+          {
+            IndexName: 'byDueTime',
+            KeySchema: [
+              { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'KEYS_ONLY' },
           },
@@ -438,5 +443,17 @@ describe('CDK stack: outputs and checks', () => {
     );
     for (const { path, id, reason } of acknowledged)
       expect(reason.length, `${path} ${id}`).toBeGreaterThan(40);
+  });
+
+  it("runs the AwsSolutions checks over the monitoring's nested stack too", () => {
+    // A topic that does not require TLS, as the stack's own alarm topic does (AwsSolutions-SNS3).
+    const plainTopicInNested = (app: App) => {
+      const nested = app.node.findAll().find((construct) => NestedStack.isNestedStack(construct));
+      if (!nested) throw new Error('no nested stack');
+      new Topic(nested, 'PlainTopic');
+    };
+    expect(() => synthesize({ alter: plainTopicInNested })).toThrow(
+      /TeamMessagingApi\/Monitoring\/Stack\/PlainTopic\/Resource[\s\S]*AwsSolutions-SNS3/,
+    );
   });
 });

@@ -1,7 +1,16 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { publishEvents } from '../../shared/events/bus.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
+import { fanOut } from '../../shared/webhooks/fan-out.ts';
+import { startDeliveries } from '../../shared/webhooks/start-deliveries.ts';
 
-/** The table's stream (only brand and contact field items pass the mapping's filter) → the event log and the bus. */
+/** Each batch's events go on the bus and to the webhook endpoints subscribed to them. */
+async function publish(events: readonly ChangeEvent[]): Promise<void> {
+  await publishEvents(events);
+  await startDeliveries(await fanOut(events, Date.now()));
+}
+
+/** The table's stream (brand, contact field and webhook endpoint items pass the mapping's filter) → events. */
 export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
-  consumeRecords(event.Records, publishEvents);
+  consumeRecords(event.Records, publish);

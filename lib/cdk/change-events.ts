@@ -10,6 +10,7 @@ import { streamConsumer } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantTableAccess } from './grants.ts';
 import { acknowledgeFailedRecordsQueue } from './nag.ts';
+import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
 /**
  * How Lambda reads the stream for the consumer (AWS's recommendations for stream consumers), and the
@@ -61,6 +62,8 @@ export interface ChangeEventsProps {
   publicBaseUrl: string;
   /** What happens to the consumer's log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
+  /** The consumer starts webhook deliveries (`streamConsumer.deliversWebhooks`): it may invoke the deliverer. */
+  webhookDeliveries: WebhookDeliveries;
 }
 
 /**
@@ -100,9 +103,11 @@ export class ChangeEvents extends Construct {
       memorySize: STREAM_CONSUMER.memorySize,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // It reads brands and the default pointer and writes event items; it never needs the id index.
+    // It reads brands, the default pointer and the team's webhook endpoints, and writes event and delivery
+    // items; it never needs the id index.
     grantTableAccess(this.consumer, 'write', table, { idIndex: false });
     this.bus.grantPutEventsTo(this.consumer);
+    if (streamConsumer.deliversWebhooks) props.webhookDeliveries.allowStart(this.consumer);
 
     this.consumer.addEventSource(
       new DynamoEventSource(table, {

@@ -1,5 +1,6 @@
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import type { Route } from '../routes.ts';
@@ -28,6 +29,8 @@ export interface RouteResources {
   table: TableV2;
   privateFiles: Bucket;
   publicFiles: Bucket;
+  /** `deliversWebhooks`: the routes that start deliveries may invoke its deliverer. */
+  webhookDeliveries: { allowStart(fn: ApiFunction): void };
 }
 
 /** Objects a grant covers: one key prefix (ending in `*`) of one bucket. */
@@ -48,6 +51,7 @@ export function grantRouteAccess(fn: ApiFunction, route: Route, resources: Route
     fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [bucket.arnForObjects(keys)] }));
     objects.push({ bucket, keys });
   };
+  if (route.deliversWebhooks) resources.webhookDeliveries.allowStart(fn);
   const files = new Set(route.files ?? []);
   if (files.has('private:read')) {
     // GetObject also covers HeadObject and the source side of CopyObject.
@@ -70,7 +74,8 @@ export function grantRouteAccess(fn: ApiFunction, route: Route, resources: Route
 
 /**
  * The table actions of an access level, and the `byId` index every route may need to tell 403 from 404
- * (`idIndex: false` for a function that never answers a request: the change-event consumer).
+ * (`idIndex: false` for a function that never answers a request: the change-event consumer, the webhook
+ * deliverer and sweeper).
  */
 export function grantTableAccess(
   fn: ApiFunction,
@@ -85,12 +90,27 @@ export function grantTableAccess(
       resources: [table.tableArn],
     }),
   );
-  if (!idIndex) return;
   // Every route may need to tell 403 from 404 through the id index.
+  if (idIndex) grantIndexQuery(fn, table, TABLE_SCHEMA.idIndex.name);
+}
+
+/** Query on one index of the table (IAM names each index apart from its table), and on no other. */
+export function grantIndexQuery(fn: ApiFunction, table: TableV2, indexName: string): void {
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['dynamodb:Query'],
-      resources: [`${table.tableArn}/index/${TABLE_SCHEMA.idIndex.name}`],
+      resources: [`${table.tableArn}/index/${indexName}`],
     }),
   );
+}
+
+/**
+ * Starts webhook deliveries: `lambda:InvokeFunction` on the deliverer's ARN (the function itself, none of
+ * its versions or aliases) and nothing else, and its name in `WEBHOOK_DELIVERER_FUNCTION` (shared/config.ts).
+ */
+export function grantDeliveryStart(fn: ApiFunction, deliverer: IFunction): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [deliverer.functionArn] }),
+  );
+  fn.addEnvironment('WEBHOOK_DELIVERER_FUNCTION', deliverer.functionName);
 }

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { BillingMode, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -19,11 +19,14 @@ import { Construct } from 'constructs';
 import { type Route, routeKey } from '../routes.ts';
 import type { ChangeEvents } from './change-events.ts';
 import type { AlarmThresholds, Settings } from './settings.ts';
+import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
 /** The thresholds in cdk.json are per period of this length. */
 const PERIOD = Duration.minutes(5);
 /** The S3 request metrics configuration of the public bucket (the stack adds it to the bucket). */
 export const BUCKET_METRICS_FILTER = 'EntireBucket';
+/** The logical id of the nested stack of the alarms and the dashboard, in the stack's template. */
+export const NESTED_STACK_ID = 'Monitoring';
 /** Ends every alarm's description: where its reader finds what it means and what to check first. */
 const RUNBOOK = 'What to check first: the README, "Operating it".';
 
@@ -36,52 +39,87 @@ export interface RouteFunction {
 
 export interface StackMonitoringProps {
   api: RestApi;
+  /**
+   * The name of the API's stage, as the stack names it: a literal rather than the stage's reference, which
+   * would take 40-odd characters instead of 3 in each of the dashboard's and alarms' 250 or so API Gateway
+   * metrics (10 KB of the template), and tell CloudWatch nothing more.
+   */
+  apiStage: string;
   routeFunctions: RouteFunction[];
   authorizer: IFunction;
   table: TableV2;
-  indexName: string;
+  /** The table's indexes: each alarms on its own throttles. */
+  indexNames: string[];
   publicFiles: Bucket;
   changeEvents: ChangeEvents;
+  webhookDeliveries: WebhookDeliveries;
   settings: Settings;
 }
 
 /**
- * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`); every alarm notifies one
- * SNS topic. Alarms: the stage's 5xx rate; per route, the p99 latency of its API Gateway method (what the
- * client waits for, authorizer included, rather than its function's duration) and its function's errors
- * and throttles; the authorizer's failures and throttles; the table's and its index's
- * throttles and system errors; the public bucket's 5xx; the change-event consumer's errors, throttles and
- * iterator age, and its on-failure queue. The dashboard adds the functions' own metrics.
+ * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`), in a nested stack of
+ * their own; every alarm notifies one SNS topic, which stays in the stack. Alarms: the stage's 5xx rate; per
+ * route, the p99 latency of its API Gateway method (what the client waits for, authorizer included, rather
+ * than its function's duration) and its function's errors and throttles; the authorizer's failures and
+ * throttles; the table's and its indexes' throttles and system errors; the public bucket's 5xx; the
+ * change-event consumer's errors, throttles and iterator age, and its on-failure queue; the webhook
+ * deliverer's and sweeper's errors and throttles, and any webhook endpoint disabled. The dashboard adds the
+ * functions' own metrics.
+ *
+ * Why a nested stack: the dashboard (a third of the template at the largest settings) and the alarms (three
+ * resources a route) would otherwise take the stack to CloudFormation's limits on a template's size and its
+ * resources as routes are added. What they watch reaches the nested stack as its parameters (a function's
+ * name, the table's, ...), one per resource watched, well under CloudFormation's 200; it has no outputs.
+ * The topic stays in the stack: its ARN, its subscriptions (confirmed emails, whatever was subscribed by
+ * hand) and the `AlarmTopicArn` output do not change.
  */
 export class StackMonitoring extends Construct {
   readonly alarmTopic: Topic;
+  /** The nested stack that holds the alarms and the dashboard. */
+  readonly nestedStack: NestedStack;
   /** Metrics built with the facade's defaults (period), for the math and custom metric groups. */
   private readonly metrics: MetricFactory;
 
   constructor(scope: Construct, id: string, props: StackMonitoringProps) {
     super(scope, id);
-    const { api, routeFunctions, authorizer, table, indexName, settings } = props;
+    const { api, apiStage, routeFunctions, authorizer, table, indexNames, settings } = props;
     const { alarms } = settings;
     const stackName = Stack.of(this).stackName;
-    const apiStage = api.deploymentStage.stageName;
 
     // No KMS key: a notification holds alarm names and metric values only, and CloudWatch cannot publish
     // to a topic under the AWS-managed SNS key (a customer-managed key would be needed for nothing secret).
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `${stackName} alarms`, enforceSSL: true });
     if (settings.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(settings.alarmEmail));
 
-    const facade = new MonitoringFacade(this, 'Facade', {
+    // Without indentation, as the stack's own template.
+    this.nestedStack = new NestedStack(this, 'Stack', {
+      description: `${stackName}: alarms and dashboard`,
+      suppressTemplateIndentation: true,
+    });
+    // CloudFormation names a nested stack after its parent and its logical id: `TeamMessagingApi-Monitoring-…`
+    // in the console rather than `…-MonitoringStackNestedStackStackNestedStackResource7C9BD3AE-…`.
+    this.nestedStack.nestedStackResource?.overrideLogicalId(NESTED_STACK_ID);
+    // The alarms' and the dashboard's names begin `<stack>-Monitoring`, not `<stack>` as when they were the
+    // stack's own resources. A name is an alarm's or a dashboard's identity, and CloudFormation creates the
+    // nested stack's resources before it deletes those the stack no longer has: under their former names,
+    // the update of a stack deployed before would fail on names already taken (or, were the old ones deleted
+    // by hand, the stack's clean-up would delete the new ones by name). New names move them in one update,
+    // the former alarms watching until the new ones exist.
+    const namePrefix = `${stackName}-${NESTED_STACK_ID}`;
+    const facade = new MonitoringFacade(this.nestedStack, 'Facade', {
       metricFactoryDefaults: { period: PERIOD },
       alarmFactoryDefaults: {
-        // Names like `TeamMessagingApi-GetApiV1BrandsId-Latency-P99-Critical`.
-        alarmNamePrefix: stackName,
+        // Names like `TeamMessagingApi-Monitoring-GetApiV1BrandsId-Latency-P99-Critical`.
+        alarmNamePrefix: namePrefix,
         actionsEnabled: true,
         // Back to OK is sent too: whoever got the alarm hears that it is over.
         action: new SnsAlarmActionStrategy({ onAlarmTopic: this.alarmTopic, onOkTopic: this.alarmTopic }),
         datapointsToAlarm: alarms.datapointsToAlarm,
         evaluationPeriods: alarms.evaluationPeriods,
       },
-      dashboardFactory: new DefaultDashboardFactory(this, 'Dashboards', { dashboardNamePrefix: stackName }),
+      dashboardFactory: new DefaultDashboardFactory(this.nestedStack, 'Dashboards', {
+        dashboardNamePrefix: namePrefix,
+      }),
     });
     this.metrics = facade.createMetricFactory();
 
@@ -182,18 +220,20 @@ export class StackMonitoring extends Construct {
       }),
     });
     // A throttled index also throttles the table writes that update it.
-    facade.monitorDynamoTableGlobalSecondaryIndex({
-      table,
-      globalSecondaryIndexName: indexName,
-      alarmFriendlyName: `Table-${indexName}`,
-      humanReadableName: `Index ${indexName}`,
-      addReadThrottledEventsCountAlarm: critical(
-        tableThrottled(`Reads of the ${indexName} index`, alarms.dynamoThrottled),
-      ),
-      addWriteThrottledEventsCountAlarm: critical(
-        tableThrottled(`Writes to the ${indexName} index`, alarms.dynamoThrottled),
-      ),
-    });
+    for (const indexName of indexNames) {
+      facade.monitorDynamoTableGlobalSecondaryIndex({
+        table,
+        globalSecondaryIndexName: indexName,
+        alarmFriendlyName: `Table-${indexName}`,
+        humanReadableName: `Index ${indexName}`,
+        addReadThrottledEventsCountAlarm: critical(
+          tableThrottled(`Reads of the ${indexName} index`, alarms.dynamoThrottled),
+        ),
+        addWriteThrottledEventsCountAlarm: critical(
+          tableThrottled(`Writes to the ${indexName} index`, alarms.dynamoThrottled),
+        ),
+      });
+    }
     facade.monitorCustom({
       alarmFriendlyName: 'PublicFiles',
       humanReadableName: 'Public library bucket (read by CloudFront, written by the brand routes)',
@@ -201,6 +241,7 @@ export class StackMonitoring extends Construct {
     });
 
     this.monitorChangeEvents(facade, props.changeEvents, alarms);
+    this.monitorWebhookDeliveries(facade, props.webhookDeliveries, settings);
 
     facade.addLargeHeader("The functions' own metrics");
     facade.monitorCustom({
@@ -246,6 +287,73 @@ export class StackMonitoring extends Construct {
         alarmDescriptionOverride:
           'The change-event consumer gave up on stream records: their events were not written or published.',
       }),
+    });
+  }
+
+  /**
+   * Webhook deliveries: the deliverer's and the sweeper's errors and throttles as any function's (a failed
+   * invocation is not retried by Lambda: its deliveries stay due for the next sweep), and the endpoints the
+   * deliverer disabled (its own metric; any one is an alarm at once, not after 2 of 3 periods, since one
+   * endpoint is disabled once).
+   */
+  private monitorWebhookDeliveries(
+    facade: MonitoringFacade,
+    webhooks: WebhookDeliveries,
+    settings: Settings,
+  ) {
+    const { alarms } = settings;
+    facade.addLargeHeader('Webhook deliveries: the deliverer, the sweeper, endpoints disabled');
+    for (const [fn, friendlyName, humanName, what, consequence] of [
+      [
+        webhooks.deliverer,
+        'WebhookDelivererFunction',
+        'Webhook deliverer (one endpoint per invocation)',
+        'The webhook deliverer',
+        'crashed or timed out: its deliveries stay due, the next sweep sends them.',
+      ],
+      [
+        webhooks.sweeper,
+        'WebhookSweeperFunction',
+        'Webhook sweeper (every minute)',
+        'The webhook sweeper',
+        'failed a run: due deliveries wait for a sweep that succeeds.',
+      ],
+    ] as const) {
+      facade.monitorLambdaFunction({
+        lambdaFunction: fn,
+        isIterator: false,
+        alarmFriendlyName: friendlyName,
+        humanReadableName: humanName,
+        addFaultCountAlarm: critical({
+          maxErrorCount: alarms.lambdaErrors,
+          alarmDescriptionOverride: `${what} ${consequence}`,
+        }),
+        addThrottlesCountAlarm: critical(throttled(what, alarms.lambdaThrottles)),
+      });
+    }
+    facade.monitorCustom({
+      alarmFriendlyName: 'Webhooks',
+      humanReadableName: "Webhook endpoints disabled (the deliverer's own metric)",
+      metricGroups: [
+        {
+          title: 'Endpoints disabled: failing for 5 days, or answered 410 Gone',
+          metrics: [
+            {
+              metric: this.ownMetric(settings, 'WebhookEndpointsDisabled', MetricStatistic.SUM),
+              alarmFriendlyName: 'EndpointsDisabled',
+              addAlarm: critical({
+                ...above(
+                  0,
+                  'A webhook endpoint was disabled (it failed for 5 days or answered 410 Gone): nothing is ' +
+                    "sent to it until its team enables it again. The deliverer's log group says which.",
+                ),
+                evaluationPeriods: 1,
+                datapointsToAlarm: 1,
+              }),
+            },
+          ],
+        },
+      ],
     });
   }
 

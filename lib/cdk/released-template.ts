@@ -20,6 +20,8 @@ export function releasableTemplate(): CfnTemplate {
 }
 
 const ASSET_HASH = /\b[0-9a-f]{64}\b/g;
+/** The properties in which an asset's hash names its object: a function's code, a nested stack's template. */
+const ASSET_PROPERTIES = new Set(['S3Key', 'TemplateURL']);
 /** What `cdk synth` adds to each resource's Metadata: its construct path and its asset's local file. */
 const CDK_METADATA_KEYS = /^aws:(cdk:path|asset:)/;
 
@@ -28,7 +30,9 @@ const CDK_METADATA_KEYS = /^aws:(cdk:path|asset:)/;
  * released file's diff shows resource changes only:
  * - asset hashes in `S3Key` (`<sha256>.zip`): they change with a function's bundle, or its bundling options
  *   and aws-cdk-lib's own assets, and a synth without bundling (this one) hashes other things than
- *   `cdk synth` does; a new hash is a code update, never a replacement;
+ *   `cdk synth` does; a new hash is a code update, never a replacement; and in a nested stack's
+ *   `TemplateURL` (`.../<sha256>.json`), which changes with anything in its template: an update of the
+ *   nested stack, whose own resources the diff of this template does not see;
  * - the `AWS::CDK::Metadata` resource and the `aws:cdk:path` / `aws:asset:*` resource metadata the CLI adds
  *   (version reporting, path metadata): bookkeeping, and absent when the app is synthesized without the CLI.
  */
@@ -39,7 +43,9 @@ export function normalizeTemplate(template: CfnTemplate): CfnTemplate {
   return JSON.parse(
     JSON.stringify({ ...template, Resources: Object.fromEntries(resources) }),
     (key, value) =>
-      key === 'S3Key' && typeof value === 'string' ? value.replace(ASSET_HASH, '<asset hash>') : value,
+      ASSET_PROPERTIES.has(key)
+        ? JSON.parse(JSON.stringify(value).replace(ASSET_HASH, '<asset hash>'))
+        : value,
   );
 }
 

@@ -138,7 +138,7 @@ export const rateLimitsOf = (settings: Settings): RateLimits => ({
 
 /**
  * What every function reads from the settings (shared/config.ts): the logger's and metrics' settings, the
- * deployment's quota defaults when it sets any, and its rate limit plans (GET /limits tells them).
+ * deployment's quota defaults when it sets any, and its browser origins.
  */
 export function functionEnvironment(settings: Settings): Record<string, string> {
   return {
@@ -146,10 +146,20 @@ export function functionEnvironment(settings: Settings): Record<string, string> 
     METRICS_NAMESPACE: settings.metricsNamespace,
     LOG_LEVEL: settings.logLevel,
     ...(settings.quotas && { QUOTAS: JSON.stringify(settings.quotas) }),
-    RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
     ...(settings.corsOrigins.length && { CORS_ORIGINS: settings.corsOrigins.join(',') }),
   };
 }
+
+/**
+ * What a route behind the authorizer reads too: the rate limit plans, to tell its caller the plan it is held
+ * to (RateLimit-Policy on every answer, GET /limits). No other function reads them: the authorizer answers
+ * with the plan's name alone, the stream consumer and the webhook functions answer no caller, and a public
+ * route's caller has no plan.
+ * About 2 KB a function at the settings' largest: given to the others, it would only fill the template.
+ */
+export const rateLimitsEnvironment = (settings: Settings): Record<string, string> => ({
+  RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
+});
 
 /** The context key behind each of those variables, named when they do not fit. */
 const KEY_OF_VARIABLE: Record<string, string> = {
@@ -172,14 +182,15 @@ export const environmentBytes = (variables: Record<string, unknown>): number =>
  * What the settings' variables may take of it. The stack adds TABLE_NAME (a table name: 255 characters at
  * most), PRIVATE_BUCKET and PUBLIC_BUCKET (bucket names: 63), PUBLIC_BASE_URL (`https://` and a 29-character
  * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation (the change-event
- * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); 1 KB leaves room for
- * another. test/stack-deploy-limits.test.ts holds the stack to it.
+ * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); the functions that start
+ * webhook deliveries add WEBHOOK_DELIVERER_FUNCTION (a function name, 64 at most: about 95 more); 1 KB
+ * leaves room for another. test/stack-deploy-limits.test.ts holds the stack to it.
  */
 const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
 
 /** A deploy would fail on the first function (e.g. too many rate limit plans): refused here, naming the key. */
 function checkEnvironmentSize(settings: Settings): void {
-  const variables = Object.entries(functionEnvironment(settings));
+  const variables = Object.entries({ ...functionEnvironment(settings), ...rateLimitsEnvironment(settings) });
   const size = environmentBytes(Object.fromEntries(variables));
   if (size <= SETTINGS_ENVIRONMENT_BYTES) return;
   const [name, value] = variables.reduce((a, b) => (b[1].length > a[1].length ? b : a));

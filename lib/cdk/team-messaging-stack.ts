@@ -63,12 +63,14 @@ import { retainServiceLogs } from './service-logs.ts';
 import {
   DEFAULT_SETTINGS,
   functionEnvironment,
+  rateLimitsEnvironment,
   rateLimitsOf,
   readSettings,
   type Settings,
 } from './settings.ts';
+import { WebhookDeliveries } from './webhook-deliveries.ts';
 
-const { partitionKey, sortKey, idIndex, ttlAttribute } = TABLE_SCHEMA;
+const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
 
 interface GatewayResponse {
   type: ResponseType;
@@ -153,11 +155,15 @@ export class TeamMessagingStack extends Stack {
   readonly accessLogs: LogGroup;
   /** The change events of brands and contact fields: the table's stream, its consumer and the bus. */
   readonly changeEvents: ChangeEvents;
+  /** Webhook deliveries: the deliverer and the sweeper on its schedule. */
+  readonly webhookDeliveries: WebhookDeliveries;
+  /** The alarm topic, and the nested stack of the alarms and the dashboard. */
+  readonly monitoring: StackMonitoring;
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
     // template is written without indentation: a fifth of its size, with CloudFormation's 1 MB in view
-    // (the dashboard alone is a quarter of a megabyte at the largest settings).
+    // (the monitoring's nested stack too).
     super(scope, id, { terminationProtection: !props.dev, suppressTemplateIndentation: true, ...props });
     const dev = props.dev ?? false;
     const settings: Settings = props.settings ?? DEFAULT_SETTINGS;
@@ -165,7 +171,7 @@ export class TeamMessagingStack extends Stack {
     Tags.of(this).add('service', settings.serviceName);
     Tags.of(this).add('stage', stageName(dev));
     const rateLimits = rateLimitsOf(settings);
-    // The same in every function.
+    // The same in every function; the routes behind the authorizer add the rate limit plans.
     const functionSettings = functionEnvironment(settings);
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
@@ -187,33 +193,47 @@ export class TeamMessagingStack extends Stack {
       stage: this.api.deploymentStage,
       limits: rateLimits,
     });
-    const routeFunctions = this.addRoutes(removalPolicy, {
-      ...functionSettings,
-      TABLE_NAME: this.table.tableName,
-      PRIVATE_BUCKET: this.privateFiles.bucketName,
-      PUBLIC_BUCKET: this.publicFiles.bucketName,
-      PUBLIC_BASE_URL: publicBaseUrl,
-    });
-    this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
+    // Before the routes and the consumer, which start deliveries; it needs neither of them.
+    this.webhookDeliveries = new WebhookDeliveries(this, 'WebhookDeliveries', {
       table: this.table,
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
     });
+    const routeFunctions = this.addRoutes(
+      removalPolicy,
+      {
+        ...functionSettings,
+        TABLE_NAME: this.table.tableName,
+        PRIVATE_BUCKET: this.privateFiles.bucketName,
+        PUBLIC_BUCKET: this.publicFiles.bucketName,
+        PUBLIC_BASE_URL: publicBaseUrl,
+      },
+      rateLimitsEnvironment(settings),
+    );
+    this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
+      table: this.table,
+      environment: functionSettings,
+      publicBaseUrl,
+      logRemovalPolicy: removalPolicy,
+      webhookDeliveries: this.webhookDeliveries,
+    });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
     retainServiceLogs(this, this.api);
-    const monitoring = new StackMonitoring(this, 'Monitoring', {
+    this.monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
+      apiStage: stageName(dev),
       routeFunctions,
       authorizer,
       table: this.table,
-      indexName: idIndex.name,
+      indexNames: [idIndex.name, dueIndex.name],
       publicFiles: this.publicFiles,
       changeEvents: this.changeEvents,
+      webhookDeliveries: this.webhookDeliveries,
       settings,
     });
-    this.addOutputs(publicBaseUrl, monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
+    this.addOutputs(publicBaseUrl, this.monitoring.alarmTopic, teamRateLimits, this.changeEvents.bus);
     acknowledgeNagFindings({
       api: this.api,
       privateFiles: this.privateFiles,
@@ -223,8 +243,9 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * The single table: pk/sk, the KEYS_ONLY `byId` index (as locally), TTL on `expires_at`, PITR, and its
-   * stream with both images of each change, which the change-event consumer reads (an in-place update).
+   * The single table: pk/sk, the KEYS_ONLY `byId` and `byDueTime` indexes (as locally), TTL on `expires_at`,
+   * PITR, and its stream with both images of each change, which the change-event consumer reads (an
+   * in-place update).
    */
   private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, 'Table', {
@@ -234,14 +255,13 @@ export class TeamMessagingStack extends Stack {
       timeToLiveAttribute: ttlAttribute,
       dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      globalSecondaryIndexes: [
-        {
-          indexName: idIndex.name,
-          partitionKey: { name: idIndex.partitionKey, type: AttributeType.STRING },
-          sortKey: { name: idIndex.sortKey, type: AttributeType.STRING },
-          projectionType: ProjectionType.KEYS_ONLY,
-        },
-      ],
+      // Both keys only; adding one is an in-place update (CloudFormation creates one index per update).
+      globalSecondaryIndexes: [idIndex, dueIndex].map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.KEYS_ONLY,
+      })),
       deletionProtection: !dev,
       removalPolicy,
     });
@@ -308,13 +328,20 @@ export class TeamMessagingStack extends Stack {
     });
   }
 
-  /** One function per route table row, wired to its method and granted what the row declares. */
-  private addRoutes(removalPolicy: RemovalPolicy, environment: Record<string, string>): RouteFunction[] {
+  /**
+   * One function per route table row, wired to its method and granted what the row declares; a route behind
+   * the authorizer (not `public`) also gets `rateLimits`' variables.
+   */
+  private addRoutes(
+    removalPolicy: RemovalPolicy,
+    environment: Record<string, string>,
+    rateLimits: Record<string, string>,
+  ): RouteFunction[] {
     return routes.map((route) => {
       const id = functionId(route.method, route.path);
       const fn = new ApiFunction(this, id, {
         entry: route.handler,
-        environment,
+        environment: route.public ? environment : { ...environment, ...rateLimits },
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
         memorySize: route.fetchesWeb ? 1024 : 512,
         logRemovalPolicy: removalPolicy,

@@ -3,9 +3,9 @@ import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { configure } from '../../shared/config.ts';
-import { streamConsumer } from '../routes.ts';
+import { streamConsumer, webhookDelivery } from '../routes.ts';
 import { type AnsweredRequest, createGateway, load } from './gateway.ts';
-import { provision, type Resources, startServices } from './services.ts';
+import { LOCAL_DELIVERER_FUNCTION, provision, type Resources, startServices } from './services.ts';
 import { startStreamPoller } from './stream-poller.ts';
 
 /**
@@ -32,6 +32,7 @@ export interface LocalConfig {
   s3_endpoint: string;
   eventbridge_endpoint: string;
   event_bus_name: string;
+  lambda_endpoint: string;
   table_name: string;
   private_bucket: string;
   public_bucket: string;
@@ -65,6 +66,30 @@ export function startEventPipeline(config: Pick<LocalConfig, 'dynamodb_endpoint'
   });
 }
 
+/**
+ * The webhook sweeper, locally: the scheduled function the stack deploys (every minute in AWS), run every
+ * `intervalMs` so that a retry due in 5 s is sent about then. `npm start` runs it; the test run does not
+ * (its tests drive the schedule with their own clock), so it is not part of startEventPipeline.
+ */
+export function startWebhookSweeper(intervalMs = 1000): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      try {
+        await (await load<() => Promise<void>>(webhookDelivery.sweeper.handler))();
+      } catch {
+        // DynamoDB Local down: the next tick tries again, as the next scheduled run would.
+      }
+    });
+  }, intervalMs);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
 export const localConfigPath = (dataDir: string) => join(resolve(dataDir), 'local.json');
 
 /** The settings a handler reads (shared/config.ts), pointed at local servers. */
@@ -78,6 +103,8 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     S3_ENDPOINT: config.s3_endpoint,
     EVENTBRIDGE_ENDPOINT: config.eventbridge_endpoint,
     EVENT_BUS_NAME: config.event_bus_name,
+    LAMBDA_ENDPOINT: config.lambda_endpoint,
+    WEBHOOK_DELIVERER_FUNCTION: LOCAL_DELIVERER_FUNCTION,
     AWS_REGION: 'us-east-1',
   };
 }
@@ -87,11 +114,13 @@ export function servicesConfig(endpoints: {
   dynamodbEndpoint: string;
   s3Endpoint: string;
   eventBridgeEndpoint: string;
+  lambdaEndpoint: string;
 }): Omit<LocalConfig, 'api_url'> {
   return {
     dynamodb_endpoint: endpoints.dynamodbEndpoint,
     s3_endpoint: endpoints.s3Endpoint,
     eventbridge_endpoint: endpoints.eventBridgeEndpoint,
+    lambda_endpoint: endpoints.lambdaEndpoint,
     event_bus_name: LOCAL_EVENT_BUS,
     table_name: LOCAL_RESOURCES.tableName,
     private_bucket: LOCAL_RESOURCES.privateBucket,
@@ -112,8 +141,10 @@ export async function startLocalStack(options: LocalStackOptions) {
   });
   let server: Server | undefined;
   let events: { stop(): Promise<void> } | undefined;
+  let sweeper: { stop(): Promise<void> } | undefined;
   const stop = async () => {
     await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    await sweeper?.stop();
     await events?.stop();
     await services.stop();
   };
@@ -126,6 +157,7 @@ export async function startLocalStack(options: LocalStackOptions) {
       ...(options.interactive && { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN', METRICS: 'off' }),
     });
     events = startEventPipeline(base);
+    sweeper = startWebhookSweeper();
     const gateway = createGateway(options.interactive ? printAnswered : undefined);
     server = gateway;
     await new Promise<void>((listening, failed) => {

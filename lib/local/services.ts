@@ -19,7 +19,10 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { webhookDelivery } from '../routes.ts';
 import { createEventBus } from './event-bus.ts';
+import { createFunctionInvoker } from './function-invoker.ts';
+import { load } from './gateway.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -44,6 +47,8 @@ export interface LocalServices {
   s3Endpoint: string;
   /** The EventBridge stand-in change events are put on (event-bus.ts). */
   eventBridgeEndpoint: string;
+  /** The Lambda stand-in that runs asynchronous invocations (function-invoker.ts). */
+  lambdaEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +73,8 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
         stops,
       ));
     const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
-    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, stop };
+    const lambdaEndpoint = await startServer(createFunctionInvoker(LOCAL_FUNCTIONS), stops);
+    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, lambdaEndpoint, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -80,11 +86,22 @@ async function startEventBus(
   dataDir: string | undefined,
   stops: Array<() => Promise<void>>,
 ): Promise<string> {
-  const server = createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson'));
+  return startServer(createEventBus(dataDir === undefined ? undefined : join(dataDir, 'bus.ndjson')), stops);
+}
+
+/** A stand-in on a free loopback port, stopped with the rest. */
+async function startServer(server: Server, stops: Array<() => Promise<void>>): Promise<string> {
   await listen(server, 0);
   stops.push(() => new Promise((closed) => server.close(() => closed())));
   return loopbackUrl(server);
 }
+
+/** The functions the Lambda stand-in runs, by the names the handlers' settings give them. */
+export const LOCAL_DELIVERER_FUNCTION = 'team-messaging-webhook-deliverer';
+const LOCAL_FUNCTIONS = {
+  [LOCAL_DELIVERER_FUNCTION]: () =>
+    load<(payload: unknown) => Promise<unknown>>(webhookDelivery.deliverer.handler),
+};
 
 async function startDynamoDb(
   dataDir: string | undefined,
@@ -253,36 +270,47 @@ export function createS3rver(options: S3rverOptions): S3rver {
 
 const TABLE_STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
 
-/** Creates the table (with its id index, TTL and stream) and the buckets when they are missing. */
+/** The table's indexes, both keys only, as the stack's table has them. */
+const TABLE_INDEXES = [TABLE_SCHEMA.idIndex, TABLE_SCHEMA.dueIndex];
+type TableIndex = (typeof TABLE_INDEXES)[number];
+
+const stringAttributes = (names: string[]) =>
+  names.map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+
+const keysOnlyIndex = (index: TableIndex) => ({
+  IndexName: index.name,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'KEYS_ONLY' as const },
+});
+
+/**
+ * Creates the table (with its indexes, TTL and stream) and the buckets when they are missing; a table an
+ * earlier version made gets what it lacks (the stream, an index).
+ */
 export async function provision(
   endpoints: { dynamodbEndpoint: string; s3Endpoint: string },
   resources: Resources,
 ) {
   const dynamo = localDynamoClient(endpoints.dynamodbEndpoint);
-  const { partitionKey, sortKey, idIndex } = TABLE_SCHEMA;
+  const { partitionKey, sortKey } = TABLE_SCHEMA;
   try {
     await dynamo.send(
       new CreateTableCommand({
         TableName: resources.tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [partitionKey, sortKey, idIndex.partitionKey, idIndex.sortKey].map((name) => ({
-          AttributeName: name,
-          AttributeType: 'S',
-        })),
+        AttributeDefinitions: stringAttributes([
+          partitionKey,
+          sortKey,
+          ...TABLE_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+        ]),
         KeySchema: [
           { AttributeName: partitionKey, KeyType: 'HASH' },
           { AttributeName: sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: idIndex.name,
-            KeySchema: [
-              { AttributeName: idIndex.partitionKey, KeyType: 'HASH' },
-              { AttributeName: idIndex.sortKey, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'KEYS_ONLY' },
-          },
-        ],
+        GlobalSecondaryIndexes: TABLE_INDEXES.map(keysOnlyIndex),
         // Change events are read from the stream (shared/events), as the stack's table has it.
         StreamSpecification: TABLE_STREAM,
       }),
@@ -295,13 +323,7 @@ export async function provision(
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    // A table a version before change events made: give it its stream.
-    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: resources.tableName }));
-    if (!Table?.StreamSpecification?.StreamEnabled) {
-      await dynamo.send(
-        new UpdateTableCommand({ TableName: resources.tableName, StreamSpecification: TABLE_STREAM }),
-      );
-    }
+    await upgradeTable(dynamo, resources.tableName);
   } finally {
     dynamo.destroy();
   }
@@ -319,6 +341,40 @@ export async function provision(
     }
   } finally {
     s3.destroy();
+  }
+}
+
+/**
+ * A table a version before change events or webhooks made: its stream (change events), and each index it
+ * lacks (webhook deliveries' `byDueTime`), one index per UpdateTable as DynamoDB requires, each waited for
+ * until it is ACTIVE (DynamoDB Local backfills it from the items already there).
+ */
+async function upgradeTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  if (!Table?.StreamSpecification?.StreamEnabled) {
+    await dynamo.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: TABLE_STREAM }));
+  }
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of TABLE_INDEXES.filter(({ name }) => !present.has(name))) {
+    await dynamo.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: stringAttributes([index.partitionKey, index.sortKey]),
+        GlobalSecondaryIndexUpdates: [{ Create: keysOnlyIndex(index) }],
+      }),
+    );
+    await waitForIndex(dynamo, tableName, index.name);
+  }
+}
+
+async function waitForIndex(dynamo: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    const status = Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === indexName)?.IndexStatus;
+    if (status === 'ACTIVE') return;
+    if (Date.now() > deadline) throw new Error(`index ${indexName} of ${tableName} is ${status}, not ACTIVE`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

@@ -12,8 +12,16 @@ import type {
 import { CONTACT_FIELD_TYPES, DEFAULT_MAX_LENGTH } from '../../shared/domain/contact-field-types.ts';
 import type { autoConfigureRequest, uploadRequest } from '../../shared/domain/requests.ts';
 import { KNOWN_NETWORKS } from '../../shared/domain/social-links.ts';
+import type {
+  createWebhookEndpointSchema,
+  recoverSchema,
+  redeliverSchema,
+  updateWebhookEndpointSchema,
+} from '../../shared/domain/webhook-input.ts';
+import { EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { MAX_PATH_BYTES } from '../../shared/files/library.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { DISABLE_AFTER_MS } from '../../shared/webhooks/schedule.ts';
 
 /**
  * What each field of the OpenAPI document means: its format, its limits (from shared/limits.ts and the
@@ -193,6 +201,73 @@ export const UPLOAD_INPUT: Record<keyof typeof uploadRequest._zod.def.shape, str
     'send it as its Content-Type (it is signed), and a brand image must be `image/*`.',
 };
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** An event's `resource`, `<kind>:<id>`, at its longest (the events' `resource` filter takes the same). */
+export const EVENT_RESOURCE_LENGTH = 'webhook_endpoint:'.length + LIMITS.idDigits;
+const EVENT_TYPE_LIST = EVENT_TYPES.map((type) => `\`${type}\``).join(', ');
+const ENDPOINT_URL =
+  `Where deliveries are POSTed: an http or https URL of at most ${n(LIMITS.webhookUrlLength)} characters ` +
+  '(https only on a deployed stack), without credentials or a fragment, on a public address and port 80 ' +
+  'or 443 (a private or loopback address is a 422 naming `url`; checked again, DNS included, before every ' +
+  'delivery). Stored normalised (`URL.href`: the scheme and host in lower case, a bare host with `/`).';
+const ENDPOINT_EVENT_TYPES = `The event types delivered to it: 1 to ${EVENT_TYPES.length} distinct values of ${EVENT_TYPE_LIST}.`;
+const ENDPOINT_DESCRIPTION = `What the endpoint is for, at most ${TEXT}; null when none.`;
+
+/** The webhook endpoint's fields as the API answers them (representations.ts's WebhookEndpoint). */
+export const WEBHOOK_ENDPOINT = {
+  id: "The endpoint's id: a positive integer.",
+  url: ENDPOINT_URL,
+  event_types: `${ENDPOINT_EVENT_TYPES} In the order given.`,
+  description: ENDPOINT_DESCRIPTION,
+  disabled:
+    'Whether deliveries are stopped: new events are kept for it as failed deliveries (`recover` sends ' +
+    'them once it is enabled again) and none is sent.',
+  disabled_reason:
+    'Why it is disabled: `manual` (the team set `disabled: true`), `gone` (it answered a delivery with ' +
+    `410), \`failing\` (its deliveries failed for ${DISABLE_AFTER_MS / DAY_MS} days with no success); null ` +
+    "while it is enabled. The API's own disabling (`gone`, `failing`) is also a `webhook_endpoint.disabled` " +
+    'event.',
+  created_at: 'When the endpoint was created: ISO 8601 in UTC, with microseconds.',
+  updated_at: 'When the endpoint last changed: ISO 8601 in UTC, with microseconds.',
+  secret:
+    'The signing secret, `whsec_` and the base64 of 24 random bytes (Standard Webhooks): the key of the ' +
+    "HMACs in every delivery's `webhook-signature`. Shown only in this answer: keep it.",
+};
+
+export const WEBHOOK_ENDPOINT_INPUT: Record<keyof typeof createWebhookEndpointSchema._zod.def.shape, string> =
+  {
+    url: `${ENDPOINT_URL} Trimmed.`,
+    event_types: ENDPOINT_EVENT_TYPES,
+    description: `What the endpoint is for, at most ${TEXT}; null or absent: none.`,
+  };
+
+/** PUT /webhook-endpoints/{id}: every field optional; only the given ones change. */
+export const WEBHOOK_ENDPOINT_PATCH: Record<keyof typeof updateWebhookEndpointSchema._zod.def.shape, string> =
+  {
+    url: `${ENDPOINT_URL} Trimmed; checked as at creation.`,
+    event_types: `${ENDPOINT_EVENT_TYPES} Replaces the list.`,
+    description: `What the endpoint is for, at most ${TEXT}; null clears it.`,
+    disabled:
+      '`true` stops deliveries (`disabled_reason` becomes `manual`); `false` enables the endpoint again ' +
+      'and forgets its past failures (what failed meanwhile is sent again only on `recover`).',
+  };
+
+export const RECOVER_INPUT: Record<keyof typeof recoverSchema._zod.def.shape, string> = {
+  since:
+    'An ISO 8601 time to the second or finer (up to nanoseconds), with `Z` or an offset ' +
+    '(`2026-11-25T00:00:00Z`, `2026-11-25T01:00:00+01:00`): the deliveries to the endpoint of events from ' +
+    'then on that were given up (their schedule ran out, or the endpoint was disabled when they happened) ' +
+    'are sent again.',
+};
+
+export const REDELIVER_INPUT: Record<keyof typeof redeliverSchema._zod.def.shape, string> = {
+  endpoint_id:
+    "One of the team's webhook endpoints, subscribed to the event's type and enabled (else a 422 naming " +
+    "`endpoint_id`; another team's is a 403, an unknown one a 404); absent: every enabled endpoint " +
+    'subscribed to the type.',
+};
+
 /**
  * Registers each field's description on the request schema (merged into the metadata it has) and returns
  * the schema: zod's JSON Schema then carries them. Only the document's build runs this.
@@ -206,5 +281,29 @@ export function described<T extends z.core.$ZodObject>(
     if (!member) throw new Error(`no field ${field} to describe`);
     z.globalRegistry.add(member, { ...z.globalRegistry.get(member), description });
   }
+  return schema;
+}
+
+/**
+ * Registers what the items of a list field are (JSON Schema members, such as an `enum`), and the list's own
+ * (`uniqueItems`), on a request schema
+ * that checks them in code (a refinement, which JSON Schema cannot show), through the optional and the pipe
+ * around the list, and returns the schema. Only the document's build runs this, as `described`.
+ */
+export function withItems<T extends z.core.$ZodObject>(
+  schema: T,
+  field: keyof T['_zod']['def']['shape'] & string,
+  items: Record<string, unknown>,
+  list: Record<string, unknown> = {},
+): T {
+  let member: z.core.$ZodType | undefined = schema._zod.def.shape[field];
+  while (member && !(member instanceof z.core.$ZodArray)) {
+    const def = member._zod.def as { innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+    member = def.innerType ?? def.in;
+  }
+  if (!member) throw new Error(`no list ${field} to describe the items of`);
+  const element = member._zod.def.element;
+  z.globalRegistry.add(element, { ...z.globalRegistry.get(element), ...items });
+  z.globalRegistry.add(member, { ...z.globalRegistry.get(member), ...list });
   return schema;
 }

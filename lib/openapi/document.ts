@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { ROTATION_OVERLAP_MS } from '../../shared/data/webhook-endpoints.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
-import { EVENT_TYPES } from '../../shared/events/event-shape.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
@@ -14,7 +15,15 @@ import {
   PLAN_NAME_LENGTH,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_AFTER_MS,
+  JITTER,
+  MAX_RETRY_AFTER_MS,
+  RETRY_DELAYS_MS,
+} from '../../shared/webhooks/schedule.ts';
 import { COMMON_STATUSES, type Route, routeKey, routes } from '../routes.ts';
+import { EVENT_RESOURCE_LENGTH } from './descriptions.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import * as representations from './representations.ts';
 
@@ -83,6 +92,13 @@ function converted(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema 
   return result;
 }
 
+/** A success's description by status: 202 for work that is queued (webhook deliveries). */
+const SUCCESS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the deliveries are queued; the attempts list tells how they went',
+};
+
 const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   400: { schema: 'Message', description: 'Malformed request: JSON, nesting, encoding, headers' },
   401: { schema: 'Message', description: 'No token, or not a valid one' },
@@ -121,8 +137,9 @@ const BEARER_AUTH = [
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /**
- * Entity tags: the API's are `"b.<version>.<0|1>"`, `"f.<version>"` or a digest's 27 characters in quotes
- * (shared/http/preconditions.ts, conditional.ts), so 29 characters at most; a client may send any tag.
+ * Entity tags: the API's are `"b.<version>.<0|1>"` (brands), `"f.<version>"` (contact fields),
+ * `"w.<version>"` (webhook endpoints) or a digest's 27 characters in quotes (shared/http/preconditions.ts,
+ * conditional.ts), so 29 characters at most; a client may send any tag.
  */
 const ETAG_LENGTH = 29;
 const STRONG_TAG = '"[A-Za-z0-9._-]+"';
@@ -178,7 +195,7 @@ function responses(route: Route, operation: Operation) {
                 ...(operation.example.response !== undefined && { example: operation.example.response }),
               },
             };
-        return [String(status), { description: status === 201 ? 'Created' : 'OK', headers, content }];
+        return [String(status), { description: SUCCESS[status] ?? 'OK', headers, content }];
       }
       const error = ERROR_BODIES[status] ?? { schema: 'Message', description: 'Error' };
       return [
@@ -230,19 +247,19 @@ const QUERY_PARAMETERS: Record<string, JsonSchema> = {
   },
   resource: {
     description:
-      'Only the events of this resource: `brand:<id>` or `contact_field:<id>`, the id a positive integer ' +
-      '(anything else is a 422 naming `resource`).',
+      'Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the ' +
+      'id a positive integer (anything else is a 422 naming `resource`).',
     maxItems: 1,
-    items: {
-      type: 'string',
-      maxLength: 'contact_field:'.length + LIMITS.idDigits,
-      pattern: EVENT_RESOURCE.source,
-    },
+    items: { type: 'string', maxLength: EVENT_RESOURCE_LENGTH, pattern: EVENT_RESOURCE.source },
   },
 };
 
+/** What an `{id}` names, by the operation's tag, where the tag's singular does not say it. */
+const ID_OF: Partial<Record<Operation['tag'], string>> = { Webhooks: 'webhook endpoint' };
+
 function parameters(route: Route, operation: Operation): unknown[] {
   const list: unknown[] = [];
+  const owner = ID_OF[operation.tag] ?? operation.tag.toLowerCase().replace(/s$/, '');
   for (const [, name = ''] of route.path.matchAll(/\{(\w+)\}/g)) {
     // Ids are positive integers, as pathId reads them (any other is a 404); other names say their own.
     const schema =
@@ -252,8 +269,7 @@ function parameters(route: Route, operation: Operation): unknown[] {
     // A schema's description is the parameter's; an id's says whose it is (a brand's, a contact field's).
     const { description: own, ...shape } = schema;
     const description =
-      (own as string | undefined) ??
-      `The ${operation.tag.toLowerCase().replace(/s$/, '')}'s id (another team's is a 403, an unknown one a 404).`;
+      (own as string | undefined) ?? `The ${owner}'s id (another team's is a 403, an unknown one a 404).`;
     list.push({ name, in: 'path', required: true, description, schema: shape });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
@@ -317,6 +333,142 @@ function operationObject(route: Route, operation: Operation) {
   };
 }
 
+/** One signature of `webhook-signature`: `v1,` and a SHA-256 HMAC in base64 (shared/webhooks/signing.ts). */
+const SIGNATURE = 'v1,[A-Za-z0-9+/]{43}=';
+const SIGNATURE_LENGTH = 'v1,'.length + 44;
+
+/** A delay as people write it: `5 s`, `30 min`, `2 h`. */
+function spoken(ms: number): string {
+  if (ms >= 3_600_000) return `${ms / 3_600_000} h`;
+  return ms >= 60_000 ? `${ms / 60_000} min` : `${ms / 1000} s`;
+}
+
+const [FIRST_DELAY, ...RETRY_DELAYS] = RETRY_DELAYS_MS;
+const TIMEOUT = spoken(DELIVERY_TIMEOUT_MS);
+const SCHEDULE_MS = RETRY_DELAYS_MS.reduce((sum: number, delay) => sum + delay, 0);
+
+/** How deliveries work (README, "Webhooks"): the Webhooks tag's description. */
+const WEBHOOKS = [
+  "Endpoints the team's events are POSTed to, and how each delivery goes. Every event of a type an " +
+    'endpoint subscribes to is sent to its URL as JSON: the event as `GET /events/{id}` answers it, with ' +
+    'the Standard Webhooks headers `webhook-id` (the event id: the same on every retry and redelivery, so ' +
+    'deduplicate on it), `webhook-timestamp` and `webhook-signature` (an HMAC-SHA256 under the signing ' +
+    'secret). Verify with the `standardwebhooks` npm package (`new Webhook(secret).verify(body, headers)`, ' +
+    'the raw body as received) or any Standard Webhooks library.',
+  `**Answers.** A 2xx within ${TIMEOUT} is delivered. 410 disables the endpoint (\`disabled_reason\` ` +
+    '`gone`, and a `webhook_endpoint.disabled` event). Anything else (another status, a redirect, which ' +
+    `is not followed, no answer within ${TIMEOUT}) fails the try. A delivery is tried ` +
+    `${FIRST_DELAY === 0 ? 'at once' : `after ${spoken(FIRST_DELAY ?? 0)}`}, then after each failure again ` +
+    `after ${RETRY_DELAYS.map(spoken).join(', ')} (each delay ±${JITTER * 100}%): ` +
+    `${RETRY_DELAYS_MS.length} tries over about ${Math.round(SCHEDULE_MS / 86_400_000)} days, then it is ` +
+    'given up (`POST /webhook-endpoints/{id}/recover` sends it again). After a 429 or 503 the next try also ' +
+    `waits for its \`Retry-After\` (seconds or an HTTP date, up to ${spoken(MAX_RETRY_AFTER_MS)}). An ` +
+    `endpoint whose deliveries fail for ${DISABLE_AFTER_MS / 86_400_000} days without a success is ` +
+    'disabled (`failing`).',
+  "**Order.** At least once and in no order: the same event may come twice (deduplicate on `webhook-id`), and a resource's events may come out of order: drop one whose `resource_version` is lower than one applied.",
+].join('\n\n');
+
+/** What each event type's delivery tells (the `webhooks` of the document). */
+const WEBHOOK_EVENTS: Record<EventType, { summary: string; description: string }> = {
+  'brand.created': { summary: 'A brand was created', description: '`data.object` is the new brand.' },
+  'brand.updated': {
+    summary: 'A brand changed',
+    description:
+      '`data.object` is the brand after the change, `data.previous_attributes` the former values of the ' +
+      'fields that changed. A default-brand change is one of each brand whose `is_default` changed.',
+  },
+  'brand.deleted': {
+    summary: 'A brand was deleted',
+    description: '`data.object` is the brand as it was last.',
+  },
+  'contact_field.created': {
+    summary: 'A contact field was created',
+    description: '`data.object` is the new contact field.',
+  },
+  'contact_field.updated': {
+    summary: 'A contact field changed',
+    description:
+      '`data.object` is the contact field after the change, `data.previous_attributes` the former values ' +
+      'of the fields that changed.',
+  },
+  'contact_field.deleted': {
+    summary: 'A contact field was deleted',
+    description: '`data.object` is the contact field as it was last.',
+  },
+  'webhook_endpoint.disabled': {
+    summary: 'The API disabled a webhook endpoint',
+    description:
+      `It answered a delivery with 410, or its deliveries failed for ${DISABLE_AFTER_MS / 86_400_000} days: ` +
+      '`data.object` is the endpoint, whose `disabled_reason` (`gone`, `failing`) says which. Sent to the ' +
+      "team's other endpoints subscribed to it (a disabled one is sent nothing); `PUT` it with " +
+      '`disabled: false`, then `recover` what it missed.',
+  },
+};
+
+/** `brand.created` → `brandCreated`: the operation id of the type's delivery. */
+const camelCase = (type: string) => type.replace(/[._]([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * OpenAPI 3.1's `webhooks`: what the API sends, one POST per event type, to the URL of each endpoint that
+ * subscribes to it. Its answers decide what happens next (WEBHOOKS).
+ */
+function webhooks() {
+  const retried = {
+    description:
+      "Retried on the schedule, and no earlier than the answer's `Retry-After` (counted up to " +
+      `${spoken(MAX_RETRY_AFTER_MS)})`,
+    headers: { 'Retry-After': headerRef('WebhookRetryAfter') },
+  };
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `${camelCase(type)}Webhook`,
+          tags: ['Webhooks'],
+          summary: WEBHOOK_EVENTS[type].summary,
+          description: `A \`${type}\` event, POSTed to each enabled endpoint subscribed to it. ${WEBHOOK_EVENTS[type].description}`,
+          // Sent by the API, not called with a token: the receiver verifies the signature.
+          security: [],
+          parameters: ['WebhookId', 'WebhookTimestamp', 'WebhookSignature'].map((name) => ({
+            $ref: `#/components/parameters/${name}`,
+          })),
+          requestBody: {
+            required: true,
+            description: 'The event, as `GET /events/{id}` answers it.',
+            content: {
+              'application/json': {
+                schema: {
+                  allOf: [
+                    { $ref: '#/components/schemas/Event' },
+                    {
+                      properties: {
+                        type: { const: type, description: `What happened: \`${type}\`.` },
+                      },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          responses: {
+            '2XX': {
+              description: `Delivered, if it came within ${TIMEOUT} (its body is ignored; the attempts list keeps its first KiB)`,
+            },
+            '410': {
+              description:
+                'Gone: the endpoint is disabled (`disabled_reason` `gone`) and nothing more is sent to it',
+            },
+            '429': retried,
+            '503': retried,
+            default: { description: `Any other answer, or none within ${TIMEOUT}: retried on the schedule` },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 export function buildDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -351,7 +503,11 @@ export function buildDocument() {
         '**Methods.** A path answers only the methods listed for it here. Any other, `HEAD` and `OPTIONS` ' +
         'included (but a CORS preflight), is answered by the gateway, without a token, with `405`, an ' +
         '`Allow` header naming the methods the path has (`Allow: GET, PUT, DELETE`), `X-Request-Id` and ' +
-        '`{message}`; a path not listed here is a `404`.',
+        '`{message}`; a path not listed here is a `404`.\n\n' +
+        "**Webhooks.** The team's events are also POSTed to its webhook endpoints (`webhooks` of this " +
+        'document, one per event type), signed as Standard Webhooks are: verify them with the ' +
+        '`standardwebhooks` npm package. At least once and in no order: deduplicate on `webhook-id`, and ' +
+        'drop an event whose `resource_version` is older than one applied.',
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -371,11 +527,17 @@ export function buildDocument() {
       { name: 'Brands', description: 'Sender identities: names, colours, images, social links' },
       { name: 'Contact fields', description: 'Custom fields of contacts and organizations' },
       { name: 'Pages', description: 'CMS pages of the team sites' },
-      { name: 'Events', description: 'Changes of the brands and contact fields, kept 30 days' },
+      {
+        name: 'Events',
+        description:
+          'Changes of the brands and contact fields, and webhook endpoints the API disabled: kept 30 days',
+      },
+      { name: 'Webhooks', description: WEBHOOKS },
       { name: 'Files', description: 'The team file library' },
       { name: 'Reference', description: 'The API describing itself' },
     ],
     paths,
+    webhooks: webhooks(),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: BEARER_AUTH },
@@ -404,6 +566,39 @@ export function buildDocument() {
             '(else 412 `precondition_failed`, nothing changed). One tag; weak tags never match.',
           schema: { type: 'string', maxLength: 'W/'.length + ETAG_LENGTH, pattern: `^(\\*|${ENTITY_TAG})$` },
         },
+        WebhookId: {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description:
+            "The event's `id`: the same on every retry and redelivery of the event, so a receiver that has " +
+            'handled it can skip it (deduplicate on it).',
+          schema: { type: 'string', maxLength: EVENT_ID_LENGTH, pattern: EVENT_ID.source },
+        },
+        WebhookTimestamp: {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description:
+            'When this try was sent, in seconds since the epoch: signed with the body, so a receiver can ' +
+            'refuse an old one (the `standardwebhooks` package allows 5 minutes either way).',
+          schema: { type: 'string', maxLength: 12, pattern: '^[0-9]{1,12}$' },
+        },
+        WebhookSignature: {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description:
+            'Space-separated signatures `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, ' +
+            'the key being the base64-decoded part of the secret after `whsec_`: one per secret in force, ' +
+            `newest first, so two for ${ROTATION_OVERLAP_MS / 3_600_000} hours after a rotation. A delivery ` +
+            'is genuine when one of them matches under a secret the receiver holds.',
+          schema: {
+            type: 'string',
+            maxLength: 2 * SIGNATURE_LENGTH + 1,
+            pattern: `^${SIGNATURE}( ${SIGNATURE})?$`,
+          },
+        },
         IfNoneMatch: {
           name: 'If-None-Match',
           in: 'header',
@@ -418,6 +613,17 @@ export function buildDocument() {
         },
       },
       headers: {
+        WebhookRetryAfter: {
+          description:
+            `A webhook receiver's: when to try again, in seconds or as an HTTP date; honoured up to ` +
+            `${spoken(MAX_RETRY_AFTER_MS)} (never earlier than the schedule)`,
+          schema: {
+            type: 'string',
+            maxLength: 'Sun, 06 Nov 1994 08:49:37 GMT'.length,
+            pattern:
+              '^([0-9]{1,10}|[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT)$',
+          },
+        },
         RequestId: {
           description: "The request id, as in the logs (API Gateway's request id)",
           schema: { type: 'string', format: 'uuid', maxLength: 36 },
@@ -453,7 +659,7 @@ export function buildDocument() {
           description:
             'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
             'and limit and a new cursor); absent on the last page, and without `limit` but on the events ' +
-            `list (pages of ${LIMITS.listPageSize} events without it)`,
+            `and attempts lists (pages of ${LIMITS.listPageSize} without it)`,
           schema: { type: 'string', pattern: '^<https?://[^>]+>; rel="next"$' },
         },
         RateLimitPolicy: {

@@ -9,7 +9,13 @@ import {
   pagesQuery,
   uploadRequest,
 } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH } from '../../shared/events/event-shape.ts';
+import {
+  createWebhookEndpointSchema,
+  recoverSchema,
+  redeliverSchema,
+  updateWebhookEndpointSchema,
+} from '../../shared/domain/webhook-input.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
@@ -17,7 +23,12 @@ import {
   CONTACT_FIELD_INPUT,
   CONTACT_FIELD_PATCH,
   described,
+  RECOVER_INPUT,
+  REDELIVER_INPUT,
   UPLOAD_INPUT,
+  WEBHOOK_ENDPOINT_INPUT,
+  WEBHOOK_ENDPOINT_PATCH,
+  withItems,
 } from './descriptions.ts';
 import {
   Brand,
@@ -30,7 +41,13 @@ import {
   Message,
   OpenApiDocument,
   Page,
+  Recovery,
+  Redelivery,
+  SecretRotation,
   UploadUrl,
+  WebhookAttempt,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
 } from './representations.ts';
 
 /**
@@ -40,7 +57,7 @@ import {
  */
 export interface Operation {
   id: string;
-  tag: 'Brands' | 'Contact fields' | 'Pages' | 'Events' | 'Files' | 'Reference';
+  tag: 'Brands' | 'Contact fields' | 'Pages' | 'Events' | 'Webhooks' | 'Files' | 'Reference';
   summary: string;
   description?: string;
   /** What the handler validates with (zod/mini, like all of shared/; JSON Schema comes from zod's core). */
@@ -51,7 +68,7 @@ export interface Operation {
    * the parameter's.
    */
   pathParameters?: Record<string, Record<string, unknown>>;
-  /** The 200 or 201 body when it is JSON (every route but the reference page and its script). */
+  /** The success (2xx) body when it is JSON (every route but the reference page and its script). */
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
@@ -59,7 +76,10 @@ export interface Operation {
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
   idempotent?: true;
-  /** A brand or a contact field: its answers carry an ETag; reads take If-None-Match, writes If-Match. */
+  /**
+   * A brand, a contact field or a webhook endpoint: its answers carry an ETag; reads take If-None-Match,
+   * updates and deletes If-Match (a POST that answers the new version, a create or a rotation, takes none).
+   */
   versioned?: true;
   /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
   paged?: true;
@@ -129,6 +149,37 @@ const brandCreatedEvent = {
   data: { object: eventBrand, previous_attributes: null },
 };
 
+/** An endpoint as the create example makes it (its URL is the integrator's receiver). */
+const endpointExample = {
+  id: 12,
+  url: 'https://hooks.acme.example/team-messaging',
+  event_types: ['brand.created', 'brand.updated', 'brand.deleted'],
+  description: 'CRM sync',
+  disabled: false,
+  disabled_reason: null,
+  created_at: '2026-11-25T09:46:33.123000Z',
+  updated_at: '2026-11-25T09:46:33.123000Z',
+};
+/** The update example's endpoint: it also hears of its own disabling. */
+const updatedEndpointExample = {
+  ...endpointExample,
+  event_types: [...endpointExample.event_types, 'webhook_endpoint.disabled'],
+  updated_at: '2026-11-25T09:46:34.123000Z',
+};
+/**
+ * The webhook endpoints' event types as a request's items (checked in code; the document shows the enum),
+ * registered when the document is built.
+ */
+const EVENT_TYPE_ITEMS = { enum: [...EVENT_TYPES] };
+
+/** An event's id as a path parameter: the events' own form. */
+const EVENT_ID_PARAMETER = {
+  type: 'string',
+  maxLength: EVENT_ID_LENGTH,
+  pattern: EVENT_ID.source,
+  description: "The event's `id` (another team's is a 403, an unknown one a 404).",
+};
+
 const EVENTS_PAGED =
   `Newest first, in pages: at most \`limit\` events (1 to ${LIMITS.listPageSize}), and ` +
   `${LIMITS.listPageSize} without it (the log is never answered whole). While more follow, a ` +
@@ -139,11 +190,13 @@ const EVENTS_PAGED =
   'resource is a 422 naming it. A cursor that is not from this list, team and filters is a 400. Events ' +
   'are kept 30 days.';
 
-const PAGED =
-  'All of the list without `limit`. With `limit`, at most that many items, and while more follow a ' +
-  '`Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next ' +
-  'page; the last page has none. Paging is stable while others write: no item twice, none that existed ' +
-  'throughout skipped. A cursor that is not from this list, team and filters is a 400.';
+const PAGED_REST =
+  'With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose ' +
+  'URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is ' +
+  'stable while others write: no item twice, none that existed throughout skipped. A cursor that is not ' +
+  'from this list, team and filters is a 400.';
+const PAGED = `All of the list without \`limit\`. ${PAGED_REST}`;
+const WEBHOOKS_PAGED = `All of them without \`limit\` (at most the team's quota: \`GET /limits\` tells it). ${PAGED_REST}`;
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/openapi.json': {
@@ -407,16 +460,156 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'One change event',
     description:
       "Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.",
-    pathParameters: {
-      id: {
-        type: 'string',
-        maxLength: EVENT_ID_LENGTH,
-        pattern: EVENT_ID.source,
-        description: "The event's `id` (another team's is a 403, an unknown one a 404).",
-      },
-    },
+    pathParameters: { id: EVENT_ID_PARAMETER },
     success: Event,
     example: { response: brandUpdatedEvent },
+  },
+  'POST /api/v1/events/{id}/redeliver': {
+    id: 'redeliverEvent',
+    tag: 'Events',
+    summary: 'Send an event to webhook endpoints again',
+    description:
+      'To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts ' +
+      'the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: ' +
+      "the deliveries are queued; the endpoint's attempts tell how they went. Another team's event is a " +
+      '403; an unknown id, or an event older than 30 days, a 404.',
+    pathParameters: { id: EVENT_ID_PARAMETER },
+    body: described(redeliverSchema, REDELIVER_INPUT),
+    success: Redelivery,
+    example: {
+      request: { endpoint_id: endpointExample.id },
+      response: { endpoint_ids: [endpointExample.id] },
+    },
+  },
+  'GET /api/v1/webhook-endpoints': {
+    id: 'listWebhookEndpoints',
+    tag: 'Webhooks',
+    summary: "The team's webhook endpoints, by id",
+    description: `Without their secrets. ${WEBHOOKS_PAGED}`,
+    paged: true,
+    success: z.array(WebhookEndpoint),
+    example: { response: [endpointExample] },
+  },
+  'POST /api/v1/webhook-endpoints': {
+    id: 'createWebhookEndpoint',
+    versioned: true,
+    idempotent: true,
+    tag: 'Webhooks',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Events of the types it names are POSTed to its URL from now on, signed with its secret, which ' +
+      'this answer alone shows (a replay with the same `Idempotency-Key` shows it again). The URL is ' +
+      "checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota " +
+      '(`GET /limits` tells it) is a 422 naming `quota`.',
+    body: withItems(
+      described(createWebhookEndpointSchema, WEBHOOK_ENDPOINT_INPUT),
+      'event_types',
+      EVENT_TYPE_ITEMS,
+      { uniqueItems: true },
+    ),
+    success: WebhookEndpointCreated,
+    example: {
+      request: {
+        url: endpointExample.url,
+        event_types: endpointExample.event_types,
+        description: endpointExample.description,
+      },
+      response: { ...endpointExample, secret: 'whsec_ZXhhbXBsZS1zZWNyZXQtb25seS0wMDAx' },
+    },
+  },
+  'GET /api/v1/webhook-endpoints/{id}': {
+    id: 'getWebhookEndpoint',
+    versioned: true,
+    tag: 'Webhooks',
+    summary: 'One webhook endpoint',
+    description: "Without its secret. Another team's endpoint is a 403, an unknown id a 404.",
+    success: WebhookEndpoint,
+    example: { response: endpointExample },
+  },
+  'PUT /api/v1/webhook-endpoints/{id}': {
+    id: 'updateWebhookEndpoint',
+    versioned: true,
+    tag: 'Webhooks',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Only the supplied fields change; a new URL is checked as at creation. `disabled: false` enables a ' +
+      'disabled endpoint again (what failed meanwhile is sent again on `recover`).',
+    body: withItems(
+      described(updateWebhookEndpointSchema, WEBHOOK_ENDPOINT_PATCH),
+      'event_types',
+      EVENT_TYPE_ITEMS,
+      { uniqueItems: true },
+    ),
+    success: WebhookEndpoint,
+    example: {
+      request: { event_types: updatedEndpointExample.event_types },
+      response: updatedEndpointExample,
+    },
+  },
+  'DELETE /api/v1/webhook-endpoints/{id}': {
+    id: 'deleteWebhookEndpoint',
+    versioned: true,
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description:
+      'Nothing more is sent to it (deliveries due are given up). The quota gets the endpoint back.',
+    success: Message,
+    example: { response: { message: 'Webhook endpoint deleted.' } },
+  },
+  'POST /api/v1/webhook-endpoints/{id}/secret/rotate': {
+    id: 'rotateWebhookEndpointSecret',
+    // Its ETag is the endpoint's new version (If-Match of the next update).
+    versioned: true,
+    tag: 'Webhooks',
+    summary: "Rotate a webhook endpoint's signing secret",
+    description:
+      'A new secret, shown in this answer only, signs every delivery from now on; the one it replaces ' +
+      'signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can ' +
+      "switch without losing a delivery. The ETag is the endpoint's new version.",
+    success: SecretRotation,
+    example: {
+      response: {
+        secret: 'whsec_ZXhhbXBsZS1zZWNyZXQtb25seS0wMDAy',
+        previous_secret_expires_at: '2026-11-26T09:46:35.123000Z',
+      },
+    },
+  },
+  'GET /api/v1/webhook-endpoints/{id}/attempts': {
+    id: 'listWebhookEndpointAttempts',
+    tag: 'Webhooks',
+    summary: "A webhook endpoint's delivery attempts, newest first",
+    description:
+      `Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most ` +
+      `\`limit\` (1 to ${LIMITS.listPageSize}), and ${LIMITS.listPageSize} without it. ${PAGED_REST} ` +
+      'Tries are kept as long as their events (30 days).',
+    paged: true,
+    defaultLimit: LIMITS.listPageSize,
+    success: z.array(WebhookAttempt).max(LIMITS.listPageSize),
+    example: {
+      response: [
+        {
+          event_id: brandCreatedEvent.id,
+          attempted_at: '2026-11-25T09:46:35.123000Z',
+          status_code: 204,
+          error: null,
+          duration_ms: 38,
+          response: '',
+          succeeded: true,
+        },
+      ],
+    },
+  },
+  'POST /api/v1/webhook-endpoints/{id}/recover': {
+    id: 'recoverWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Send again what a webhook endpoint missed',
+    description:
+      'The deliveries to it of events since `since` that were given up (the retry schedule ran out, or ' +
+      'the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; ' +
+      'the attempts tell how they went. A disabled endpoint is a 422 naming `since`: enable it first.',
+    body: described(recoverSchema, RECOVER_INPUT),
+    success: Recovery,
+    example: { request: { since: '2026-11-25T00:00:00Z' }, response: { deliveries: 1 } },
   },
   'GET /api/v1/limits': {
     id: 'getLimits',
@@ -432,6 +625,7 @@ export const OPERATIONS: Record<string, Operation> = {
           contact_fields: { limit: 5000, used: 120 },
           sites: { limit: 100, used: 2 },
           pages: { limit: 10000, used: 40 },
+          webhook_endpoints: { limit: 20, used: 2 },
         },
         rate_limit: { plan: 'standard', limit: 1500, window_seconds: 60 },
       },

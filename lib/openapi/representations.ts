@@ -1,5 +1,11 @@
 import * as z from 'zod';
 import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
+import type { Attempt } from '../../shared/data/webhook-deliveries.ts';
+import {
+  type DisabledReason,
+  ROTATION_OVERLAP_MS,
+  type webhookEndpointView,
+} from '../../shared/data/webhook-endpoints.ts';
 import { COLOR } from '../../shared/domain/brand-input.ts';
 import { TAG_PATTERN } from '../../shared/domain/contact-field-input.ts';
 import {
@@ -21,7 +27,14 @@ import {
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
-import { BRAND, CONTACT_FIELD, LIBRARY_PATH_RULES } from './descriptions.ts';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
+import {
+  BRAND,
+  CONTACT_FIELD,
+  EVENT_RESOURCE_LENGTH,
+  LIBRARY_PATH_RULES,
+  WEBHOOK_ENDPOINT,
+} from './descriptions.ts';
 
 /**
  * What the API answers, as the OpenAPI document describes it. The request schemas are the ones the
@@ -36,6 +49,8 @@ const timestamp = z
   .length('2026-11-25T09:46:31.123000Z'.length)
   .meta({ format: 'date-time', examples: ['2026-11-25T09:46:31.123000Z'] });
 const id = z.int().min(1);
+/** An event's id, as `GET /events/{id}` takes it. */
+const eventId = z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID);
 /** Free text of the spec's length (names, descriptions, tags). */
 const text = z.string().max(LIMITS.textLength);
 /** An http(s) URL as it was given (any case of the scheme), or as the API made it (public images). */
@@ -159,6 +174,132 @@ export const Page = z
     description: "A CMS page of one of the team's sites (sites and pages are made in the dashboard).",
   });
 
+/** What an attempt keeps of the answer: its body's first KiB (shared/webhooks/send.ts). */
+const ATTEMPT_RESPONSE_LENGTH = 1024;
+/** A failed try's message: a sentence that may name the URL's host (bounded by the URL's length). */
+const ATTEMPT_ERROR_LENGTH = LIMITS.webhookUrlLength + 100;
+
+/** Why an endpoint is disabled, by value (the type holds the list to the data module's). */
+const DISABLED_REASONS: Record<DisabledReason, true> = { manual: true, gone: true, failing: true };
+
+/** A signing secret as the API makes it: `whsec_` and the base64 of 24 bytes (shared/webhooks/signing.ts). */
+const signingSecret = z
+  .string()
+  .length('whsec_'.length + 32)
+  .regex(/^whsec_[A-Za-z0-9+/]{32}$/);
+
+const webhookEndpointShape = {
+  id: described(id, WEBHOOK_ENDPOINT.id),
+  url: described(
+    z
+      .string()
+      .max(LIMITS.webhookUrlLength)
+      .regex(/^https?:\/\/[^#]+$/)
+      .meta({ format: 'uri' }),
+    WEBHOOK_ENDPOINT.url,
+  ),
+  event_types: described(
+    z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length).meta({ uniqueItems: true }),
+    WEBHOOK_ENDPOINT.event_types,
+  ),
+  description: described(text.nullable(), WEBHOOK_ENDPOINT.description),
+  disabled: described(z.boolean(), WEBHOOK_ENDPOINT.disabled),
+  disabled_reason: described(
+    z.enum(Object.keys(DISABLED_REASONS) as [DisabledReason, ...DisabledReason[]]).nullable(),
+    WEBHOOK_ENDPOINT.disabled_reason,
+  ),
+  created_at: described(timestamp, WEBHOOK_ENDPOINT.created_at),
+  updated_at: described(timestamp, WEBHOOK_ENDPOINT.updated_at),
+} satisfies Record<keyof ReturnType<typeof webhookEndpointView>, z.ZodType>;
+
+export const WebhookEndpoint = z
+  .object(webhookEndpointShape)
+  .strict()
+  .meta({
+    description:
+      "Where the team's events of the types it names are delivered, signed (its secret is shown only when " +
+      'it is made or rotated).',
+  });
+
+export const WebhookEndpointCreated = z
+  .object({ ...webhookEndpointShape, secret: described(signingSecret, WEBHOOK_ENDPOINT.secret) })
+  .strict()
+  .meta({ description: 'A new webhook endpoint, with its signing secret: the only answer that shows it.' });
+
+export const SecretRotation = z
+  .object({
+    secret: described(
+      signingSecret,
+      "The endpoint's new signing secret (as `secret` at creation): it signs every delivery from now on. " +
+        'Shown only in this answer: keep it.',
+    ),
+    previous_secret_expires_at: described(
+      timestamp,
+      `When the secret it replaces stops signing, ${ROTATION_OVERLAP_MS / 3_600_000} hours from now (ISO ` +
+        '8601 in UTC, with microseconds): until then each delivery carries a signature under each of the ' +
+        'two, so a receiver may switch at any time within them.',
+    ),
+  })
+  .strict()
+  .meta({ description: 'A new signing secret, and when the one it replaces stops signing.' });
+
+export const WebhookAttempt = z
+  .object({
+    event_id: described(
+      eventId,
+      'The event delivered: its `id`, which the delivery carried as `webhook-id`.',
+    ),
+    attempted_at: described(
+      timestamp,
+      'When the try ended (the answer came, or the try gave up): ISO 8601 in UTC, with microseconds.',
+    ),
+    status_code: described(
+      z.int().min(100).max(599).nullable(),
+      "The HTTP status of the endpoint's answer; null when none came (then `error` says why).",
+    ),
+    error: described(
+      z.string().max(ATTEMPT_ERROR_LENGTH).nullable(),
+      'Why the try failed, in a sentence (`endpoint responded with HTTP 500`, `timed out`, `could not ' +
+        'connect to <host>`, `<host> resolves to a private address`); null when it succeeded.',
+    ),
+    duration_ms: described(
+      z.int().min(0),
+      `How long the try took, in milliseconds (an answer must come within ${DELIVERY_TIMEOUT_MS / 1000} s).`,
+    ),
+    response: described(
+      z.string().max(ATTEMPT_RESPONSE_LENGTH),
+      `The first ${ATTEMPT_RESPONSE_LENGTH} bytes of the answer's body, decoded as UTF-8 (bytes that are ` +
+        'not are replaced; a character cut in two is dropped); `""` when it had none or none came.',
+    ),
+    succeeded: described(
+      z.boolean(),
+      `Whether the endpoint answered 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s: the delivery is done.`,
+    ),
+  } satisfies Record<keyof Attempt, z.ZodType>)
+  .strict()
+  .meta({ description: 'One try of a delivery to the endpoint, as the deliverer recorded it.' });
+
+export const Redelivery = z
+  .object({
+    endpoint_ids: described(
+      z.array(id),
+      'The endpoints the event is sent to again, by id (`[]` when none is subscribed to its type and ' +
+        'enabled): each delivery starts the retry schedule again, now.',
+    ),
+  })
+  .strict()
+  .meta({ description: 'The deliveries started: the endpoints the event is sent to again.' });
+
+export const Recovery = z
+  .object({
+    deliveries: described(
+      z.int().min(0),
+      'How many given-up deliveries are sent again (each starts the retry schedule again, now).',
+    ),
+  })
+  .strict()
+  .meta({ description: 'The given-up deliveries sent again.' });
+
 /** A change's former values: the brand's fields that changed (its id, team and creation never do). */
 export const BrandChanges = Brand.omit({ id: true, team_id: true, created_at: true })
   .partial()
@@ -173,18 +314,26 @@ export const ContactFieldChanges = ContactField.omit({ id: true })
   .partial()
   .meta({ description: "The former values of the contact field's fields that changed." });
 
+/** A change's former values: the webhook endpoint's that the API's disabling changed. */
+export const WebhookEndpointChanges = WebhookEndpoint.pick({ disabled: true, disabled_reason: true }).meta({
+  description:
+    "The former values of the webhook endpoint's fields that changed: `disabled` and `disabled_reason`, " +
+    'for a `webhook_endpoint.disabled` (`false` and null).',
+});
+
 export const Event = z
   .object({
     id: described(
-      z.string().max(EVENT_ID_LENGTH).regex(EVENT_ID),
+      eventId,
       "The event's id, `evt_<team>_<seconds>_<sequence>_<ordinal>`: the same on every delivery of the " +
         'change, so a consumer that has seen it can skip it. `GET /events/{id}` reads it.',
     ),
     type: described(
       z.enum(EVENT_TYPES),
       'What happened: `brand.created`, `brand.updated`, `brand.deleted`, `contact_field.created`, ' +
-        '`contact_field.updated` or `contact_field.deleted`. A default-brand change is a `brand.updated` of ' +
-        'each brand whose `is_default` changed.',
+        '`contact_field.updated`, `contact_field.deleted`, or `webhook_endpoint.disabled` (the API disabled ' +
+        'one of the webhook endpoints: it answered 410, or failed for days). A default-brand change is a ' +
+        '`brand.updated` of each brand whose `is_default` changed.',
     ),
     created_at: described(
       timestamp.meta({ examples: ['2026-11-25T09:46:31.000000Z'] }),
@@ -192,11 +341,9 @@ export const Event = z
     ),
     team_id: described(id, "The team whose resource changed: the caller's."),
     resource: described(
-      z
-        .string()
-        .max('contact_field:'.length + LIMITS.idDigits)
-        .regex(EVENT_RESOURCE),
-      'The resource that changed, `brand:<id>` or `contact_field:<id>` (what the `resource` filter takes).',
+      z.string().max(EVENT_RESOURCE_LENGTH).regex(EVENT_RESOURCE),
+      'The resource that changed, `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>` (what the ' +
+        '`resource` filter takes).',
     ),
     resource_version: described(
       z.int().min(0),
@@ -208,17 +355,18 @@ export const Event = z
     request_id: described(
       z.string().max(36).meta({ format: 'uuid' }).nullable(),
       'The `X-Request-Id` of the API request that made the change; null when there is none to name (a ' +
-        'change made with the admin CLI).',
+        'change made with the admin CLI, a webhook endpoint disabled by the API).',
     ),
     data: z
       .object({
         object: described(
-          z.union([Brand, ContactField]),
+          z.union([Brand, ContactField, WebhookEndpoint]),
           'The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact ' +
-            'field as `GET /contact-fields/{id}`); for a delete, as it was last.',
+            'field as `GET /contact-fields/{id}`, a webhook endpoint as `GET /webhook-endpoints/{id}`); for ' +
+            'a delete, as it was last.',
         ),
         previous_attributes: described(
-          z.union([BrandChanges, ContactFieldChanges, z.null()]),
+          z.union([BrandChanges, ContactFieldChanges, WebhookEndpointChanges, z.null()]),
           'For an update, the former values of the fields that changed; null for a create or a delete.',
         ),
       })
@@ -436,6 +584,7 @@ export const Limits = z
         contact_fields: quota('contact fields'),
         sites: quota('sites'),
         pages: quota('pages'),
+        webhook_endpoints: quota('webhook endpoints'),
       })
       .strict()
       .meta({ description: 'A create beyond a quota is a 422 naming it.' }),

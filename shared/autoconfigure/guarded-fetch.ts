@@ -16,12 +16,12 @@ import {
 } from './target-policy.ts';
 
 /**
- * The one HTTP client auto-configure uses for everything it fetches (page, each redirect hop, web manifest). A
- * visitor-supplied URL must never reach an internal address: the URL is checked before each request, and every
- * address a name resolves to is checked again for each connection, right before the socket opens, which may
- * then connect only to those checked addresses, so a DNS answer that changes between check and use
- * (rebinding) cannot slip through. Node's own http/https do the rest (one connection per request, no pool).
- * Every failure is a 422 naming the cause.
+ * The one outbound HTTP client: auto-configure GETs everything it fetches through it (page, each redirect hop, web
+ * manifest), webhooks POST their deliveries. A caller-supplied URL must never reach an internal address: the URL
+ * is checked before each request, and every address a name resolves to is checked again for each connection,
+ * right before the socket opens, which may then connect only to those checked addresses, so a DNS answer that
+ * changes between check and use (rebinding) cannot slip through. Node's own http/https do the rest (one
+ * connection per request, no pool). Every failure is a 422 naming the cause.
  */
 
 export interface ResolvedAddress {
@@ -35,7 +35,9 @@ export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddres
 export interface GuardedFetchOptions {
   /** Overrides `AUTOCONFIGURE_ALLOW_LOOPBACK=1`; ignored inside Lambda. Allows loopback targets on any port. */
   allowLoopback?: boolean;
-  /** Deadline for everything fetched through one client, counted from its creation. */
+  /** Refuses http URLs (TargetPolicy.requireHttps). */
+  requireHttps?: boolean;
+  /** Deadline for everything `get` fetches and `check` resolves through one client, counted from its creation. */
   timeoutMs?: number;
   /** Largest body read, counted after content decoding (gzip/br). */
   maxBytes?: number;
@@ -52,8 +54,25 @@ export interface FetchedDocument {
   body: Uint8Array;
 }
 
+export interface PostRequest {
+  body: string;
+  headers: Readonly<Record<string, string>>;
+  /** Deadline for this one POST (DNS, connecting, the answer and the part of its body read). */
+  timeoutMs: number;
+}
+
+/** What a POST was answered: any status, redirects included (they are not followed). */
+export interface PostAnswer {
+  status: number;
+  header(name: string): string | null;
+  /** The body's first ANSWER_BYTES at most, as sent (no content decoding). */
+  body: Uint8Array;
+}
+
 export const DEFAULT_TIMEOUT_MS = 8_000;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+/** How much of a POST's answer is read: enough to show a receiver's error message, never a huge body. */
+export const ANSWER_BYTES = 1024;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Mozilla/5.0 (compatible; TeamMessagingBrandBot/1.0)';
@@ -71,6 +90,14 @@ interface Reply {
   body: Readable;
 }
 
+/** One request as #exchange sends it. */
+interface Outgoing {
+  method: 'GET' | 'POST';
+  headers: Readonly<Record<string, string>>;
+  body?: string;
+  signal: AbortSignal;
+}
+
 export class GuardedClient {
   readonly #policy: TargetPolicy;
   readonly #signal: AbortSignal;
@@ -79,7 +106,7 @@ export class GuardedClient {
   readonly #requests = new Set<ClientRequest>();
 
   constructor(options: GuardedFetchOptions = {}) {
-    this.#policy = targetPolicy(options.allowLoopback);
+    this.#policy = targetPolicy(options.allowLoopback, options.requireHttps);
     this.#signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#resolveHost = options.resolveHost ?? defaultResolver;
@@ -89,7 +116,7 @@ export class GuardedClient {
   async get(url: string, expected: ExpectedContent): Promise<FetchedDocument> {
     let target = checkTargetUrl(url, this.#policy);
     for (let redirects = 0; ; redirects++) {
-      const response = await this.#send(target, expected);
+      const response = await this.#get(target, expected);
       const location = REDIRECT_STATUSES.has(response.status) ? response.header('location') : null;
       if (location === null) return this.#read(target, response, expected);
       discard(response);
@@ -98,48 +125,92 @@ export class GuardedClient {
     }
   }
 
+  /**
+   * POSTs a body and returns the answer, whatever its status: a redirect is not followed, so only the URL checked
+   * here is ever reached. Reads at most the first ANSWER_BYTES of the answer's body, then closes the connection.
+   * Throws a FetchRefusal (422) when no answer came (a refused URL or address, unreachable, timed out). Once the
+   * status came in time, a body that stalls is cut at the deadline: the answer stands.
+   */
+  async post(url: string, request: PostRequest): Promise<PostAnswer> {
+    const target = checkTargetUrl(url, this.#policy);
+    const response = await this.#exchange(target, {
+      method: 'POST',
+      // An explicit length: the body is sent whole, never chunked (some receivers refuse chunked requests).
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      body: request.body,
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
+    return {
+      status: response.statusCode ?? 0,
+      header: (name) => headerOf(response, name),
+      body: await readPrefix(response, ANSWER_BYTES),
+    };
+  }
+
+  /**
+   * Checks a URL as a request to it is checked (the URL, then every address its host resolves to now), without
+   * connecting: for URLs kept to be requested later, each request being checked again then.
+   */
+  async check(url: string): Promise<URL> {
+    const target = checkTargetUrl(url, this.#policy);
+    try {
+      await this.#addresses(target, this.#signal);
+    } catch (error) {
+      throw describeFailure(error, this.#signal, target);
+    }
+    return target;
+  }
+
   /** Closes every connection this client opened. */
   async close(): Promise<void> {
     for (const request of this.#requests) request.destroy();
     this.#requests.clear();
   }
 
-  async #send(url: URL, expected: ExpectedContent): Promise<Reply> {
+  async #get(url: URL, expected: ExpectedContent): Promise<Reply> {
+    const headers = {
+      'user-agent': USER_AGENT,
+      accept: ACCEPT[expected],
+      'accept-language': 'en;q=0.9,*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    return reply(await this.#exchange(url, { method: 'GET', headers, signal: this.#signal }));
+  }
+
+  /**
+   * Sends one request to a checked URL, on a connection of its own that may only reach the addresses its host
+   * resolves to right now, each checked; resolves with the response once its head came.
+   */
+  async #exchange(url: URL, outgoing: Outgoing): Promise<IncomingMessage> {
     try {
-      const hostname = hostOf(url);
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      const addresses = await untilAborted(
-        checkedAddresses(hostname, url.port, this.#policy, this.#resolveHost),
-        this.#signal,
-      );
-      return await new Promise<Reply>((resolve, reject) => {
+      const addresses = await this.#addresses(url, outgoing.signal);
+      return await new Promise<IncomingMessage>((resolve, reject) => {
         const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
           {
-            hostname,
-            port,
+            hostname: hostOf(url),
+            port: url.port || (url.protocol === 'https:' ? '443' : '80'),
             path: `${url.pathname}${url.search}`,
-            method: 'GET',
+            method: outgoing.method,
             agent: false,
             lookup: answeringWith(addresses),
-            signal: this.#signal,
-            headers: {
-              host: url.host,
-              'user-agent': USER_AGENT,
-              accept: ACCEPT[expected],
-              'accept-language': 'en;q=0.9,*;q=0.5',
-              'accept-encoding': 'gzip, deflate, br',
-            },
+            signal: outgoing.signal,
+            headers: { host: url.host, ...outgoing.headers },
           },
-          (response) => resolve(reply(response)),
+          resolve,
         );
         this.#requests.add(request);
         request.once('close', () => this.#requests.delete(request));
         request.once('error', reject);
-        request.end();
+        request.end(outgoing.body);
       });
     } catch (error) {
-      throw describeFailure(error, this.#signal, url);
+      throw describeFailure(error, outgoing.signal, url);
     }
+  }
+
+  /** The URL host's addresses, each checked; a resolver that hangs gives up with the signal. */
+  #addresses(url: URL, signal: AbortSignal): Promise<readonly ResolvedAddress[]> {
+    return untilAborted(checkedAddresses(hostOf(url), url.port, this.#policy, this.#resolveHost), signal);
   }
 
   async #read(url: URL, response: Reply, expected: ExpectedContent): Promise<FetchedDocument> {
@@ -185,14 +256,12 @@ function reply(response: IncomingMessage): Reply {
           : undefined;
   const body = decoder ? response.pipe(decoder) : response;
   if (decoder) response.once('error', (error) => decoder.destroy(error));
-  return {
-    status: response.statusCode ?? 0,
-    header: (name) => {
-      const value = response.headers[name.toLowerCase()];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    body,
-  };
+  return { status: response.statusCode ?? 0, header: (name) => headerOf(response, name), body };
+}
+
+function headerOf(response: IncomingMessage, name: string): string | null {
+  const value = response.headers[name.toLowerCase()];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Why a response is refused before its body is read, or null when it may be read. */
@@ -246,6 +315,27 @@ async function readAtMost(response: Reply, maxBytes: number): Promise<Uint8Array
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The body's first `limit` bytes (fewer when it ends, fails or is cut by the request's deadline first); then the
+ * response, and with it its connection, is destroyed, so a huge or endless answer is never read on.
+ */
+function readPrefix(response: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      response.destroy();
+      resolve(Buffer.concat(chunks).subarray(0, limit));
+    };
+    response.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+      if (size >= limit) done();
+    });
+    for (const end of ['end', 'error', 'close']) response.once(end, done);
+  });
 }
 
 /** Drops a body we will not read: its connection is closed (each request has its own). */

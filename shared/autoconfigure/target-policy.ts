@@ -4,14 +4,16 @@ import { config } from '../config.ts';
 import { FetchRefusal } from './refusal.ts';
 
 /**
- * Which hosts the auto-configure fetcher may talk to. Everything that is not a public unicast address is refused,
- * whatever spelling or DNS answer leads to it; the loopback test hook is the only exception.
+ * Which hosts the guarded client (auto-configure, webhooks) may talk to. Everything that is not a public unicast
+ * address is refused, whatever spelling or DNS answer leads to it; the loopback test hook is the only exception.
  */
 export interface TargetPolicy {
   /** Loopback addresses (and any port on them) are allowed: a test hook, never on inside Lambda. */
   readonly allowLoopback: boolean;
   /** The loopback switch can be turned on here (not inside Lambda): a refusal of loopback names it. */
   readonly loopbackSwitchable: boolean;
+  /** Only https URLs: webhooks inside AWS, where what they carry leaves our network. Off for auto-configure. */
+  readonly requireHttps?: boolean;
 }
 
 /** The setting that allows loopback targets locally (shared/config.ts reads it). */
@@ -22,11 +24,12 @@ const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /** The policy for this call: the configured loopback switch (or the caller's), never inside Lambda. */
-export function targetPolicy(allowLoopback?: boolean): TargetPolicy {
+export function targetPolicy(allowLoopback?: boolean, requireHttps = false): TargetPolicy {
   const loopbackSwitchable = !config.insideLambda();
   return {
     allowLoopback: (allowLoopback ?? config.autoconfigureAllowLoopback()) && loopbackSwitchable,
     loopbackSwitchable,
+    requireHttps,
   };
 }
 
@@ -42,6 +45,9 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): U
   }
   if (url.username !== '' || url.password !== '') {
     throw new FetchRefusal('invalid_url', 'URL must not contain credentials');
+  }
+  if (policy.requireHttps && url.protocol !== 'https:') {
+    throw new FetchRefusal('invalid_url', 'URL must use https');
   }
   // The host first, so that a loopback target is refused with the switch that allows it, whatever its port.
   const host = hostOf(url);

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError, NotFoundError } from '../http/errors.ts';
 import { currentRequestId } from '../request-context.ts';
@@ -24,6 +25,20 @@ export async function throwMissing(kind: string, model: string, id: number): Pro
     }),
   );
   throw (Count ?? 0) > 0 ? new ForbiddenError() : new NotFoundError(model, id);
+}
+
+/**
+ * Sends a conditional write: true when written, false when its condition did not hold (nothing written);
+ * any other failure is thrown.
+ */
+export async function writtenIf(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /** Every item of one Query, following pagination. */

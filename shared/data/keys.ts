@@ -15,11 +15,16 @@
  *   TEAM#<team>          EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts)
  *   TEAM#<team>          TOMBSTONE#<the deleted item's sk>         the request that deleted a brand or field
  *                                                                  (TTL): its change event names it
+ *   TEAM#<team>          WEBHOOK#<endpoint, 12 digits>             a webhook endpoint with its secrets
+ *   TEAM#<team>          DELIVERY#<endpoint>#<event position>      an event's delivery to an endpoint (TTL);
+ *                                                                  while due, in the `byDueTime` index under
+ *                                                                  `gsi2pk = DUE#<shard>` (webhook-deliveries.ts)
+ *   TEAM#<team>          ATTEMPT#<endpoint>#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
  *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
  *
- * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites and pages are also in the `byId`
+ * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites, pages and webhook endpoints are also in the `byId`
  * index (`gsi1pk = <KIND>#<id>`), which tells another team's id (403) from none (404). A team's tokens are
  * listed there under `gsi1pk = TOKENS#<team>`, so that a plan change reaches each of them.
  */
@@ -38,6 +43,9 @@ export const PAGE_PREFIX = 'PAGE#';
 export const SITE_PREFIX = 'SITE#';
 export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
 export const EVENT_PREFIX = 'EVENT#';
+export const WEBHOOK_PREFIX = 'WEBHOOK#';
+export const DELIVERY_PREFIX = 'DELIVERY#';
+export const ATTEMPT_PREFIX = 'ATTEMPT#';
 
 export const teamKey = (teamId: number) => teamItem(teamId, 'TEAM');
 export const brandKey = (teamId: number, brandId: number) =>
@@ -54,6 +62,17 @@ export const siteKey = (teamId: number, siteId: number) => teamItem(teamId, `${S
 export const pageKey = (teamId: number, pageId: number) => teamItem(teamId, `${PAGE_PREFIX}${padId(pageId)}`);
 export const identityKey = (teamId: number, identityId: number) =>
   teamItem(teamId, `IDENTITY#${padId(identityId)}`);
+export const webhookEndpointKey = (teamId: number, endpointId: number) =>
+  teamItem(teamId, `${WEBHOOK_PREFIX}${padId(endpointId)}`);
+/** An endpoint's deliveries sort by event (time first), so `recover` reads those since a time. */
+export const deliveryKey = (teamId: number, endpointId: number, eventPosition: string) =>
+  teamItem(teamId, `${DELIVERY_PREFIX}${padId(endpointId)}#${eventPosition}`);
+/** An endpoint's attempts sort by time: its attempt list reads them newest first. */
+export const attemptKey = (teamId: number, endpointId: number, atMs: number, eventPosition: string) =>
+  teamItem(
+    teamId,
+    `${ATTEMPT_PREFIX}${padId(endpointId)}#${String(atMs).padStart(13, '0')}#${eventPosition}`,
+  );
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);

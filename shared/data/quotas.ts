@@ -3,7 +3,15 @@ import { config } from '../config.ts';
 import { ValidationError } from '../http/errors.ts';
 import { dynamo, type TransactItem, tableName } from './dynamo.ts';
 import { scanSortKey } from './items.ts';
-import { BRAND_PREFIX, FIELD_PREFIX, PAGE_PREFIX, SITE_PREFIX, teamKey, teamPk } from './keys.ts';
+import {
+  BRAND_PREFIX,
+  FIELD_PREFIX,
+  PAGE_PREFIX,
+  SITE_PREFIX,
+  teamKey,
+  teamPk,
+  WEBHOOK_PREFIX,
+} from './keys.ts';
 import type { Cancellation, LabelledTransaction } from './transactions.ts';
 
 /**
@@ -12,7 +20,7 @@ import type { Cancellation, LabelledTransaction } from './transactions.ts';
  * its own transaction, conditioned on the count being below the quota, so parallel creates can never
  * overshoot and no round trip is added; a delete gives the unit back in its transaction.
  */
-export const QUOTA_KINDS = ['brands', 'contact_fields', 'sites', 'pages'] as const;
+export const QUOTA_KINDS = ['brands', 'contact_fields', 'sites', 'pages', 'webhook_endpoints'] as const;
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 const NAMES: Record<QuotaKind, string> = {
@@ -20,6 +28,7 @@ const NAMES: Record<QuotaKind, string> = {
   contact_fields: 'contact fields',
   sites: 'sites',
   pages: 'pages',
+  webhook_endpoints: 'webhook endpoints',
 };
 
 /** The deployment's default quota of a kind (configuration), unless the team has its own. */
@@ -118,6 +127,7 @@ const PREFIXES: Record<QuotaKind, string> = {
   contact_fields: `${FIELD_PREFIX}0`,
   sites: `${SITE_PREFIX}0`,
   pages: `${PAGE_PREFIX}0`,
+  webhook_endpoints: `${WEBHOOK_PREFIX}0`,
 };
 
 /**

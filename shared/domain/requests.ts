@@ -42,8 +42,8 @@ export const contactFieldsQuery = z.object({
   ),
 });
 
-/** What `resource` of `GET /events` takes: a brand's or a contact field's id, as an event names it. */
-export const EVENT_RESOURCE = /^(brand|contact_field):[1-9][0-9]{0,14}$/;
+/** What `resource` of `GET /events` takes: a brand's, contact field's or webhook endpoint's id, as an event names it. */
+export const EVENT_RESOURCE = /^(brand|contact_field|webhook_endpoint):[1-9][0-9]{0,14}$/;
 
 /**
  * `?type=brand.updated&type=brand.deleted` (or `type[]=`): events of any of these types, each one of
@@ -67,7 +67,7 @@ export const eventsQuery = z.object({
       z.array(z.string()).check(
         z.refine((values) => values.length === 1 && EVENT_RESOURCE.test(values[0] as string), {
           message:
-            'The resource field must be brand:<id> or contact_field:<id>, the id a positive integer, given once.',
+            'The resource field must be brand:<id>, contact_field:<id> or webhook_endpoint:<id>, the id a positive integer, given once.',
         }),
       ),
       z.transform((values) => values[0] as string),

@@ -2,6 +2,7 @@ import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
+import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
 import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
 
 type Representation = Record<string, unknown>;
@@ -35,6 +36,7 @@ export interface ChangeLookups {
 
 const DEFAULT_POINTER_SK = `${BRAND_PREFIX}DEFAULT`;
 const ENTITY_SK = /^(BRAND|FIELD)#(\d+)$/;
+const WEBHOOK_SK = /^WEBHOOK#(\d+)$/;
 
 /** The events one stream record makes: none for items that are not brands, fields or the default pointer. */
 export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups): Promise<ChangeEvent[]> {
@@ -43,6 +45,8 @@ export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups)
   const teamId = teamOf(image?.pk);
   if (teamId === undefined) return [];
   if (sk === DEFAULT_POINTER_SK) return defaultChangeEvents(change, teamId, lookups);
+  const webhook = WEBHOOK_SK.exec(sk);
+  if (webhook) return endpointDisabledEvents(change, teamId, Number(webhook[1]));
   const entity = ENTITY_SK.exec(sk);
   if (!entity) return [];
   const kind = entity[1] === 'BRAND' ? 'brand' : 'contact_field';
@@ -107,6 +111,27 @@ async function defaultChangeEvents(
     );
   }
   return events;
+}
+
+/**
+ * The API disabled an endpoint (it answered 410, or failed for days): the team hears of it as an event. The
+ * team's own changes to its endpoints are answers to its requests, not events.
+ */
+function endpointDisabledEvents(change: ItemChange, teamId: number, id: number): ChangeEvent[] {
+  const { oldImage, newImage } = change;
+  if (!oldImage || !newImage || oldImage.disabled === true || newImage.disabled !== true) return [];
+  if (newImage.disabled_reason === 'manual') return [];
+  return [
+    changeEvent(change, 0, {
+      type: 'webhook_endpoint.disabled',
+      teamId,
+      resource: `webhook_endpoint:${id}`,
+      version: newImage.version,
+      requestId: null,
+      object: webhookEndpointView(webhookEndpointOfItem(newImage)),
+      previous: { disabled: false, disabled_reason: null },
+    }),
+  ];
 }
 
 interface EventParts {

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'contact_field.created',
   'contact_field.updated',
   'contact_field.deleted',
+  'webhook_endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -19,7 +20,7 @@ export interface ChangeEvent {
   type: EventType;
   created_at: string;
   team_id: number;
-  /** `<kind>:<id>`, as the events API's `resource` filter names it. */
+  /** `<kind>:<id>` (brand, contact_field, webhook_endpoint), as the events API's `resource` filter names it. */
   resource: string;
   /** The version the resource's ETag carries after the change (before it, for a delete). */
   resource_version: number;

@@ -18,7 +18,7 @@ import { MESSAGES } from './messages.ts';
 import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
 import { type ApiResponse, toProxyResult } from './response.ts';
 
-export { type ApiResponse, created, notModified, ok, okText } from './response.ts';
+export { type ApiResponse, accepted, created, notModified, ok, okText } from './response.ts';
 
 /** What a handler sees: the caller's team, the parsed body and the request's parameters. */
 export interface ApiRequest {

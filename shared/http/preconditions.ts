@@ -2,12 +2,15 @@ import { BadRequestError } from './errors.ts';
 import type { ApiResponse } from './response.ts';
 
 /**
- * Entity tags of the versioned representations (brands, contact fields) and the If-Match they are sent
+ * Entity tags of the versioned representations (brands, contact fields, webhook endpoints) and the If-Match they are sent
  * back in. A tag names what the stored item records of the representation: its kind, its `version` (every
  * write bumps it) and, for a brand, whether it is the default (which the default pointer decides, not the
  * brand item). So a data module can turn an If-Match into its write's own condition: no extra read.
  */
-export type TaggedKind = 'brand' | 'field';
+export type TaggedKind = 'brand' | 'field' | 'webhook';
+
+/** The letter a version-only tag starts with (a brand's tag also names the default). */
+const TAG_LETTER: Record<Exclude<TaggedKind, 'brand'>, string> = { field: 'f', webhook: 'w' };
 
 export interface VersionTag {
   version: number;
@@ -16,7 +19,9 @@ export interface VersionTag {
 }
 
 function entityTag(kind: TaggedKind, tag: VersionTag): string {
-  return kind === 'brand' ? `"b.${tag.version}.${tag.isDefault ? 1 : 0}"` : `"f.${tag.version}"`;
+  return kind === 'brand'
+    ? `"b.${tag.version}.${tag.isDefault ? 1 : 0}"`
+    : `"${TAG_LETTER[kind]}.${tag.version}"`;
 }
 
 /** The response with the representation's ETag. */
@@ -50,7 +55,9 @@ export function ifMatchOf(
     );
   }
   const match =
-    kind === 'brand' ? /^"b\.(\d{1,15})\.([01])"$/.exec(header) : /^"f\.(\d{1,15})"$/.exec(header);
+    kind === 'brand'
+      ? /^"b\.(\d{1,15})\.([01])"$/.exec(header)
+      : new RegExp(`^"${TAG_LETTER[kind]}\\.(\\d{1,15})"$`).exec(header);
   if (!match) return NO_VERSION;
   return kind === 'brand'
     ? { version: Number(match[1]), isDefault: match[2] === '1' }

@@ -11,6 +11,8 @@ export interface ApiResponse {
 
 export const ok = (body: unknown): ApiResponse => ({ status: 200, body });
 export const created = (body: unknown): ApiResponse => ({ status: 201, body });
+/** 202: the work is queued (webhook deliveries), its outcome comes later. */
+export const accepted = (body: unknown): ApiResponse => ({ status: 202, body });
 
 /** 200 with a text body of this media type, sent as is. */
 export const okText = (contentType: string, body: string): ApiResponse => ({

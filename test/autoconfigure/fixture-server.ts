@@ -3,8 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 
-/** A throwaway HTTP server on 127.0.0.1 (random port) serving a fixed route table, for auto-configure tests. */
+/**
+ * A throwaway HTTP server on 127.0.0.1 (random port) serving a fixed route table, for the guarded client's tests
+ * (auto-configure's fetches, webhook deliveries).
+ */
 
 export type Route = (request: IncomingMessage, response: ServerResponse, origin: string) => void;
 
@@ -12,6 +16,8 @@ export interface FixtureServer {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   url(pathname: string): string;
+  /** Connections accepted so far: an SSRF test asserts none was made. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -29,11 +35,14 @@ export async function startFixtureServer(routes: Record<string, Route>): Promise
     }
     route(request, response, origin);
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     url: (pathname) => `${origin}${pathname}`,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         // Stalled fixtures (slow, huge) keep sockets open; drop them so close() returns.
@@ -41,6 +50,11 @@ export async function startFixtureServer(routes: Record<string, Route>): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+/** A scripted DNS: every name resolves to these addresses (none: the name does not resolve). */
+export function answering(...addresses: string[]): HostResolver {
+  return async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 }
 
 /** Serves bytes with the given headers. */

@@ -255,11 +255,17 @@ describe('every request body', () => {
       'POST /api/v1/brands',
       'POST /api/v1/brands/auto-configure',
       'POST /api/v1/contact-fields',
+      'POST /api/v1/events/{id}/redeliver',
       'POST /api/v1/files',
+      'POST /api/v1/webhook-endpoints',
+      'POST /api/v1/webhook-endpoints/{id}/recover',
       'PUT /api/v1/brands/{id}',
       'PUT /api/v1/contact-fields/{id}',
+      'PUT /api/v1/webhook-endpoints/{id}',
     ]);
-    for (const [route, { body, success }] of bodies) {
+    // What these answer is a receipt of work started (202), not a representation a client sends back.
+    const actions = ['POST /api/v1/events/{id}/redeliver', 'POST /api/v1/webhook-endpoints/{id}/recover'];
+    for (const [route, { body, success }] of bodies.filter(([route]) => !actions.includes(route))) {
       const keys = keysOf(body as z.core.$ZodType);
       expect(success, route).toBeInstanceOf(z.ZodObject);
       const representation = Object.keys((success as z.ZodObject).shape);

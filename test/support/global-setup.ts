@@ -19,8 +19,15 @@ export default async function setup(project: TestProject) {
   await provision(services, LOCAL_RESOURCES);
   const environment = handlerEnvironment(servicesConfig(services));
   project.provide('localEnv', environment);
-  // Every test file's writes make change events, as they do under `npm start`: the consumer runs here.
-  configure({ ...process.env, ...environment, LOG_LEVEL: 'SILENT', METRICS: 'off' });
+  // Every test file's writes make change events, as they do under `npm start`: the consumer runs here,
+  // and so does the deliverer of webhooks (the Lambda stand-in's), to the tests' receivers on 127.0.0.1.
+  configure({
+    ...process.env,
+    ...environment,
+    LOG_LEVEL: 'SILENT',
+    METRICS: 'off',
+    AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+  });
   const events = startEventPipeline(servicesConfig(services));
   return async () => {
     await events.stop();

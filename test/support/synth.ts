@@ -1,10 +1,15 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { type App, type CfnElement, type NestedStack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
-import { type OfflineSynthOptions, synthesizeOffline } from '../../lib/cdk/synth-offline.ts';
+import { NESTED_STACK_ID } from '../../lib/cdk/monitoring.ts';
+import {
+  type CfnTemplate,
+  type OfflineSynthOptions,
+  synthesizeOffline,
+} from '../../lib/cdk/synth-offline.ts';
 import type { TeamMessagingStack } from '../../lib/cdk/team-messaging-stack.ts';
 
 export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
@@ -12,7 +17,14 @@ export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
 export interface Synthesized {
   app: App;
   stack: TeamMessagingStack;
+  /** The stack's own template. */
   template: Template;
+  /**
+   * The template of the monitoring's nested stack (the alarms and the dashboard, lib/cdk/monitoring.ts),
+   * each of its parameters replaced by what the stack passes it (`{"Ref": "<function's logical id>"}`, ...):
+   * it reads as if its resources were the stack's own. `inMonitoring(s)` reads it as `s.template`.
+   */
+  monitoring: Template;
   assembly: cxapi.CloudAssembly;
   /** Temporary cloud assembly directory; the caller removes it. */
   outdir: string;
@@ -29,10 +41,38 @@ export const CLI_CONTEXT: Record<string, unknown> = {
   [cxapi.ANALYTICS_REPORTING_ENABLED_CONTEXT]: true,
 };
 
-/** `synthesizeOffline` (lib/cdk/synth-offline.ts), with the template for `aws-cdk-lib/assertions`. */
+/** `synthesizeOffline` (lib/cdk/synth-offline.ts), with the templates for `aws-cdk-lib/assertions`. */
 export function synthesize(options: OfflineSynthOptions): Synthesized {
   const synth = synthesizeOffline(options);
-  return { ...synth, template: Template.fromJSON(synth.template) };
+  const nested = synth.stack.monitoring.nestedStack;
+  const resource = synth.template.Resources?.[NESTED_STACK_ID];
+  if (resource?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`no nested stack ${NESTED_STACK_ID}`);
+  const { Parameters = {} } = resource.Properties as { Parameters?: Record<string, unknown> };
+  const monitoring = withParameters(readTemplate(nestedTemplatePath(synth, nested)), Parameters);
+  return { ...synth, template: Template.fromJSON(synth.template), monitoring: Template.fromJSON(monitoring) };
+}
+
+/** The monitoring's nested template read as `s.template`, for the helpers that read that. */
+export const inMonitoring = (s: Synthesized): Synthesized => ({ ...s, template: s.monitoring });
+
+/** Where the assembly holds a nested stack's template (an asset of its parent's). */
+export const nestedTemplatePath = (s: { assembly: cxapi.CloudAssembly }, nested: NestedStack) =>
+  join(s.assembly.directory, nested.templateFile);
+
+const readTemplate = (path: string): CfnTemplate => JSON.parse(readFileSync(path, 'utf8')) as CfnTemplate;
+
+/** The template with each `{"Ref": parameter}` of `parameters` replaced by its value. */
+function withParameters(template: CfnTemplate, parameters: Record<string, unknown>): CfnTemplate {
+  const isParameterRef = (value: unknown): value is { Ref: string } => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const keys = Object.keys(value);
+    const ref = (value as { Ref?: unknown }).Ref;
+    return keys.length === 1 && typeof ref === 'string' && Object.hasOwn(parameters, ref);
+  };
+  const { Parameters: _given, ...rest } = template;
+  return JSON.parse(JSON.stringify(rest), (_key, value) =>
+    isParameterRef(value) ? parameters[value.Ref] : value,
+  ) as CfnTemplate;
 }
 
 /**
@@ -82,5 +122,6 @@ export function acknowledgments(app: App): Array<{ path: string; id: string; rea
   );
 }
 
+/** The element's logical id in the template, an overridden one (the monitoring's nested stack) included. */
 export const logicalId = (stack: TeamMessagingStack, element: unknown) =>
-  stack.getLogicalId(element as CfnElement);
+  stack.resolve((element as CfnElement).logicalId) as string;

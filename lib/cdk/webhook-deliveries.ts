@@ -1,0 +1,148 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
+import { webhookDelivery } from '../routes.ts';
+import { ApiFunction } from './api-function.ts';
+import { grantDeliveryStart, grantIndexQuery, grantTableAccess } from './grants.ts';
+
+/**
+ * What one deliverer invocation does at most (the handler's batch): this many deliveries of one endpoint,
+ * so many at a time, each answered within DELIVERY_TIMEOUT_MS or failed.
+ */
+const DELIVERIES_PER_INVOCATION = 50;
+const CONCURRENT_DELIVERIES = 10;
+const DELIVERY_ROUNDS = Math.ceil(DELIVERIES_PER_INVOCATION / CONCURRENT_DELIVERIES);
+
+/** The two functions' sizes and how Lambda invokes them. */
+export const WEBHOOK_DELIVERIES = {
+  deliverer: {
+    /**
+     * Five rounds of ten deliveries, each round up to 15 s of waiting for the endpoints and then its table
+     * writes, each ending within SDK_CALL_BUDGET_MS when the table fails: 5 × (15 + 9) s = 120 s.
+     */
+    timeout: Duration.millis(DELIVERY_ROUNDS * (DELIVERY_TIMEOUT_MS + SDK_CALL_BUDGET_MS)),
+    /** I/O bound: ten requests in flight and their answers (read up to a limit) fit in 256 MB. */
+    memorySize: 256,
+    /**
+     * Invoked asynchronously only (the stream consumer, the sweeper, redeliver and recover), and never
+     * retried by Lambda: a failed or timed-out invocation leaves its deliveries due in the `byDueTime`
+     * index, where the sweeper finds them within a minute, as soon as Lambda's own first retry would
+     * (after about a minute). A Lambda retry would add a second invocation for the same endpoint beside
+     * the sweeper's, sending its deliveries twice and doubling the load on an endpoint that is already
+     * failing; the retry schedule lives in the table (shared/webhooks/schedule.ts), not in Lambda.
+     */
+    retryAttempts: 0,
+    /**
+     * An event still queued after an hour (throttling: Lambda retries a throttled invocation until the
+     * event is this old) is dropped: by then the sweeper has invoked the deliverer for the same endpoint
+     * sixty times. Lambda's default is six hours of stale invocations arriving after the throttling ends.
+     */
+    maxEventAge: Duration.hours(1),
+  },
+  sweeper: {
+    /** Reads the due index's shards and sends one asynchronous invocation per endpoint with deliveries due. */
+    timeout: Duration.seconds(60),
+    memorySize: 256,
+    /**
+     * A failed or late sweep is not retried: the next one, a minute later, finds all that it would have.
+     * Retried, it would run beside the next one and invoke the deliverer twice for the same endpoints.
+     * 60 s is the least EventBridge and Lambda take.
+     */
+    retryAttempts: 0,
+    maxEventAge: Duration.minutes(1),
+  },
+};
+
+export interface WebhookDeliveriesProps {
+  /** The single table, with its `byDueTime` index. */
+  table: TableV2;
+  /** What every function gets (the settings' variables). */
+  environment: Record<string, string>;
+  /** `PUBLIC_BASE_URL`: event payloads render brand images as the API does. */
+  publicBaseUrl: string;
+  /** What happens to the functions' log groups when the stack is deleted. */
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * Webhook deliveries (issue 30): the deliverer, which sends one endpoint's due deliveries per invocation,
+ * and the sweeper, which runs every `webhookDelivery.sweeper.everyMinutes` minutes and invokes the
+ * deliverer for every endpoint with deliveries due. Whatever else starts deliveries (the stream consumer,
+ * the redeliver and recover routes) is let to with `allowStart`. Made before the routes and the consumer,
+ * and needing neither: the grants point one way only, so no dependency cycle.
+ *
+ * No reserved concurrency: a reservation comes out of the account's unreserved pool, which must keep 100,
+ * so a first deploy into an account with a low concurrency quota would fail. Each invocation holds one
+ * endpoint, so a burst of many endpoints' deliveries can take much of the account's concurrency; if it
+ * throttles the API's functions (their throttle alarms say so), reserve some for the deliverer
+ * (`reservedConcurrentExecutions`): a throttled asynchronous invocation waits and is retried by Lambda.
+ */
+export class WebhookDeliveries extends Construct {
+  readonly deliverer: ApiFunction;
+  readonly sweeper: ApiFunction;
+  /** The EventBridge rule that runs the sweeper. */
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: WebhookDeliveriesProps) {
+    super(scope, id);
+    const { table } = props;
+    const { deliverer, sweeper } = WEBHOOK_DELIVERIES;
+
+    this.deliverer = new ApiFunction(this, 'Deliverer', {
+      entry: webhookDelivery.deliverer.handler,
+      environment: {
+        ...props.environment,
+        TABLE_NAME: table.tableName,
+        PUBLIC_BASE_URL: props.publicBaseUrl,
+      },
+      timeout: deliverer.timeout,
+      memorySize: deliverer.memorySize,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index.
+    grantTableAccess(this.deliverer, 'write', table, { idIndex: false });
+    this.deliverer.configureAsyncInvoke({
+      retryAttempts: deliverer.retryAttempts,
+      maxEventAge: deliverer.maxEventAge,
+    });
+
+    this.sweeper = new ApiFunction(this, 'Sweeper', {
+      entry: webhookDelivery.sweeper.handler,
+      environment: { ...props.environment, TABLE_NAME: table.tableName },
+      timeout: sweeper.timeout,
+      memorySize: sweeper.memorySize,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    // Reads the due index (keys only), nothing else of the table's indexes, and writes nothing.
+    grantTableAccess(this.sweeper, 'read', table, { idIndex: false });
+    grantIndexQuery(this.sweeper, table, TABLE_SCHEMA.dueIndex.name);
+    this.allowStart(this.sweeper);
+
+    // A rule rather than EventBridge Scheduler: a fixed rate is all it needs, and a rule invokes through
+    // the function's resource policy (scoped to this rule), where a schedule would need a role of its own.
+    this.schedule = new Rule(this, 'Schedule', {
+      description: 'Runs the webhook sweeper: deliveries that are due',
+      schedule: Schedule.rate(Duration.minutes(webhookDelivery.sweeper.everyMinutes)),
+    });
+    this.schedule.addTarget(
+      new LambdaFunction(this.sweeper, {
+        retryAttempts: sweeper.retryAttempts,
+        maxEventAge: sweeper.maxEventAge,
+      }),
+    );
+    this.sweeper.configureAsyncInvoke({
+      retryAttempts: sweeper.retryAttempts,
+      maxEventAge: sweeper.maxEventAge,
+    });
+  }
+
+  /** Lets `fn` start deliveries: invoke the deliverer (and nothing else), whose name it is given. */
+  allowStart(fn: ApiFunction): void {
+    grantDeliveryStart(fn, this.deliverer);
+  }
+}

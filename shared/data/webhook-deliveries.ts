@@ -1,0 +1,380 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
+import { eventPosition } from '../events/event-shape.ts';
+import { dynamo, isoMicros, tableName } from './dynamo.ts';
+import { EVENT_RETENTION_SECONDS } from './events.ts';
+import { queryAll, writtenIf } from './items.ts';
+import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/**
+ * Webhook deliveries: one item per (endpoint, event), written only if absent, so an event fanned out twice
+ * (a stream record delivered again) is delivered once. While due, a delivery is in the `byDueTime` index,
+ * under one of DUE_SHARDS partitions chosen by hashing it (no hot partition however many are due), sorted
+ * by due time: the sweeper reads each shard up to now. A try first claims the delivery with a lease (a
+ * conditional update), so two deliverers never send it at once; a deliverer that dies mid-try leaves the
+ * lease to expire, and the delivery is tried again (the receiver sees the same webhook-id twice: at least
+ * once). Each try is also kept as an attempt item for the attempts list. Both expire with the event.
+ */
+export const DUE_SHARDS = 16;
+/** A claim outlives the longest try (15 s) and the writes around it. */
+export const LEASE_MS = 60_000;
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Delivery {
+  teamId: number;
+  endpointId: number;
+  eventId: string;
+  status: DeliveryStatus;
+  /** Tries made so far (a redelivery starts again from 0). */
+  tries: number;
+  nextTryAt: number;
+  /** The claim a deliverer holds while it tries (its token). */
+  claim?: string;
+}
+
+/** A delivery as the sweeper finds it in the index: enough to start it. */
+export interface DueDelivery {
+  teamId: number;
+  endpointId: number;
+  eventId: string;
+  dueAt: number;
+}
+
+const { dueIndex, ttlAttribute } = TABLE_SCHEMA;
+const MS_DIGITS = 13;
+const padMs = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(MS_DIGITS, '0');
+
+function positionOf(eventId: string): { teamId: number; position: string } {
+  const located = eventPosition(eventId);
+  if (!located) throw new Error(`not an event id: ${eventId}`);
+  return located;
+}
+
+const keyOf = (teamId: number, endpointId: number, eventId: string) =>
+  deliveryKey(teamId, endpointId, positionOf(eventId).position);
+
+/** Its shard: a hash of the delivery, so one endpoint's backlog spreads over every shard. */
+function shardOf(endpointId: number, eventId: string): number {
+  return createHash('sha256').update(`${endpointId}#${eventId}`).digest().readUInt32BE(0) % DUE_SHARDS;
+}
+
+/** The index keys of a delivery due at `dueAt` (its sort key names it, so the index is keys only). */
+function dueKeys(teamId: number, endpointId: number, eventId: string, dueAt: number) {
+  return {
+    [dueIndex.partitionKey]: `DUE#${shardOf(endpointId, eventId)}`,
+    [dueIndex.sortKey]: `${padMs(dueAt)}#${teamId}#${endpointId}#${eventId}`,
+  };
+}
+
+/** The event's expiry: a delivery is kept as long as its event. */
+function expiryOf(eventId: string): number {
+  const seconds = Number(/^evt_\d+_(\d+)_/.exec(eventId)?.[1] ?? 0);
+  return seconds + EVENT_RETENTION_SECONDS;
+}
+
+/**
+ * Writes a delivery of the event to the endpoint, due at `dueAt` (or given up already: `failed`, for an
+ * endpoint that is disabled, so that `recover` can send it once it is enabled). False when the delivery
+ * already exists: nothing is written and nothing is to be sent.
+ */
+export async function createDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  dueAt: number,
+  status: 'pending' | 'failed' = 'pending',
+): Promise<boolean> {
+  return writtenIf(
+    dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keyOf(teamId, endpointId, eventId),
+          team_id: teamId,
+          endpoint_id: endpointId,
+          event_id: eventId,
+          status,
+          tries: 0,
+          next_try_at: dueAt,
+          ...(status === 'pending' ? dueKeys(teamId, endpointId, eventId, dueAt) : { settled_at: dueAt }),
+          [ttlAttribute]: expiryOf(eventId),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+}
+
+/**
+ * Makes a delivery due again from the start of the schedule (a redelivery or a recovery), creating it if
+ * the endpoint never had one of the event. A try in progress loses its claim: its outcome is not recorded.
+ */
+export async function restartDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  dueAt: number,
+  onlyIfFailed = false,
+): Promise<boolean> {
+  const due = dueKeys(teamId, endpointId, eventId, dueAt);
+  return writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression:
+          'SET team_id = :team, endpoint_id = :endpoint, event_id = :event, #status = :pending, tries = :zero, ' +
+          'next_try_at = :due, #duePk = :duePk, #dueSk = :dueSk, #expires = :expires REMOVE claim, lease_until',
+        ...(onlyIfFailed && { ConditionExpression: '#status = :failed' }),
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+          '#expires': ttlAttribute,
+        },
+        ExpressionAttributeValues: {
+          ':team': teamId,
+          ':endpoint': endpointId,
+          ':event': eventId,
+          ':pending': 'pending',
+          ':zero': 0,
+          ':due': dueAt,
+          ':duePk': due[dueIndex.partitionKey],
+          ':dueSk': due[dueIndex.sortKey],
+          ':expires': expiryOf(eventId),
+          ...(onlyIfFailed && { ':failed': 'failed' }),
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * Claims a due delivery for one try: it must be pending, due by `nowMs` and not claimed by a live lease.
+ * The delivery as claimed (tries counted), or undefined when it is not this caller's to try.
+ */
+export async function claimDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  nowMs: number,
+): Promise<Delivery | undefined> {
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression: 'SET claim = :claim, lease_until = :lease, tries = tries + :one',
+        ConditionExpression:
+          '#status = :pending AND next_try_at <= :now AND (attribute_not_exists(lease_until) OR lease_until <= :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':claim': randomUUID(),
+          ':lease': nowMs + LEASE_MS,
+          ':one': 1,
+          ':pending': 'pending',
+          ':now': nowMs,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return deliveryOf(Attributes as Record<string, unknown>);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The outcome of a claimed try at `atMs`: succeeded, failed for good, or due again at `nextTryAt`. Only while the
+ * claim is still the caller's (a redelivery meanwhile restarted it). Leaves the index unless due again.
+ */
+export async function settleDelivery(
+  delivery: Delivery,
+  outcome: { status: 'succeeded' | 'failed' } | { nextTryAt: number },
+  atMs: number,
+): Promise<boolean> {
+  const again = 'nextTryAt' in outcome;
+  const due = again && dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, outcome.nextTryAt);
+  return writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(delivery.teamId, delivery.endpointId, delivery.eventId),
+        UpdateExpression: again
+          ? 'SET next_try_at = :next, #dueSk = :dueSk REMOVE claim, lease_until'
+          : 'SET #status = :status, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
+        ConditionExpression: 'claim = :claim',
+        ExpressionAttributeNames: again
+          ? { '#dueSk': dueIndex.sortKey }
+          : { '#status': 'status', '#duePk': dueIndex.partitionKey, '#dueSk': dueIndex.sortKey },
+        ExpressionAttributeValues: {
+          ':claim': delivery.claim,
+          ...(due
+            ? { ':next': outcome.nextTryAt, ':dueSk': due[dueIndex.sortKey] }
+            : { ':status': (outcome as { status: string }).status, ':at': atMs }),
+        },
+      }),
+    ),
+  );
+}
+
+/** Gives up a delivery that cannot be tried (its endpoint is gone or disabled, its event expired). */
+export async function abandonDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  atMs: number,
+): Promise<void> {
+  // Already settled (or restarted and claimed) by another deliverer: nothing to give up.
+  await writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression: 'SET #status = :failed, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
+        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':at': atMs },
+      }),
+    ),
+  );
+}
+
+/** The deliveries due by `nowMs` in one shard, oldest first, at most `limit`. */
+export async function dueDeliveries(shard: number, nowMs: number, limit: number): Promise<DueDelivery[]> {
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: dueIndex.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :upTo',
+      ExpressionAttributeNames: { '#pk': dueIndex.partitionKey, '#sk': dueIndex.sortKey },
+      ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':upTo': padMs(nowMs + 1) },
+      Limit: limit,
+    }),
+  );
+  return Items.map((item) => {
+    const [due, team, endpoint, eventId] = String(item[dueIndex.sortKey]).split('#');
+    return { dueAt: Number(due), teamId: Number(team), endpointId: Number(endpoint), eventId: eventId ?? '' };
+  });
+}
+
+/**
+ * An endpoint's deliveries given up at or after `sinceMs` (for `recover`). The endpoint's deliveries of
+ * the event log's 30 days are read, a page at a time, and filtered: a rare request, so no index for it.
+ */
+export async function failedDeliveriesSince(
+  teamId: number,
+  endpointId: number,
+  sinceMs: number,
+): Promise<string[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: '#status = :failed AND settled_at >= :since',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': teamPk(teamId),
+      ':prefix': `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+      ':failed': 'failed',
+      ':since': sinceMs,
+    },
+    ProjectionExpression: 'event_id',
+    ConsistentRead: true,
+  });
+  return items.map((item) => item.event_id as string);
+}
+
+function deliveryOf(item: Record<string, unknown>): Delivery {
+  return {
+    teamId: item.team_id as number,
+    endpointId: item.endpoint_id as number,
+    eventId: item.event_id as string,
+    status: item.status as DeliveryStatus,
+    tries: item.tries as number,
+    nextTryAt: item.next_try_at as number,
+    claim: item.claim as string | undefined,
+  };
+}
+
+/** One try as the attempts list shows it. */
+export interface Attempt {
+  event_id: string;
+  attempted_at: string;
+  /** The answer's status, or null when none came (then `error` says why). */
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** The first 1 KB of the answer. */
+  response: string;
+  succeeded: boolean;
+}
+
+/** Records a try for the attempts list; kept as long as its event. */
+export async function recordAttempt(
+  teamId: number,
+  endpointId: number,
+  atMs: number,
+  attempt: Omit<Attempt, 'attempted_at'>,
+): Promise<void> {
+  const { position } = positionOf(attempt.event_id);
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...attemptKey(teamId, endpointId, atMs, position),
+        ...attempt,
+        attempted_at: isoMicros(new Date(atMs)),
+        [ttlAttribute]: expiryOf(attempt.event_id),
+      },
+    }),
+  );
+}
+
+/** The attempts position: the sort key after the endpoint's prefix. */
+export const isAttemptPosition = (value: unknown): value is string =>
+  typeof value === 'string' && /^[0-9]{13}#[0-9]{12}#[0-9]{40}#[0-9]$/.test(value);
+
+/** An endpoint's attempts, newest first, a page at a time. */
+export async function listAttempts(
+  teamId: number,
+  endpointId: number,
+  { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
+): Promise<ListPage<Attempt, string>> {
+  const prefix = `${ATTEMPT_PREFIX}${padId(endpointId)}#`;
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': prefix },
+      ScanIndexForward: false,
+      Limit: limit + 1,
+      ...(after !== undefined && { ExclusiveStartKey: { pk: teamPk(teamId), sk: `${prefix}${after}` } }),
+    }),
+  );
+  const attempts = Items.map((item) => ({ sk: item.sk as string, attempt: attemptOf(item) }));
+  if (attempts.length <= limit) return { items: attempts.map((entry) => entry.attempt) };
+  const page = attempts.slice(0, limit);
+  const last = page[page.length - 1] as { sk: string };
+  return { items: page.map((entry) => entry.attempt), next: last.sk.slice(prefix.length) };
+}
+
+function attemptOf(item: Record<string, unknown>): Attempt {
+  return {
+    event_id: item.event_id as string,
+    attempted_at: item.attempted_at as string,
+    status_code: (item.status_code as number | null | undefined) ?? null,
+    error: (item.error as string | null | undefined) ?? null,
+    duration_ms: item.duration_ms as number,
+    response: (item.response as string | undefined) ?? '',
+    succeeded: item.succeeded === true,
+  };
+}

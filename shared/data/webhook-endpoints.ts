@@ -1,0 +1,303 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
+import type { EventType } from '../events/event-shape.ts';
+import { PreconditionFailedError } from '../http/errors.ts';
+import { newSigningSecret } from '../webhooks/signing.ts';
+import { dynamo, nowIso, tableName } from './dynamo.ts';
+import { nextId } from './ids.ts';
+import { queryAll, requestStamp, throwMissing, writtenIf } from './items.ts';
+import { idIndexKeys, teamPk, WEBHOOK_PREFIX, webhookEndpointKey } from './keys.ts';
+import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
+
+/**
+ * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
+ * first: after a rotation the old one stays in force (deliveries are signed under both) until it expires.
+ * Every write is conditioned on the version read, like the other entities.
+ */
+export type DisabledReason = 'manual' | 'gone' | 'failing';
+
+export interface SigningSecret {
+  secret: string;
+  /** Epoch ms after which it no longer signs; null for the current one. */
+  expires_at: number | null;
+}
+
+export interface WebhookEndpoint {
+  id: number;
+  team_id: number;
+  url: string;
+  event_types: EventType[];
+  description: string | null;
+  disabled: boolean;
+  /** Why it is disabled: by the team (`manual`), answered 410 (`gone`), failed for days (`failing`). */
+  disabled_reason: DisabledReason | null;
+  /** Epoch ms of the first failed try since its last success (or since it was enabled); null while it succeeds. */
+  failing_since: number | null;
+  secrets: SigningSecret[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type EndpointSettings = Pick<WebhookEndpoint, 'url' | 'event_types' | 'description' | 'disabled'>;
+
+export interface VersionedEndpoint {
+  endpoint: WebhookEndpoint;
+  version: number;
+}
+
+/** How long a rotated-out secret keeps signing: receivers have a day to take the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** The endpoint as the API shows it: never its secrets (only create and rotate answer the new one). */
+export const webhookEndpointView = (endpoint: WebhookEndpoint) => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  event_types: endpoint.event_types,
+  description: endpoint.description,
+  disabled: endpoint.disabled,
+  disabled_reason: endpoint.disabled_reason,
+  created_at: endpoint.created_at,
+  updated_at: endpoint.updated_at,
+});
+
+/** The secrets that sign a delivery sent at `nowMs`, newest first. */
+export const secretsInForce = (endpoint: WebhookEndpoint, nowMs: number): string[] =>
+  endpoint.secrets
+    .filter((secret) => secret.expires_at === null || secret.expires_at > nowMs)
+    .map((secret) => secret.secret);
+
+const toItem = (endpoint: WebhookEndpoint, version: number) => ({
+  ...webhookEndpointKey(endpoint.team_id, endpoint.id),
+  ...idIndexKeys('WEBHOOK', endpoint.id),
+  ...endpoint,
+  // Absent rather than null while it succeeds: a failure sets it only if absent (if_not_exists).
+  failing_since: endpoint.failing_since ?? undefined,
+  ...requestStamp(),
+  version,
+});
+
+export function webhookEndpointOfItem(item: Record<string, unknown>): WebhookEndpoint {
+  return {
+    id: item.id as number,
+    team_id: item.team_id as number,
+    url: item.url as string,
+    event_types: item.event_types as EventType[],
+    description: (item.description as string | null | undefined) ?? null,
+    disabled: item.disabled === true,
+    disabled_reason: (item.disabled_reason as DisabledReason | null | undefined) ?? null,
+    failing_since: (item.failing_since as number | null | undefined) ?? null,
+    secrets: item.secrets as SigningSecret[],
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+/** A new endpoint with a new secret, taking a unit of the team's quota in the same transaction. */
+export async function createWebhookEndpoint(
+  teamId: number,
+  settings: Pick<EndpointSettings, 'url' | 'event_types'> & { description?: string | null },
+  extraItems: (endpoint: WebhookEndpoint) => GuardedItem[] = () => [],
+): Promise<WebhookEndpoint> {
+  const now = nowIso();
+  const endpoint: WebhookEndpoint = {
+    id: await nextId('webhook'),
+    team_id: teamId,
+    url: settings.url,
+    event_types: settings.event_types,
+    description: settings.description ?? null,
+    disabled: false,
+    disabled_reason: null,
+    failing_since: null,
+    secrets: [{ secret: newSigningSecret(), expires_at: null }],
+    created_at: now,
+    updated_at: now,
+  };
+  const transaction = new LabelledTransaction().add('endpoint', {
+    Put: {
+      TableName: tableName(),
+      Item: toItem(endpoint, 1),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+  takeQuota(transaction, teamId, 'webhook_endpoints');
+  transaction.guard(extraItems(endpoint));
+  for (let attempt = 1; ; attempt++) {
+    const cancellation = await transaction.commit();
+    if (!cancellation) return endpoint;
+    throwIfQuotaReached(cancellation, 'webhook_endpoints');
+    if (!cancellation.conflicted()) throw cancellation.error;
+    await beforeRetry(attempt, 'webhook endpoint');
+  }
+}
+
+/** The team's endpoints by id, a page of them when asked. */
+export async function listWebhookEndpoints(
+  teamId: number,
+  { limit, after }: PageOptions<number> = {},
+): Promise<ListPage<WebhookEndpoint, number>> {
+  const { Items = [], LastEvaluatedKey } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+      ...(limit !== undefined && { Limit: limit + 1 }),
+      ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
+      ConsistentRead: true,
+    }),
+  );
+  const endpoints = Items.map(webhookEndpointOfItem);
+  if (limit === undefined || endpoints.length <= limit) {
+    // The quota keeps a team's endpoints within one Query page; a limit-less list reads it whole.
+    if (LastEvaluatedKey && limit === undefined) return { items: await allEndpoints(teamId) };
+    return { items: endpoints };
+  }
+  const page = endpoints.slice(0, limit);
+  return { items: page, next: (page[page.length - 1] as WebhookEndpoint).id };
+}
+
+/** Every endpoint of the team (the stream consumer's fan-out, redelivery): at most the team's quota. */
+export async function allEndpoints(teamId: number): Promise<WebhookEndpoint[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+    ConsistentRead: true,
+  });
+  return items.map(webhookEndpointOfItem);
+}
+
+/** One of the team's endpoints and its version; 403 another team's, 404 none's. One GetItem. */
+export async function getWebhookEndpoint(teamId: number, id: number): Promise<VersionedEndpoint> {
+  const found = await findWebhookEndpoint(teamId, id);
+  return found ?? throwMissing('WEBHOOK', 'WebhookEndpoint', id);
+}
+
+/** The endpoint, or undefined when the team has none of that id (the deliverer's read). */
+export async function findWebhookEndpoint(
+  teamId: number,
+  id: number,
+): Promise<VersionedEndpoint | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: webhookEndpointKey(teamId, id), ConsistentRead: true }),
+  );
+  return Item && { endpoint: webhookEndpointOfItem(Item), version: Item.version as number };
+}
+
+/**
+ * Changes an endpoint with what `revise` makes of the stored one, conditioned on the version read (a
+ * concurrent change makes it read again). `expected` is an If-Match: 412 when it names another version.
+ */
+export async function reviseWebhookEndpoint(
+  teamId: number,
+  id: number,
+  revise: (current: WebhookEndpoint) => WebhookEndpoint,
+  expected?: number,
+): Promise<VersionedEndpoint> {
+  for (let attempt = 1; ; attempt++) {
+    const { endpoint: current, version } = await getWebhookEndpoint(teamId, id);
+    if (expected !== undefined && expected !== version) throw new PreconditionFailedError();
+    const revised = revise(current);
+    if (JSON.stringify(revised) === JSON.stringify(current)) return { endpoint: current, version };
+    const endpoint = { ...revised, updated_at: nowIso() };
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: toItem(endpoint, version + 1),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': version },
+        }),
+      );
+      return { endpoint, version: version + 1 };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      await beforeRetry(attempt, 'webhook endpoint');
+    }
+  }
+}
+
+/** The team's settings applied; enabling again also forgets the failures that disabled it. */
+export function withSettings(current: WebhookEndpoint, settings: EndpointSettings): WebhookEndpoint {
+  const enabling = current.disabled && !settings.disabled;
+  return {
+    ...current,
+    ...settings,
+    disabled_reason: settings.disabled ? (current.disabled ? current.disabled_reason : 'manual') : null,
+    failing_since: enabling ? null : current.failing_since,
+  };
+}
+
+/**
+ * A new current secret; the one it replaces signs on for ROTATION_OVERLAP_MS. Any older one ends now, so a
+ * delivery carries two signatures at most, however often the secret is rotated.
+ */
+export function withRotatedSecret(current: WebhookEndpoint, nowMs: number): WebhookEndpoint {
+  const replaced = current.secrets.find((secret) => secret.expires_at === null);
+  return {
+    ...current,
+    secrets: [
+      { secret: newSigningSecret(), expires_at: null },
+      ...(replaced ? [{ ...replaced, expires_at: nowMs + ROTATION_OVERLAP_MS }] : []),
+    ],
+  };
+}
+
+/** Deletes an endpoint and gives its quota unit back; its pending deliveries are given up when due. */
+export async function deleteWebhookEndpoint(teamId: number, id: number, expected?: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { version } = await getWebhookEndpoint(teamId, id);
+    if (expected !== undefined && expected !== version) throw new PreconditionFailedError();
+    const cancellation = await new LabelledTransaction()
+      .add('endpoint', {
+        Delete: {
+          TableName: tableName(),
+          Key: webhookEndpointKey(teamId, id),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': version },
+        },
+      })
+      .add('quota release', releaseQuota(teamId, 'webhook_endpoints'))
+      .commit();
+    if (!cancellation) return;
+    await beforeRetry(attempt, 'webhook endpoint');
+  }
+}
+
+/**
+ * What a try's outcome changes on its endpoint (the deliverer's writes, outside any request): a success
+ * ends its failing period, a failure starts one (unless one is running), `disable` turns it off.
+ * Conditioned on the endpoint still being enabled, so a change by the team in between wins. False when
+ * nothing was written.
+ */
+export async function noteDeliveryOutcome(
+  teamId: number,
+  id: number,
+  change: { failingSince: number } | { succeeded: true } | { disable: Exclude<DisabledReason, 'manual'> },
+): Promise<boolean> {
+  const update =
+    'disable' in change
+      ? {
+          UpdateExpression:
+            'SET disabled = :true, disabled_reason = :reason, updated_at = :now, version = version + :one REMOVE request_id',
+          values: { ':true': true, ':reason': change.disable, ':now': nowIso(), ':one': 1 },
+        }
+      : 'failingSince' in change
+        ? {
+            UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :since) REMOVE request_id',
+            values: { ':since': change.failingSince },
+          }
+        : { UpdateExpression: 'REMOVE failing_since, request_id', values: {} };
+  return writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookEndpointKey(teamId, id),
+        UpdateExpression: update.UpdateExpression,
+        ConditionExpression: 'attribute_exists(pk) AND disabled = :false',
+        ExpressionAttributeValues: { ':false': false, ...update.values },
+      }),
+    ),
+  );
+}

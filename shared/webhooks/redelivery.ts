@@ -1,0 +1,63 @@
+import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveries.ts';
+import { allEndpoints, getWebhookEndpoint, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
+import type { ChangeEvent } from '../events/event-shape.ts';
+import { ValidationError } from '../http/errors.ts';
+import { startDeliveries } from './start-deliveries.ts';
+
+/**
+ * Sending again on the team's request: an event to its endpoints (`redeliver`), or what failed to one
+ * endpoint since a time (`recover`). Each delivery starts the schedule again, with the event's own id, so
+ * a receiver that already has it can tell.
+ */
+export async function redeliverEvent(event: ChangeEvent, endpointId?: number): Promise<number[]> {
+  const endpoints =
+    endpointId === undefined
+      ? (await allEndpoints(event.team_id)).filter(
+          (endpoint) => subscribed(endpoint, event) && !endpoint.disabled,
+        )
+      : [usable((await getWebhookEndpoint(event.team_id, endpointId)).endpoint, 'endpoint_id', event)];
+  const now = Date.now();
+  await Promise.all(endpoints.map((endpoint) => restartDelivery(event.team_id, endpoint.id, event.id, now)));
+  await startDeliveries(
+    endpoints.map((endpoint) => ({
+      team_id: event.team_id,
+      endpoint_id: endpoint.id,
+      event_ids: [event.id],
+    })),
+  );
+  return endpoints.map((endpoint) => endpoint.id);
+}
+
+/** The endpoint's deliveries given up at or after `sinceMs`, due again now. How many. */
+export async function recoverFailed(endpoint: WebhookEndpoint, sinceMs: number): Promise<number> {
+  usable(endpoint, 'since');
+  const failed = await failedDeliveriesSince(endpoint.team_id, endpoint.id, sinceMs);
+  const now = Date.now();
+  const restarted = await Promise.all(
+    failed.map(async (eventId) =>
+      (await restartDelivery(endpoint.team_id, endpoint.id, eventId, now, true)) ? eventId : undefined,
+    ),
+  );
+  const eventIds = restarted.filter((eventId): eventId is string => eventId !== undefined);
+  if (eventIds.length > 0) {
+    await startDeliveries([{ team_id: endpoint.team_id, endpoint_id: endpoint.id, event_ids: eventIds }]);
+  }
+  return eventIds.length;
+}
+
+const subscribed = (endpoint: WebhookEndpoint, event: ChangeEvent) =>
+  endpoint.event_types.includes(event.type);
+
+/** A disabled endpoint is sent nothing, and one is sent only the types it subscribes to: 422 otherwise. */
+function usable(endpoint: WebhookEndpoint, field: string, event?: ChangeEvent): WebhookEndpoint {
+  if (endpoint.disabled) {
+    throw ValidationError.single(
+      field,
+      'The webhook endpoint is disabled: enable it first (PUT disabled: false).',
+    );
+  }
+  if (event && !subscribed(endpoint, event)) {
+    throw ValidationError.single(field, `The webhook endpoint does not subscribe to ${event.type} events.`);
+  }
+  return endpoint;
+}

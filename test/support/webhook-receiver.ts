@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+/**
+ * An integrator's receiver on 127.0.0.1, for the webhook tests: it verifies every delivery with the
+ * `standardwebhooks` package (never the API's own code) under each secret it is told of, records it, and
+ * answers as the test says (204 unless told otherwise; `hold` keeps the request open until released).
+ */
+export interface ReceivedDelivery {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  /** The secrets (of those given) under which the delivery verifies. */
+  verifiedBy: string[];
+}
+
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hold';
+
+export interface Receiver {
+  url: string;
+  deliveries: ReceivedDelivery[];
+  /** Secrets to verify under (the endpoint's, once created). */
+  secrets: string[];
+  /** How to answer the n-th delivery (0-based) of this receiver. */
+  answer: (delivery: ReceivedDelivery, index: number) => Answer;
+  /** Answers every held request with 204 and holds no more. */
+  release(): void;
+  /** Resolves with the deliveries once there are `count`; fails after a deadline, naming what came. */
+  received(count: number, deadlineMs?: number): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const held: ServerResponse[] = [];
+  const receiver: Receiver = {
+    url: '',
+    deliveries: [],
+    secrets: [],
+    answer: () => ({ status: 204 }),
+    release: () => {
+      receiver.answer = () => ({ status: 204 });
+      for (const response of held.splice(0)) response.writeHead(204).end();
+    },
+    received: async (count, deadlineMs = 20_000) => {
+      const deadline = Date.now() + deadlineMs;
+      while (receiver.deliveries.length < count) {
+        if (Date.now() > deadline) {
+          throw new Error(`${count} deliveries expected, ${receiver.deliveries.length} came`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return receiver.deliveries;
+    },
+    close: async () => {
+      for (const response of held.splice(0)) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const headers = {
+      'webhook-id': String(request.headers['webhook-id'] ?? ''),
+      'webhook-timestamp': String(request.headers['webhook-timestamp'] ?? ''),
+      'webhook-signature': String(request.headers['webhook-signature'] ?? ''),
+    };
+    const delivery: ReceivedDelivery = {
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body,
+      verifiedBy: receiver.secrets.filter((secret) => verifies(secret, body, headers)),
+    };
+    const index = receiver.deliveries.push(delivery) - 1;
+    const answer = receiver.answer(delivery, index);
+    if (answer === 'hold') {
+      held.push(response);
+      return;
+    }
+    response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return receiver;
+}
+
+function verifies(secret: string, body: string, headers: Record<string, string>): boolean {
+  try {
+    new Webhook(secret).verify(body, headers);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,346 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dynamo, tableName } from '../../shared/data/dynamo.ts';
+import { deliveryKey } from '../../shared/data/keys.ts';
+import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
+import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import { eventPosition } from '../../shared/events/event-shape.ts';
+import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
+import { fanOut } from '../../shared/webhooks/fan-out.ts';
+import { DISABLE_AFTER_MS, JITTER, RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
+import { dueRequests } from '../../shared/webhooks/sweeper.ts';
+import { type Caller, useApi } from '../support/api.ts';
+import { eventsOf } from '../support/events.ts';
+import { runScript, stopChild } from '../support/processes.ts';
+import { restoreSettings, useSettings } from '../support/settings.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * Webhook deliveries on the real local stack: API writes → the stream → the consumer's fan-out → the
+ * deliverer (run by the Lambda stand-in of the test run) → a real receiver on 127.0.0.1 that verifies each
+ * delivery with the `standardwebhooks` package. Retries are driven with the deliverer's injectable clock:
+ * days of the schedule in seconds (the run has no sweeper of its own; the tests sweep).
+ */
+const api = useApi();
+const receivers: Receiver[] = [];
+const children: Array<ReturnType<typeof runScript>> = [];
+
+beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
+afterEach(async () => {
+  for (const receiver of receivers.splice(0)) await receiver.close();
+  for (const run of children.splice(0)) await stopChild(run.child, run.exited);
+});
+afterAll(() => restoreSettings());
+
+async function receiver(): Promise<Receiver> {
+  const started = await startReceiver();
+  receivers.push(started);
+  return started;
+}
+
+/** A team with an endpoint at a new receiver, subscribed to `types`; the receiver knows its secret. */
+async function subscribed(types: string[], caller?: Caller) {
+  const team = caller ?? (await api.caller());
+  const at = await receiver();
+  const created = await team.client.post('/api/v1/webhook-endpoints', { url: at.url, event_types: types });
+  expect(created.status).toBe(201);
+  at.secrets = [created.body.secret];
+  return { ...team, receiver: at, endpoint: created.body as { id: number; secret: string } };
+}
+
+const brandCreated = async (caller: Caller, name = 'Acme') => {
+  const brand = await caller.client.post('/api/v1/brands', { name });
+  expect(brand.status).toBe(201);
+  return brand.body as { id: number };
+};
+
+/**
+ * The stored delivery of an event to an endpoint (the schedule's state), once its tries are settled: the
+ * receiver has a try before the deliverer has written its outcome.
+ */
+async function deliveryItem(teamId: number, endpointId: number, eventId: string) {
+  let item = await storedDelivery(teamId, endpointId, eventId);
+  await until(async () => {
+    item = await storedDelivery(teamId, endpointId, eventId);
+    return item.claim === undefined;
+  });
+  return item;
+}
+
+async function storedDelivery(teamId: number, endpointId: number, eventId: string) {
+  const position = eventPosition(eventId)?.position as string;
+  const { Item } = await dynamo().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: deliveryKey(teamId, endpointId, position),
+      ConsistentRead: true,
+    }),
+  );
+  return Item as { status: string; tries: number; next_try_at: number; claim?: string };
+}
+
+/** The sweep as the scheduled function runs it, at `now`, for this team's endpoints only (others' are theirs). */
+async function sweep(teamId: number, now: number) {
+  const requests = (await dueRequests(now)).filter((request) => request.team_id === teamId);
+  return (
+    await Promise.all(requests.map((request) => deliverToEndpoint(request, { now: () => now })))
+  ).flat();
+}
+
+describe('webhook deliveries', () => {
+  it('delivers each event to the endpoints subscribed to its type, signed, with the event id and the event as the API shows it', async () => {
+    const { client, receiver: brands, ...team } = await subscribed(['brand.created']);
+    const fields = await subscribed(['contact_field.created'], { client, ...team });
+    const brand = await brandCreated({ client, ...team });
+    await client.post('/api/v1/contact-fields', {
+      name: 'Plan',
+      tag: 'plan',
+      type: 'text',
+      contact_type: 'person',
+    });
+
+    const [toBrands] = await brands.received(1);
+    const [toFields] = await fields.receiver.received(1);
+    const events = await eventsOf(client, 2);
+    const created = events.find((event) => event.type === 'brand.created') as ChangeEvent;
+    expect(toBrands?.id).toBe(created.id);
+    expect(toBrands?.verifiedBy).toEqual(brands.secrets);
+    expect(JSON.parse(toBrands?.body ?? '')).toEqual((await client.get(`/api/v1/events/${created.id}`)).body);
+    expect(JSON.parse(toBrands?.body ?? '').data.object.id).toBe(brand.id);
+    expect(JSON.parse(toFields?.body ?? '').type).toBe('contact_field.created');
+    expect(toFields?.verifiedBy).toEqual(fields.receiver.secrets);
+    // Each endpoint got its one type only.
+    expect([brands.deliveries.length, fields.receiver.deliveries.length]).toEqual([1, 1]);
+    const attempts = await client.get(`/api/v1/webhook-endpoints/${fields.endpoint.id}/attempts`);
+    expect(attempts.body).toMatchObject([
+      { event_id: JSON.parse(toFields?.body ?? '').id, status_code: 204, succeeded: true },
+    ]);
+  });
+
+  it('signs under both secrets for a day after a rotation, then under the new one only', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    const rotated = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/secret/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    at.secrets = [endpoint.secret, rotated.body.secret];
+    await brandCreated({ client, ...team });
+    const [during] = await at.received(1);
+    expect(during?.verifiedBy).toEqual([endpoint.secret, rotated.body.secret]);
+
+    // A day and an hour later (the schedule's clock), the same event sent again verifies under the new one only.
+    const later = Date.now() + 25 * 60 * 60 * 1000;
+    await restartDelivery(team.teamId, endpoint.id, during?.id as string, later);
+    await sweep(team.teamId, later);
+    const [, after] = await at.received(2);
+    expect(after?.id).toBe(during?.id);
+    expect(after?.verifiedBy).toEqual([rotated.body.secret]);
+  });
+
+  it('retries a failing endpoint on the schedule, with jitter, then gives up; every try is in the attempts list', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    at.answer = () => ({ status: 500, body: 'x'.repeat(5000) });
+    await brandCreated({ client, ...team });
+    const [first] = await at.received(1);
+    const eventId = first?.id as string;
+    let item = await deliveryItem(team.teamId, endpoint.id, eventId);
+    for (let tries = 1; tries < RETRY_DELAYS_MS.length; tries++) {
+      // Not due a moment before its time; due at it.
+      expect(await sweep(team.teamId, item.next_try_at - 1)).toEqual([]);
+      const previous = item;
+      await sweep(team.teamId, item.next_try_at);
+      item = await deliveryItem(team.teamId, endpoint.id, eventId);
+      expect(item.tries).toBe(tries + 1);
+      if (tries + 1 < RETRY_DELAYS_MS.length) {
+        const delay = item.next_try_at - previous.next_try_at;
+        const planned = RETRY_DELAYS_MS[tries + 1] as number;
+        expect(delay).toBeGreaterThanOrEqual(Math.floor(planned * (1 - JITTER)));
+        expect(delay).toBeLessThanOrEqual(Math.ceil(planned * (1 + JITTER)));
+      }
+    }
+    expect(item.status).toBe('failed');
+    expect(at.deliveries.map((delivery) => delivery.id)).toEqual(Array(RETRY_DELAYS_MS.length).fill(eventId));
+    expect(at.deliveries.every((delivery) => delivery.verifiedBy.length === 1)).toBe(true);
+    const attempts = await client.get(`/api/v1/webhook-endpoints/${endpoint.id}/attempts`);
+    expect(attempts.body).toHaveLength(RETRY_DELAYS_MS.length);
+    expect(attempts.body[0]).toMatchObject({ event_id: eventId, status_code: 500, succeeded: false });
+    expect(Buffer.byteLength(attempts.body[0].response)).toBe(1024);
+    // Within five days of failing: still enabled.
+    expect((await client.get(`/api/v1/webhook-endpoints/${endpoint.id}`)).body.disabled).toBe(false);
+  });
+
+  it("honours a 429's or 503's Retry-After when it asks for longer than the schedule", async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    at.answer = (_, index) =>
+      index === 0 ? { status: 503 } : { status: 429, headers: { 'Retry-After': '7200' } };
+    await brandCreated({ client, ...team });
+    const [first] = await at.received(1);
+    const eventId = first?.id as string;
+    const second = await deliveryItem(team.teamId, endpoint.id, eventId);
+    await sweep(team.teamId, second.next_try_at);
+    await at.received(2);
+    const third = await deliveryItem(team.teamId, endpoint.id, eventId);
+    // The schedule says 5 minutes; the answer asked for two hours.
+    expect(third.next_try_at - second.next_try_at).toBeGreaterThanOrEqual(7200 * 1000);
+  });
+
+  it('disables an endpoint that answers 410 at once, and says so with a webhook_endpoint.disabled event to the others', async () => {
+    const { client, receiver: gone, endpoint, ...team } = await subscribed(['brand.created']);
+    const watcher = await subscribed(['webhook_endpoint.disabled', 'brand.created'], { client, ...team });
+    gone.answer = () => ({ status: 410 });
+    await brandCreated({ client, ...team });
+    await gone.received(1);
+    await watcher.receiver.received(2);
+    const notice = watcher.receiver.deliveries.find((delivery) =>
+      delivery.body.includes('"webhook_endpoint.disabled"'),
+    );
+    const event = JSON.parse(notice?.body ?? '');
+    expect(event).toMatchObject({
+      type: 'webhook_endpoint.disabled',
+      resource: `webhook_endpoint:${endpoint.id}`,
+      data: { object: { id: endpoint.id, disabled: true, disabled_reason: 'gone' } },
+    });
+    expect(notice?.verifiedBy).toEqual(watcher.receiver.secrets);
+    const read = await client.get(`/api/v1/webhook-endpoints/${endpoint.id}`);
+    expect(read.body).toMatchObject({ disabled: true, disabled_reason: 'gone' });
+    expect(read.body).not.toHaveProperty('secret');
+    // Nothing more is sent to it (the watcher has the next event: its fan-out is done).
+    await brandCreated({ client, ...team }, 'Second');
+    await watcher.receiver.received(3);
+    await deliverPending(team.teamId);
+    expect(gone.deliveries).toHaveLength(1);
+  });
+
+  it('disables an endpoint that has failed for five days', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created', 'brand.updated']);
+    at.answer = () => ({ status: 500 });
+    const brand = await brandCreated({ client, ...team });
+    await at.received(1);
+    // Five days on, a new event fails too: the endpoint is disabled.
+    await client.put(`/api/v1/brands/${brand.id}`, { name: 'Renamed' });
+    const [first, second] = await at.received(2);
+    await deliveryItem(team.teamId, endpoint.id, first?.id as string);
+    await deliveryItem(team.teamId, endpoint.id, second?.id as string);
+    // The first failure started the endpoint's failing period.
+    await until(
+      async () => (await findWebhookEndpoint(team.teamId, endpoint.id))?.endpoint.failing_since != null,
+    );
+    const later = Date.now() + DISABLE_AFTER_MS + 60_000;
+    await restartDelivery(team.teamId, endpoint.id, second?.id as string, later);
+    await sweep(team.teamId, later);
+    const read = await client.get(`/api/v1/webhook-endpoints/${endpoint.id}`);
+    expect(read.body).toMatchObject({ disabled: true, disabled_reason: 'failing' });
+    const events = await eventsOf(client, 1, '&type=webhook_endpoint.disabled');
+    expect(events[0]?.resource).toBe(`webhook_endpoint:${endpoint.id}`);
+  });
+
+  it('redelivers an event with its own id, to one endpoint or to all subscribed', async () => {
+    const { client, receiver: one, endpoint, ...team } = await subscribed(['brand.created']);
+    const other = await subscribed(['brand.created'], { client, ...team });
+    await brandCreated({ client, ...team });
+    const [original] = await one.received(1);
+    await other.receiver.received(1);
+    const toOne = await client.post(`/api/v1/events/${original?.id}/redeliver`, { endpoint_id: endpoint.id });
+    expect(toOne.status).toBe(202);
+    expect(toOne.body).toEqual({ endpoint_ids: [endpoint.id] });
+    const [, again] = await one.received(2);
+    expect(again?.id).toBe(original?.id);
+    expect(again?.verifiedBy).toEqual(one.secrets);
+    const toAll = await client.post(`/api/v1/events/${original?.id}/redeliver`, {});
+    expect(toAll.body.endpoint_ids.sort()).toEqual([endpoint.id, other.endpoint.id].sort());
+    await one.received(3);
+    await other.receiver.received(2);
+    expect(other.receiver.deliveries.map((delivery) => delivery.id)).toEqual([original?.id, original?.id]);
+  });
+
+  it('recovers what failed since a time, once the endpoint is enabled again', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const disabled = await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: true });
+    expect(disabled.body).toMatchObject({ disabled: true, disabled_reason: 'manual' });
+    await brandCreated({ client, ...team }, 'One');
+    await brandCreated({ client, ...team }, 'Two');
+    const events = await eventsOf(client, 2);
+    // The fan-out follows the log: both deliveries are written, as given up, before anything is recovered.
+    await until(async () => (await failedDeliveriesSince(team.teamId, endpoint.id, 0)).length === 2);
+    // A disabled endpoint is sent nothing, and recovering it first is refused.
+    const refused = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
+    expect(refused.status).toBe(422);
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
+    const recovered = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
+    expect(recovered.status).toBe(202);
+    expect(recovered.body).toEqual({ deliveries: 2 });
+    const received = await at.received(2);
+    expect(received.map((delivery) => delivery.id).sort()).toEqual(events.map((event) => event.id).sort());
+    // Nothing failed since then any more.
+    const again = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
+    expect(again.body).toEqual({ deliveries: 0 });
+  });
+
+  it('sends nothing twice when the stream hands the same events over again', async () => {
+    const { client, receiver: at, ...team } = await subscribed(['brand.created']);
+    await brandCreated({ client, ...team });
+    await at.received(1);
+    const events = await eventsOf(client, 1);
+    expect(await fanOut(events, Date.now())).toEqual([]);
+    await deliverPending(team.teamId);
+    expect(at.deliveries).toHaveLength(1);
+  });
+
+  it('one endpoint that does not answer delays no other', async () => {
+    const { client, receiver: slow, ...team } = await subscribed(['brand.created']);
+    const fast = await subscribed(['brand.created'], { client, ...team });
+    slow.answer = () => 'hold';
+    await brandCreated({ client, ...team });
+    await slow.received(1);
+    // The slow endpoint's request is still open while the other one is delivered.
+    await fast.receiver.received(1);
+    expect(slow.deliveries).toHaveLength(1);
+    slow.release();
+  });
+
+  it('a deliverer killed mid-delivery: the delivery is sent again after its lease, with the same webhook-id', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: true });
+    await brandCreated({ client, ...team });
+    const [event] = await eventsOf(client, 1);
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
+    const eventId = event?.id as string;
+    await restartDelivery(team.teamId, endpoint.id, eventId, Date.now());
+    at.answer = () => 'hold';
+    const request = { team_id: team.teamId, endpoint_id: endpoint.id, event_ids: [eventId] };
+    const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
+      ...process.env,
+      LOG_LEVEL: 'SILENT',
+      METRICS: 'off',
+      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+    });
+    children.push(run);
+    await at.received(1, 60_000);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    at.answer = () => ({ status: 204 });
+    // Claimed by the dead deliverer: nobody sends it until its lease ends.
+    expect(await sweep(team.teamId, Date.now())).toEqual([]);
+    await sweep(team.teamId, Date.now() + LEASE_MS + 1000);
+    const received = await at.received(2);
+    expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
+    expect(new Set(received.map((delivery) => delivery.id)).size).toBe(1);
+    expect((await deliveryItem(team.teamId, endpoint.id, eventId)).status).toBe('succeeded');
+  });
+});
+
+/** Resolves once `condition` holds; fails after a deadline. */
+async function until(condition: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whatever of the team's is due now, tried (what a sweep would start). */
+async function deliverPending(teamId: number) {
+  return sweep(teamId, Date.now());
+}
