@@ -24,7 +24,10 @@ export interface Bundle {
   dir: string;
   /** The function's environment from the template (resource references as placeholders). */
   environment: Record<string, string>;
-  /** Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser). */
+  /**
+   * Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser,
+   * starting webhook deliveries the Lambda client).
+   */
   needs: string[];
   /** The floor it is measured against: the least a function of its kind can be. */
   floor: string;
@@ -35,12 +38,13 @@ const FLOORS = [
   { name: 'floor', entry: 'bench/floor-entry.ts', needs: [] as string[] },
   { name: 'floor + S3', entry: 'bench/floor-s3-entry.ts', needs: ['@aws-sdk/client-s3'] },
   { name: 'floor + HTML parser', entry: 'bench/floor-web-entry.ts', needs: ['node-html-parser'] },
+  { name: 'floor + Lambda', entry: 'bench/floor-lambda-entry.ts', needs: ['@aws-sdk/client-lambda'] },
 ];
 
 const floorFor = (needs: string[]): string =>
   FLOORS.findLast((floor) => floor.needs.every((name) => needs.includes(name)))?.name ?? 'floor';
 
-export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'node-html-parser'];
+export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'node-html-parser', '@aws-sdk/client-lambda'];
 
 export interface BundleReport {
   name: string;
@@ -109,6 +113,7 @@ function heavyPackagesNeeded(route: Route): string[] {
   return [
     ...((route.files ?? []).length > 0 ? ['@aws-sdk/client-s3'] : []),
     ...(route.fetchesWeb ? ['node-html-parser'] : []),
+    ...(route.deliversWebhooks ? ['@aws-sdk/client-lambda'] : []),
   ];
 }
 
