@@ -11,6 +11,7 @@ import {
   checkTargetUrl,
   hostOf,
   localhostAddresses,
+  type TargetKind,
   type TargetPolicy,
   targetPolicy,
 } from './target-policy.ts';
@@ -37,6 +38,8 @@ export interface GuardedFetchOptions {
   allowLoopback?: boolean;
   /** Refuses http URLs (TargetPolicy.requireHttps). */
   requireHttps?: boolean;
+  /** What the targets are, for the refusals' wording (TargetPolicy.target): sites unless said. */
+  target?: TargetKind;
   /** Deadline for everything `get` fetches and `check` resolves through one client, counted from its creation. */
   timeoutMs?: number;
   /** Largest body read, counted after content decoding (gzip/br). */
@@ -106,7 +109,7 @@ export class GuardedClient {
   readonly #requests = new Set<ClientRequest>();
 
   constructor(options: GuardedFetchOptions = {}) {
-    this.#policy = targetPolicy(options.allowLoopback, options.requireHttps);
+    this.#policy = targetPolicy(options.allowLoopback, options.requireHttps, options.target);
     this.#signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#resolveHost = options.resolveHost ?? defaultResolver;

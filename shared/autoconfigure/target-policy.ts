@@ -14,7 +14,26 @@ export interface TargetPolicy {
   readonly loopbackSwitchable: boolean;
   /** Only https URLs: webhooks inside AWS, where what they carry leaves our network. Off for auto-configure. */
   readonly requireHttps?: boolean;
+  /** What the target is, so that a refusal says it in the caller's terms: a site unless said. */
+  readonly target?: TargetKind;
 }
+
+/** A site auto-configure reads, or a webhook receiver the API sends to. */
+export type TargetKind = 'site' | 'receiver';
+
+/** What a refusal says of each kind of target: what is allowed, and what the loopback switch is for. */
+const WORDING: Record<TargetKind, { publicOnly: string; ports: string; onThisMachine: string }> = {
+  site: {
+    publicOnly: 'only sites on public addresses can be read',
+    ports: 'only ports 80 and 443 can be read',
+    onThisMachine: 'to read a site on this machine',
+  },
+  receiver: {
+    publicOnly: 'webhooks are sent only to public addresses',
+    ports: 'webhooks are sent only to ports 80 and 443',
+    onThisMachine: 'to send webhooks to a receiver on this machine',
+  },
+};
 
 /** The setting that allows loopback targets locally (shared/config.ts reads it). */
 export const LOOPBACK_SWITCH = 'AUTOCONFIGURE_ALLOW_LOOPBACK';
@@ -24,12 +43,17 @@ const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /** The policy for this call: the configured loopback switch (or the caller's), never inside Lambda. */
-export function targetPolicy(allowLoopback?: boolean, requireHttps = false): TargetPolicy {
+export function targetPolicy(
+  allowLoopback?: boolean,
+  requireHttps = false,
+  target: TargetKind = 'site',
+): TargetPolicy {
   const loopbackSwitchable = !config.insideLambda();
   return {
     allowLoopback: (allowLoopback ?? config.autoconfigureAllowLoopback()) && loopbackSwitchable,
     loopbackSwitchable,
     requireHttps,
+    target,
   };
 }
 
@@ -54,7 +78,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): U
   if (isLocalhostName(host)) assertPermittedAddresses(host, url.port, LOCALHOST_ADDRESSES, policy);
   else if (isIP(host)) assertPermittedAddresses(host, url.port, [host], policy);
   // Non-default ports exist only for the loopback switch; for names, the connector checks what they resolve to.
-  else if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback) throw portRefusal(url.port);
+  else if (!ALLOWED_PORTS.has(url.port) && !policy.allowLoopback) throw portRefusal(url.port, policy);
   return url;
 }
 
@@ -74,14 +98,17 @@ export function assertPermittedAddresses(
   policy: TargetPolicy,
 ): void {
   const kinds = addresses.map(addressKind);
-  if (kinds.includes('other')) throw privateAddressRefusal(host, '');
+  const wording = WORDING[policy.target ?? 'site'];
+  if (kinds.includes('other')) throw privateAddressRefusal(host, wording.publicOnly);
   if (kinds.includes('loopback') && !policy.allowLoopback) {
-    const hint = policy.loopbackSwitchable
-      ? `: to read a site on this machine, start the API with ${LOOPBACK_SWITCH}=1`
-      : '';
-    throw privateAddressRefusal(host, hint);
+    throw privateAddressRefusal(
+      host,
+      policy.loopbackSwitchable
+        ? `${wording.onThisMachine}, start the API with ${LOOPBACK_SWITCH}=1`
+        : wording.publicOnly,
+    );
   }
-  if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) throw portRefusal(port);
+  if (!ALLOWED_PORTS.has(port) && kinds.some((kind) => kind !== 'loopback')) throw portRefusal(port, policy);
 }
 
 /** The addresses a host is connected to: `localhost` names never ask a resolver (RFC 6761). */
@@ -89,13 +116,15 @@ export function localhostAddresses(host: string): readonly string[] | null {
   return isLocalhostName(host) ? LOCALHOST_ADDRESSES : null;
 }
 
-function privateAddressRefusal(host: string, hint: string): FetchRefusal {
-  const what = hint || ': only sites on public addresses can be read';
-  return new FetchRefusal('private_address', `${host} resolves to a private address${what}`);
+function privateAddressRefusal(host: string, why: string): FetchRefusal {
+  return new FetchRefusal('private_address', `${host} resolves to a private address: ${why}`);
 }
 
-function portRefusal(port: string): FetchRefusal {
-  return new FetchRefusal('port_not_allowed', `port ${port} not allowed: only ports 80 and 443 can be read`);
+function portRefusal(port: string, policy: TargetPolicy): FetchRefusal {
+  return new FetchRefusal(
+    'port_not_allowed',
+    `port ${port} not allowed: ${WORDING[policy.target ?? 'site'].ports}`,
+  );
 }
 
 /** `localhost` and `*.localhost` are loopback by definition (RFC 6761), whatever a resolver says. */

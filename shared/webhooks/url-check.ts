@@ -16,7 +16,7 @@ export interface WebhookTargetOptions {
 
 /** The guarded client under the webhook policy; the caller closes it. */
 export function webhookClient(options: WebhookTargetOptions = {}): GuardedClient {
-  return new GuardedClient({ ...options, requireHttps: config.insideLambda() });
+  return new GuardedClient({ ...options, requireHttps: config.insideLambda(), target: 'receiver' });
 }
 
 /**

@@ -31,10 +31,10 @@ async function refusalOf(url: string, options: WebhookTargetOptions = {}): Promi
 }
 
 const privateAddress = (host: string) =>
-  `${host} resolves to a private address: only sites on public addresses can be read`;
+  `${host} resolves to a private address: webhooks are sent only to public addresses`;
 /** Locally, a refusal of loopback names the switch that allows it. */
 const loopback = (host: string) =>
-  `${host} resolves to a private address: to read a site on this machine, start the API with AUTOCONFIGURE_ALLOW_LOOPBACK=1`;
+  `${host} resolves to a private address: to send webhooks to a receiver on this machine, start the API with AUTOCONFIGURE_ALLOW_LOOPBACK=1`;
 const TOO_LONG = `The url field must not be greater than ${LIMITS.webhookUrlLength} characters.`;
 const FRAGMENT = 'URL must not contain a fragment (#…): it is never sent';
 
@@ -90,7 +90,7 @@ describe('checkWebhookUrl: refused URLs (422, errors.url)', () => {
       'another port',
       'https://hooks.example.com:8443/',
       'port_not_allowed',
-      'port 8443 not allowed: only ports 80 and 443 can be read',
+      'port 8443 not allowed: webhooks are sent only to ports 80 and 443',
     ],
     ['a private address', 'https://10.0.0.1/hook', 'private_address', privateAddress('10.0.0.1')],
     ['the metadata service', 'http://169.254.169.254/', 'private_address', privateAddress('169.254.169.254')],
