@@ -5,10 +5,9 @@ import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { startDeliveries } from '../../shared/webhooks/start-deliveries.ts';
 
-/** Each batch's events go on the bus and to the webhook endpoints subscribed to them. */
+/** Each batch's events go on the bus and, independently, to the webhook endpoints subscribed to them. */
 async function publish(events: readonly ChangeEvent[]): Promise<void> {
-  await publishEvents(events);
-  await startDeliveries(await fanOut(events, Date.now()));
+  await Promise.all([publishEvents(events), fanOut(events, Date.now()).then(startDeliveries)]);
 }
 
 /** The table's stream (brand, contact field and webhook endpoint items pass the mapping's filter) → events. */

@@ -1,5 +1,4 @@
 import {
-  getWebhookEndpoint,
   reviseWebhookEndpoint,
   webhookEndpointView,
   withSettings,
@@ -14,16 +13,14 @@ import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 export const handler = httpHandler(async (req) => {
   const id = pathId(req, 'WebhookEndpoint');
   const input = validate(updateWebhookEndpointSchema, req.body);
-  // Another team's or no endpoint answers 403/404 before its new URL is looked up.
-  if (input.url !== undefined) await getWebhookEndpoint(req.teamId, id);
-  const url = input.url === undefined ? undefined : await checkWebhookUrl(input.url);
   const expected = ifMatchOf(req.headers, 'webhook')?.version;
+  // The new URL is looked up once the endpoint is read: another team's or none answers 403/404 first.
   const { endpoint, version } = await reviseWebhookEndpoint(
     req.teamId,
     id,
-    (current) =>
+    async (current) =>
       withSettings(current, {
-        url: url ?? current.url,
+        url: input.url === undefined ? current.url : await checkWebhookUrl(input.url),
         event_types: input.event_types ?? current.event_types,
         description: input.description === undefined ? current.description : input.description,
         disabled: input.disabled ?? current.disabled,

@@ -72,8 +72,8 @@ function dueKeys(teamId: number, endpointId: number, eventId: string, dueAt: num
 
 /** The event's expiry: a delivery is kept as long as its event. */
 function expiryOf(eventId: string): number {
-  const seconds = Number(/^evt_\d+_(\d+)_/.exec(eventId)?.[1] ?? 0);
-  return seconds + EVENT_RETENTION_SECONDS;
+  // The position starts with the event's seconds (event-shape.ts).
+  return Number(positionOf(eventId).position.split('#')[0]) + EVENT_RETENTION_SECONDS;
 }
 
 /**

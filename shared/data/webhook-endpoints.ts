@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../events/event-shape.ts';
@@ -132,40 +131,33 @@ export async function createWebhookEndpoint(
   }
 }
 
-/** The team's endpoints by id, a page of them when asked. */
+/** The team's endpoints by id: all of them (at most the quota), or a page when asked. */
 export async function listWebhookEndpoints(
   teamId: number,
   { limit, after }: PageOptions<number> = {},
 ): Promise<ListPage<WebhookEndpoint, number>> {
-  const { Items = [], LastEvaluatedKey } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
-      ...(limit !== undefined && { Limit: limit + 1 }),
-      ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
-      ConsistentRead: true,
-    }),
+  if (limit === undefined) return { items: await allEndpoints(teamId, after) };
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({ ...endpointsQuery(teamId, after), Limit: limit + 1 }),
   );
   const endpoints = Items.map(webhookEndpointOfItem);
-  if (limit === undefined || endpoints.length <= limit) {
-    // The quota keeps a team's endpoints within one Query page; a limit-less list reads it whole.
-    if (LastEvaluatedKey && limit === undefined) return { items: await allEndpoints(teamId) };
-    return { items: endpoints };
-  }
+  if (endpoints.length <= limit) return { items: endpoints };
   const page = endpoints.slice(0, limit);
   return { items: page, next: (page[page.length - 1] as WebhookEndpoint).id };
 }
 
+/** The Query of the team's endpoints, by id, after `after`. */
+const endpointsQuery = (teamId: number, after?: number) => ({
+  TableName: tableName(),
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+  ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+  ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
+  ConsistentRead: true,
+});
+
 /** Every endpoint of the team (the stream consumer's fan-out, redelivery): at most the team's quota. */
-export async function allEndpoints(teamId: number): Promise<WebhookEndpoint[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
-    ConsistentRead: true,
-  });
-  return items.map(webhookEndpointOfItem);
+export async function allEndpoints(teamId: number, after?: number): Promise<WebhookEndpoint[]> {
+  return (await queryAll(endpointsQuery(teamId, after))).map(webhookEndpointOfItem);
 }
 
 /** One of the team's endpoints and its version; 403 another team's, 404 none's. One GetItem. */
@@ -186,35 +178,34 @@ export async function findWebhookEndpoint(
 }
 
 /**
- * Changes an endpoint with what `revise` makes of the stored one, conditioned on the version read (a
- * concurrent change makes it read again). `expected` is an If-Match: 412 when it names another version.
+ * Changes an endpoint with what `revise` makes of the stored one (it may check, and throw), conditioned on
+ * the version read (a concurrent change makes it read again). `expected` is an If-Match: 412 when it names
+ * another version.
  */
 export async function reviseWebhookEndpoint(
   teamId: number,
   id: number,
-  revise: (current: WebhookEndpoint) => WebhookEndpoint,
+  revise: (current: WebhookEndpoint) => WebhookEndpoint | Promise<WebhookEndpoint>,
   expected?: number,
 ): Promise<VersionedEndpoint> {
   for (let attempt = 1; ; attempt++) {
     const { endpoint: current, version } = await getWebhookEndpoint(teamId, id);
     if (expected !== undefined && expected !== version) throw new PreconditionFailedError();
-    const revised = revise(current);
+    const revised = await revise(current);
     if (JSON.stringify(revised) === JSON.stringify(current)) return { endpoint: current, version };
     const endpoint = { ...revised, updated_at: nowIso() };
-    try {
-      await dynamo().send(
+    const written = await writtenIf(
+      dynamo().send(
         new PutCommand({
           TableName: tableName(),
           Item: toItem(endpoint, version + 1),
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': version },
         }),
-      );
-      return { endpoint, version: version + 1 };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      await beforeRetry(attempt, 'webhook endpoint');
-    }
+      ),
+    );
+    if (written) return { endpoint, version: version + 1 };
+    await beforeRetry(attempt, 'webhook endpoint');
   }
 }
 

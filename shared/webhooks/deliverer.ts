@@ -70,21 +70,24 @@ async function tryDelivery(
     { id: delivery.eventId, body: JSON.stringify(found.event) },
   );
   const at = now();
-  await recordAttempt(delivery.teamId, delivery.endpointId, at, {
-    event_id: delivery.eventId,
-    status_code: outcome.status ?? null,
-    error: outcome.error ? outcome.error.message : null,
-    duration_ms: outcome.durationMs,
-    response: outcome.response,
-    succeeded: outcome.ok,
-  });
   const next =
     outcome.ok || outcome.status === GONE ? undefined : nextTryAt(delivery.tries, at, outcome.retryAfterMs);
-  await settleDelivery(
-    delivery,
-    outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
-    at,
-  );
+  // Independent writes: the attempts list's item and the delivery's outcome.
+  await Promise.all([
+    recordAttempt(delivery.teamId, delivery.endpointId, at, {
+      event_id: delivery.eventId,
+      status_code: outcome.status ?? null,
+      error: outcome.error ? outcome.error.message : null,
+      duration_ms: outcome.durationMs,
+      response: outcome.response,
+      succeeded: outcome.ok,
+    }),
+    settleDelivery(
+      delivery,
+      outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
+      at,
+    ),
+  ]);
   return { outcome, at };
 }
 

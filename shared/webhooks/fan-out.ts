@@ -11,28 +11,41 @@ import type { DeliveryRequest } from './start-deliveries.ts';
  */
 export async function fanOut(events: readonly ChangeEvent[], nowMs: number): Promise<DeliveryRequest[]> {
   const endpointsOfTeam = new Map<number, Promise<WebhookEndpoint[]>>();
-  const requests = new Map<number, DeliveryRequest>();
-  for (const event of events) {
-    let endpoints = endpointsOfTeam.get(event.team_id);
+  const endpointsOf = (teamId: number) => {
+    let endpoints = endpointsOfTeam.get(teamId);
     if (!endpoints) {
-      endpoints = allEndpoints(event.team_id);
-      endpointsOfTeam.set(event.team_id, endpoints);
+      endpoints = allEndpoints(teamId);
+      endpointsOfTeam.set(teamId, endpoints);
     }
-    const subscribed = (await endpoints).filter((endpoint) => endpoint.event_types.includes(event.type));
-    await Promise.all(
-      subscribed.map(async (endpoint) => {
-        const status = endpoint.disabled ? 'failed' : 'pending';
-        const created = await createDelivery(event.team_id, endpoint.id, event.id, nowMs, status);
-        if (!created || endpoint.disabled) return;
-        const request = requests.get(endpoint.id) ?? {
-          team_id: event.team_id,
-          endpoint_id: endpoint.id,
-          event_ids: [],
-        };
-        request.event_ids.push(event.id);
-        requests.set(endpoint.id, request);
-      }),
-    );
+    return endpoints;
+  };
+  // Every delivery written at once; what each event started, in the events' order.
+  const started = await Promise.all(
+    events.map(async (event) => {
+      const subscribed = (await endpointsOf(event.team_id)).filter((endpoint) =>
+        endpoint.event_types.includes(event.type),
+      );
+      const written = await Promise.all(
+        subscribed.map(async (endpoint) => {
+          const status = endpoint.disabled ? 'failed' : 'pending';
+          const created = await createDelivery(event.team_id, endpoint.id, event.id, nowMs, status);
+          return created && !endpoint.disabled ? [endpoint] : [];
+        }),
+      );
+      return { event, endpoints: written.flat() };
+    }),
+  );
+  const requests = new Map<number, DeliveryRequest>();
+  for (const { event, endpoints } of started) {
+    for (const endpoint of endpoints) {
+      const request = requests.get(endpoint.id) ?? {
+        team_id: event.team_id,
+        endpoint_id: endpoint.id,
+        event_ids: [],
+      };
+      request.event_ids.push(event.id);
+      requests.set(endpoint.id, request);
+    }
   }
   return [...requests.values()];
 }
