@@ -113,6 +113,22 @@ describe('concurrency shares in the template', () => {
     },
   );
 
+  it("issue 36's cases: a loop of slow auto-configure calls runs 10 at once, one token's thousands of deliverer runs 50, and the routes' 280 stay theirs", () => {
+    const s = production();
+    const reservedOf = (fn: ApiFunction) => reservations(s).find(([id]) => id === idOf(s, fn))?.[1];
+    const autoConfigure = routes.find((route) => route.fetchesWeb);
+    if (!autoConfigure) throw new Error('no auto-configure route');
+    const functionOf = (route: (typeof routes)[number]) =>
+      s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+    // Before: no reservation, each could take the account's 1,000 from every other function.
+    expect(reservedOf(functionOf(autoConfigure))).toBe(10);
+    expect(reservedOf(s.stack.webhookDeliveries.deliverer)).toBe(50);
+    const otherRoutes = routes.filter((route) => route !== autoConfigure);
+    expect(otherRoutes.map((route) => reservedOf(functionOf(route))).reduce((a = 0, b = 0) => a + b, 0)).toBe(
+      280,
+    );
+  });
+
   it('classes the route table: auto-configure (the one route that fetches web pages) apart from the other routes', () => {
     const autoConfigure = routes.filter((route) => routeClass(route) === 'autoConfigure');
     expect(autoConfigure.map((route) => `${route.method} ${route.path}`)).toEqual([
