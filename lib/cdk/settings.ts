@@ -11,12 +11,7 @@ import {
   type RateLimits,
   type RateLimitWindow,
 } from '../../shared/rate-limits.ts';
-import {
-  CONCURRENCY_CLASSES,
-  CONCURRENCY_DEFAULTS,
-  type ConcurrencySettings,
-  checkConcurrencyFits,
-} from './concurrency.ts';
+import { CONCURRENCY_DEFAULTS, type ConcurrencySettings, checkConcurrencyFits } from './concurrency.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -290,7 +285,6 @@ function concurrencyShares(context: unknown): ConcurrencySettings {
     if (key === 'reserve') concurrency.reserve = flag(`concurrency.${key}`, value);
     else concurrency[key] = whole(`concurrency.${key}`, value, 1);
   }
-  for (const key of CONCURRENCY_CLASSES) whole(`concurrency.${key}`, concurrency[key], 1);
   checkConcurrencyFits(concurrency);
   return concurrency;
 }
