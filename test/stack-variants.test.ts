@@ -21,6 +21,8 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = [
   ['alarmEmail', { alarmEmail: 'ops@example.com' }],
   ['alarms', { alarms: '{"p99LatencyMs":2000}' }],
   ['quotas', { quotas: '{"brands":50}' }],
+  ['concurrency', { concurrency: '{"accountQuota":3000,"apiRoute":25,"webhookDeliverer":200}' }],
+  ['concurrency without reservations', { concurrency: '{"accountQuota":10,"reserve":false}' }],
   ['throttleRate', { throttleRate: '50' }],
   ['throttleBurst', { throttleBurst: '75' }],
   [

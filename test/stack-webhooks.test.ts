@@ -160,7 +160,7 @@ describe('webhooks: the deliverer', () => {
     expect(webhookDelivery.deliverer.handler).toBe('functions/webhooks/deliverer.ts');
   });
 
-  it('is invoked asynchronously only: no Lambda retry (the sweeper finds what is still due), events kept 1 hour', () => {
+  it('is invoked asynchronously only: no Lambda retry (the sweeper finds what is still due), events kept 5 minutes', () => {
     const s = stacks.synth;
     const [, config] = only(
       s,
@@ -171,7 +171,7 @@ describe('webhooks: the deliverer', () => {
       FunctionName: { Ref: idOf(s, deliverer(s)) },
       Qualifier: '$LATEST',
       MaximumRetryAttempts: 0,
-      MaximumEventAgeInSeconds: 3600,
+      MaximumEventAgeInSeconds: 300,
     });
     // Nothing invokes it through a resource policy, a rule or an event source: only the roles below.
     const named = (r: Resource) => stringify(r.Properties).includes(`"${idOf(s, deliverer(s))}"`);
@@ -182,8 +182,8 @@ describe('webhooks: the deliverer', () => {
           .map(([id]) => id),
         type,
       ).toEqual([]);
-    // No reserved concurrency (README: a first deploy takes nothing from the account's pool).
-    expect(functionResource(s, deliverer(s)).Properties.ReservedConcurrentExecutions).toBeUndefined();
+    // Its share of the account's concurrency (cdk.json `concurrency`; tenant-isolation/concurrency.test.ts).
+    expect(functionResource(s, deliverer(s)).Properties.ReservedConcurrentExecutions).toBe(50);
   });
 
   it('may read and write the table, and nothing else: no index, no function', () => {

@@ -351,10 +351,16 @@ describe('CDK stack: gateway', () => {
       ['AUTHORIZER_FAILURE', '503', MESSAGES.unavailable],
       ['AUTHORIZER_CONFIGURATION_ERROR', '503', MESSAGES.unavailable],
       ['INTEGRATION_TIMEOUT', '504', 'Endpoint request timed out'],
-      ['INTEGRATION_FAILURE', '504', 'Endpoint request timed out'],
+      // Lambda refused the invocation: the route's share of concurrency is full (tenant-isolation/concurrency).
+      ['INTEGRATION_FAILURE', '503', MESSAGES.unavailable],
       ['DEFAULT_5XX', undefined, 'Server Error'],
     ];
-    const retryAfter = ['THROTTLED', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'];
+    const retryAfter = [
+      'THROTTLED',
+      'AUTHORIZER_FAILURE',
+      'AUTHORIZER_CONFIGURATION_ERROR',
+      'INTEGRATION_FAILURE',
+    ];
     for (const [type, status, message] of expected) {
       const response = byType(type);
       expect(response?.StatusCode, type).toBe(status);

@@ -16,6 +16,11 @@ export interface ApiFunctionProps {
   timeout?: Duration;
   /** @default 512 */
   memorySize?: number;
+  /**
+   * Its class's share of the account's concurrency (lib/cdk/concurrency.ts): at most this many at once, and
+   * no other function can take them. @default none: the account's unreserved pool
+   */
+  reservedConcurrentExecutions?: number;
   /** What happens to the log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
 }
@@ -45,6 +50,7 @@ export class ApiFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       // Every request is traced through API Gateway and its function (the stage traces too).
       tracing: Tracing.ACTIVE,

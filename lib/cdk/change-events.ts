@@ -23,6 +23,12 @@ export const STREAM_CONSUMER = {
    * bigger batch would rarely fill, and a small one keeps a failing batch's retries and splits cheap.
    */
   batchSize: 10,
+  /**
+   * One batch per shard at a time: the changes of one item arrive in order. The consumer runs at most
+   * shards × this at once; its share of concurrency (cdk.json `concurrency.streamConsumer`) is how many
+   * shards are read at once: past it, a shard's batch is throttled and retried until the share frees.
+   */
+  parallelizationFactor: 1,
   /** Gathers what a burst (a bulk update) brings, at the cost of a second of delay. */
   maxBatchingWindow: Duration.seconds(1),
   /**
@@ -64,6 +70,8 @@ export interface ChangeEventsProps {
   logRemovalPolicy: RemovalPolicy;
   /** The consumer starts webhook deliveries (`streamConsumer.deliversWebhooks`): it may invoke the deliverer. */
   webhookDeliveries: WebhookDeliveries;
+  /** The consumer's share of the account's concurrency (lib/cdk/concurrency.ts); none when not given. */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -101,6 +109,7 @@ export class ChangeEvents extends Construct {
       },
       timeout: STREAM_CONSUMER.timeout,
       memorySize: STREAM_CONSUMER.memorySize,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       logRemovalPolicy: props.logRemovalPolicy,
     });
     // It reads brands, the default pointer and the team's webhook endpoints, and writes event and delivery
@@ -120,8 +129,7 @@ export class ChangeEvents extends Construct {
         maxRecordAge: STREAM_CONSUMER.maxRecordAge,
         // The handler reports the records it could not finish; Lambda retries from the first of them only.
         reportBatchItemFailures: true,
-        // One batch per shard at a time: the changes of one item arrive in order.
-        parallelizationFactor: 1,
+        parallelizationFactor: STREAM_CONSUMER.parallelizationFactor,
         onFailure: new SqsDlq(this.failedRecords),
         filters: [changeRecordFilter()],
       }),

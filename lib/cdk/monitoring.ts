@@ -478,7 +478,7 @@ function above(threshold: number, description: string): CustomThreshold {
 function throttled(what: string, maxErrorCount: number) {
   return {
     maxErrorCount,
-    alarmDescriptionOverride: `${what} was throttled (account concurrency exhausted).`,
+    alarmDescriptionOverride: `${what} was throttled (its share of concurrency, cdk.json's concurrency, is full).`,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type RateLimits,
   type RateLimitWindow,
 } from '../../shared/rate-limits.ts';
+import { CONCURRENCY_DEFAULTS, type ConcurrencySettings, checkConcurrencyFits } from './concurrency.ts';
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -42,6 +43,14 @@ export const DEFAULT_SETTINGS = {
    */
   corsOrigins: [] as string[],
   /**
+   * Each function class's share of the account's Lambda concurrency, reserved for each of its functions
+   * (lib/cdk/concurrency.ts; README, "Tenant isolation"): at most this many run at once, and no other
+   * function can take them. `accountQuota` is the account's concurrency quota in the Region: the shares must
+   * fit it with Lambda's 100 unreserved left over, or the synth refuses them, saying what to change. Keys
+   * not given keep their defaults: `-c 'concurrency={"accountQuota":3000,"apiRoute":25}'`.
+   */
+  concurrency: CONCURRENCY_DEFAULTS,
+  /**
    * Alarm thresholds: an alarm fires when the value is above its threshold in `datapointsToAlarm` of
    * `evaluationPeriods` consecutive 5-minute periods (2 of 3: a sustained problem alarms within 10 minutes,
    * one bad spike does not).
@@ -57,7 +66,8 @@ export const DEFAULT_SETTINGS = {
     /** Lambda errors of a function. Handlers answer their own errors, so these are crashes and timeouts
      * (for the authorizer: failures, its 401 denials excluded): any is worth a look. */
     lambdaErrors: 0,
-    /** Throttled invocations of a function: the account's concurrency is exhausted. */
+    /** Throttled invocations of a function: its share of concurrency (`concurrency`) is full, or, without
+     * reservations, the account's. */
     lambdaThrottles: 0,
     /** Throttled read or write events of the table or its index: on demand, this is a hot key or a
      * traffic jump past twice the previous peak. */
@@ -86,6 +96,7 @@ export interface Settings {
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
   corsOrigins: string[];
+  concurrency: ConcurrencySettings;
   alarms: AlarmThresholds;
   /** Subscribed to the alarm topic when set. @default no subscription */
   alarmEmail?: string;
@@ -123,6 +134,7 @@ export function readSettings(node: Node): Settings {
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
+    concurrency: concurrencyShares(node.tryGetContext('concurrency')),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...quotaDefaults(node.tryGetContext('quotas')),
@@ -260,6 +272,28 @@ function rateLimitWindow(key: string, value: unknown): RateLimitWindow {
   const window = RATE_LIMIT_WINDOWS.find((seconds) => seconds === value);
   if (window === undefined) throw new Error(`context ${key}: one of ${RATE_LIMIT_WINDOWS.join(', ')}`);
   return window;
+}
+
+/**
+ * `concurrency` as an object (cdk.json) or JSON text (`-c concurrency=...`), over the defaults key by key:
+ * whole numbers, each share at least 1 (a reservation of 0 would stop its function), and shares that fit.
+ */
+function concurrencyShares(context: unknown): ConcurrencySettings {
+  const concurrency = { ...DEFAULT_SETTINGS.concurrency };
+  const given = knownEntries('concurrency', contextObject('concurrency', context ?? {}), concurrency);
+  for (const [key, value] of given) {
+    if (key === 'reserve') concurrency.reserve = flag(`concurrency.${key}`, value);
+    else concurrency[key] = whole(`concurrency.${key}`, value, 1);
+  }
+  checkConcurrencyFits(concurrency);
+  return concurrency;
+}
+
+/** true or false, also as `-c` text. */
+function flag(key: string, value: unknown): boolean {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context ${key}: true or false`);
 }
 
 /** `alarms` as an object (cdk.json) or JSON text (`-c alarms=...`), over the defaults key by key. */

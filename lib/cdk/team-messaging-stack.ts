@@ -48,6 +48,7 @@ import {
 } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
+import { type ConcurrencySettings, reservation, routeClass } from './concurrency.ts';
 import { addCorsPreflight } from './cors.ts';
 import { grantRouteAccess, grantTableAccess } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
@@ -103,7 +104,8 @@ const GATEWAY_RESPONSES: GatewayResponse[] = [
     body: message(MESSAGES.tooManyRequests),
     headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
   },
-  // The authorizer failed (its dependency is down) or did not answer in time: an outage, not a bug.
+  // The authorizer failed (its dependency is down), did not answer in time, or its share of concurrency is
+  // full: an outage, not a bug.
   ...[ResponseType.AUTHORIZER_FAILURE, ResponseType.AUTHORIZER_CONFIGURATION_ERROR].map((type) => ({
     type,
     statusCode: '503',
@@ -111,7 +113,14 @@ const GATEWAY_RESPONSES: GatewayResponse[] = [
     headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
   })),
   { type: ResponseType.INTEGRATION_TIMEOUT, statusCode: '504', body: message(MESSAGES.timedOut) },
-  { type: ResponseType.INTEGRATION_FAILURE, statusCode: '504', body: message(MESSAGES.timedOut) },
+  // Lambda refused to run the route's function: its share of concurrency is full (Lambda's 429, which API
+  // Gateway would answer as a bare 500 "Internal server error"), or Lambda failed. Nothing ran: retry.
+  {
+    type: ResponseType.INTEGRATION_FAILURE,
+    statusCode: '503',
+    body: message(MESSAGES.unavailable),
+    headers: { 'Retry-After': `'${TIMEOUTS.retryAfterSeconds}'` },
+  },
   // Any other gateway 4xx keeps its status and API Gateway's own (JSON-escaped) message.
   { type: ResponseType.DEFAULT_4XX, body: '{"message":$context.error.messageString}' },
   { type: ResponseType.DEFAULT_5XX, body: message(MESSAGES.serverError) },
@@ -181,7 +190,8 @@ export class TeamMessagingStack extends Stack {
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
-    const authorizer = this.authorizerFunction(removalPolicy, functionSettings);
+    const { concurrency } = settings;
+    const authorizer = this.authorizerFunction(removalPolicy, functionSettings, concurrency);
     this.accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy,
@@ -199,9 +209,14 @@ export class TeamMessagingStack extends Stack {
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
+      reservedConcurrency: {
+        deliverer: reservation(concurrency, 'webhookDeliverer'),
+        sweeper: reservation(concurrency, 'webhookSweeper'),
+      },
     });
     const routeFunctions = this.addRoutes(
       removalPolicy,
+      concurrency,
       {
         ...functionSettings,
         TABLE_NAME: this.table.tableName,
@@ -217,6 +232,7 @@ export class TeamMessagingStack extends Stack {
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
       webhookDeliveries: this.webhookDeliveries,
+      reservedConcurrency: reservation(concurrency, 'streamConsumer'),
     });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
@@ -329,11 +345,13 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * One function per route table row, wired to its method and granted what the row declares; a route behind
-   * the authorizer (not `public`) also gets `rateLimits`' variables.
+   * One function per route table row, wired to its method and granted what the row declares, with its
+   * class's share of concurrency; a route behind the authorizer (not `public`) also gets `rateLimits`'
+   * variables.
    */
   private addRoutes(
     removalPolicy: RemovalPolicy,
+    concurrency: ConcurrencySettings,
     environment: Record<string, string>,
     rateLimits: Record<string, string>,
   ): RouteFunction[] {
@@ -344,6 +362,7 @@ export class TeamMessagingStack extends Stack {
         environment: route.public ? environment : { ...environment, ...rateLimits },
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
         memorySize: route.fetchesWeb ? 1024 : 512,
+        reservedConcurrentExecutions: reservation(concurrency, routeClass(route)),
         logRemovalPolicy: removalPolicy,
       });
       acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
@@ -378,11 +397,13 @@ export class TeamMessagingStack extends Stack {
   private authorizerFunction(
     removalPolicy: RemovalPolicy,
     functionSettings: Record<string, string>,
+    concurrency: ConcurrencySettings,
   ): ApiFunction {
     const fn = new ApiFunction(this, 'Authorizer', {
       entry: authorizerRoute.handler,
       environment: { ...functionSettings, TABLE_NAME: this.table.tableName },
       timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
+      reservedConcurrentExecutions: reservation(concurrency, 'authorizer'),
       logRemovalPolicy: removalPolicy,
     });
     grantTableAccess(fn, authorizerRoute.table, this.table);

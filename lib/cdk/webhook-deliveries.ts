@@ -38,11 +38,13 @@ export const WEBHOOK_DELIVERIES = {
      */
     retryAttempts: 0,
     /**
-     * An event still queued after an hour (throttling: Lambda retries a throttled invocation until the
-     * event is this old) is dropped: by then the sweeper has invoked the deliverer for the same endpoint
-     * sixty times. Lambda's default is six hours of stale invocations arriving after the throttling ends.
+     * A throttled invocation (the deliverer's share of concurrency is full) waits in Lambda's queue and is
+     * retried, at growing intervals of up to 5 minutes, until it is this old, then dropped: its deliveries
+     * are still due in the table, and every sweep (each minute) invokes the deliverer for them again. Five
+     * sweeps' worth: an endpoint has at most about five invocations queued while the share is full, not the
+     * sixty of an hour (or the 360 of Lambda's default six hours) arriving after it frees.
      */
-    maxEventAge: Duration.hours(1),
+    maxEventAge: Duration.minutes(5 * webhookDelivery.sweeper.everyMinutes),
   },
   sweeper: {
     /** Reads the due index's shards and sends one asynchronous invocation per endpoint with deliveries due. */
@@ -67,6 +69,8 @@ export interface WebhookDeliveriesProps {
   publicBaseUrl: string;
   /** What happens to the functions' log groups when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
+  /** Each function's share of the account's concurrency (lib/cdk/concurrency.ts); none when not given. */
+  reservedConcurrency?: { deliverer?: number; sweeper?: number };
 }
 
 /**
@@ -76,11 +80,12 @@ export interface WebhookDeliveriesProps {
  * the redeliver and recover routes) is let to with `allowStart`. Made before the routes and the consumer,
  * and needing neither: the grants point one way only, so no dependency cycle.
  *
- * No reserved concurrency: a reservation comes out of the account's unreserved pool, which must keep 100,
- * so a first deploy into an account with a low concurrency quota would fail. Each invocation holds one
- * endpoint, so a burst of many endpoints' deliveries can take much of the account's concurrency; if it
- * throttles the API's functions (their throttle alarms say so), reserve some for the deliverer
- * (`reservedConcurrentExecutions`): a throttled asynchronous invocation waits and is retried by Lambda.
+ * Each has its share of the account's concurrency (cdk.json `concurrency`). The deliverer's is how many
+ * endpoints are delivered to at once (an invocation holds one endpoint, CONCURRENT_DELIVERIES requests at a
+ * time): a burst of many endpoints' deliveries fills it, not the API's; past it, invocations wait in Lambda's
+ * queue (`maxEventAge`) and the sweeper invokes again for what is still due. The sweeper's is 1: a sweep
+ * still running when the next is due makes the next one wait (and be dropped after its minute), so two
+ * sweeps never invoke the deliverer for the same endpoints.
  */
 export class WebhookDeliveries extends Construct {
   readonly deliverer: ApiFunction;
@@ -102,6 +107,7 @@ export class WebhookDeliveries extends Construct {
       },
       timeout: deliverer.timeout,
       memorySize: deliverer.memorySize,
+      reservedConcurrentExecutions: props.reservedConcurrency?.deliverer,
       logRemovalPolicy: props.logRemovalPolicy,
     });
     // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index.
@@ -116,6 +122,7 @@ export class WebhookDeliveries extends Construct {
       environment: { ...props.environment, TABLE_NAME: table.tableName },
       timeout: sweeper.timeout,
       memorySize: sweeper.memorySize,
+      reservedConcurrentExecutions: props.reservedConcurrency?.sweeper,
       logRemovalPolicy: props.logRemovalPolicy,
     });
     // Reads the due index (keys only), nothing else of the table's indexes, and writes nothing.

@@ -44,6 +44,17 @@ export const LARGEST_SETTINGS: Record<string, string> = {
     datapointsToAlarm: 4,
   }),
   alarmEmail: 'team-messaging-api-operations-on-call@platform-alerts.example-company.example',
+  // A large account's shares: every function reserves some of a quota of 50,000.
+  concurrency: JSON.stringify({
+    accountQuota: 50_000,
+    reserve: true,
+    apiRoute: 1000,
+    autoConfigure: 1000,
+    authorizer: 2000,
+    webhookDeliverer: 5000,
+    streamConsumer: 100,
+    webhookSweeper: 1,
+  }),
   quotas: JSON.stringify(
     Object.fromEntries(Object.keys(QUOTA_DEFAULTS).map((kind) => [kind, 9_999_999_999])),
   ),

@@ -1,0 +1,309 @@
+import { rmSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiFunction } from '../../lib/cdk/api-function.ts';
+import {
+  CONCURRENCY_CLASSES,
+  CONCURRENCY_DEFAULTS,
+  type ConcurrencyClass,
+  type ConcurrencySettings,
+  functionsPerClass,
+  reservable,
+  reservedTotal,
+  routeClass,
+  UNRESERVED_MINIMUM,
+} from '../../lib/cdk/concurrency.ts';
+import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
+import { functionId } from '../../lib/cdk/team-messaging-stack.ts';
+import { routes, webhookDelivery } from '../../lib/routes.ts';
+import { MESSAGES } from '../../shared/http/messages.ts';
+import { TIMEOUTS } from '../../shared/limits.ts';
+import { CDK_JSON_CONTEXT, reportedViolations, type Synthesized, synthesize } from '../support/synth.ts';
+import { idOf, ofType, only, type Resource, stringify } from '../support/template.ts';
+
+/**
+ * Issue 36, "Concurrency has owners", read where AWS enforces it: the synthesized template. Every function
+ * of the stack reserves its class's share of the account's Lambda concurrency (cdk.json `concurrency`,
+ * lib/cdk/concurrency.ts), so a loop of slow auto-configure calls or thousands of deliverer runs fill their
+ * own share and no other; the shares fit the account's quota with Lambda's 100 unreserved left over, or the
+ * synth refuses them and says what to change; what a caller, a delivery and a stream batch get when a share
+ * is full. The production stack with cdk.json's defaults, a dev stack with shares of its own and a stack
+ * without reservations, each synthesized once (without bundling).
+ */
+const OVERRIDDEN: ConcurrencySettings = {
+  accountQuota: 3000,
+  reserve: true,
+  apiRoute: 25,
+  autoConfigure: 4,
+  authorizer: 60,
+  webhookDeliverer: 200,
+  streamConsumer: 20,
+  webhookSweeper: 1,
+};
+
+const stacks: Partial<Record<'production' | 'overridden' | 'unreserved', Synthesized>> = {};
+beforeAll(() => {
+  stacks.production = synthesize({ full: false });
+  stacks.overridden = synthesize({ dev: true, context: { concurrency: JSON.stringify(OVERRIDDEN) } });
+  stacks.unreserved = synthesize({ context: { concurrency: '{"accountQuota":10,"reserve":false}' } });
+});
+afterAll(() => {
+  for (const s of Object.values(stacks)) rmSync(s.outdir, { recursive: true, force: true });
+});
+const production = () => stacks.production as Synthesized;
+const overridden = () => stacks.overridden as Synthesized;
+const unreserved = () => stacks.unreserved as Synthesized;
+
+/** The class of each of the stack's own functions (by logical id), from the constructs that made them. */
+function classOfFunctions(s: Synthesized): Map<string, ConcurrencyClass> {
+  const classes = new Map<string, ConcurrencyClass>();
+  for (const route of routes) {
+    const fn = s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+    classes.set(idOf(s, fn), routeClass(route));
+  }
+  classes.set(idOf(s, s.stack.node.findChild('Authorizer') as ApiFunction), 'authorizer');
+  classes.set(idOf(s, s.stack.webhookDeliveries.deliverer), 'webhookDeliverer');
+  classes.set(idOf(s, s.stack.webhookDeliveries.sweeper), 'webhookSweeper');
+  classes.set(idOf(s, s.stack.changeEvents.consumer), 'streamConsumer');
+  return classes;
+}
+
+/** Every `AWS::Lambda::Function` of the template and its reservation (undefined: none). */
+const reservations = (s: Synthesized): Array<[string, number | undefined]> =>
+  ofType(s, 'AWS::Lambda::Function').map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);
+
+/**
+ * CDK's own functions, which run only while a stack is deployed (setting log retention, emptying a dev
+ * stack's buckets): they run in the account's unreserved 100 and reserve nothing.
+ */
+const CDK_DEPLOY_FUNCTIONS = /^(LogRetention|CustomS3AutoDeleteObjectsCustomResourceProvider)/;
+
+/** The routes but auto-configure: 28 today (README, "Concurrency"), each reserving `apiRoute`. */
+const API_ROUTES = routes.length - 1;
+
+/** A pattern that matches `text` exactly, from its start. */
+const startsWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+
+/** What `cdk synth -c concurrency=...` makes of the context, or the error it stops on. */
+const settingsOf = (concurrency: Record<string, unknown>) =>
+  readSettings(new App({ context: { ...CDK_JSON_CONTEXT, concurrency: JSON.stringify(concurrency) } }).node)
+    .concurrency;
+
+describe('concurrency shares in the template', () => {
+  it.each([
+    ['production, cdk.json', production, CONCURRENCY_DEFAULTS],
+    ['dev, shares of its own', overridden, OVERRIDDEN],
+  ] as const)(
+    "%s: every function reserves its class's share, and CDK's deploy-time functions nothing",
+    (_, s, shares) => {
+      const classes = classOfFunctions(s());
+      // Every function the stack makes is classed: one per route table row, the authorizer, the consumer,
+      // the deliverer and the sweeper.
+      expect(classes.size).toBe(
+        s()
+          .stack.node.findAll()
+          .filter((c) => c instanceof ApiFunction).length,
+      );
+      expect(classes.size).toBe(routes.length + 4);
+      const found = reservations(s());
+      for (const [id, reserved] of found) {
+        const kind = classes.get(id);
+        if (kind) expect({ id, reserved }).toEqual({ id, reserved: shares[kind] });
+        else
+          expect({ id, reserved }).toEqual({
+            id: expect.stringMatching(CDK_DEPLOY_FUNCTIONS),
+            reserved: undefined,
+          });
+      }
+      expect(found.filter(([id]) => classes.has(id))).toHaveLength(classes.size);
+    },
+  );
+
+  it("issue 36's cases: a loop of slow auto-configure calls runs 10 at once, one token's thousands of deliverer runs 50, and the other routes' 10 each stay theirs", () => {
+    const s = production();
+    const reservedOf = (fn: ApiFunction) => reservations(s).find(([id]) => id === idOf(s, fn))?.[1];
+    const autoConfigure = routes.find((route) => route.fetchesWeb);
+    if (!autoConfigure) throw new Error('no auto-configure route');
+    const functionOf = (route: (typeof routes)[number]) =>
+      s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+    // Before: no reservation, each could take the account's 1,000 from every other function.
+    expect(reservedOf(functionOf(autoConfigure))).toBe(10);
+    expect(reservedOf(s.stack.webhookDeliveries.deliverer)).toBe(50);
+    const otherRoutes = routes.filter((route) => route !== autoConfigure);
+    expect(otherRoutes.map((route) => reservedOf(functionOf(route)))).toEqual(otherRoutes.map(() => 10));
+    expect(otherRoutes).toHaveLength(API_ROUTES);
+  });
+
+  it('classes the route table: auto-configure (the one route that fetches web pages) apart from the other routes', () => {
+    const autoConfigure = routes.filter((route) => routeClass(route) === 'autoConfigure');
+    expect(autoConfigure.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'POST /api/v1/brands/auto-configure',
+    ]);
+    expect(functionsPerClass()).toEqual({
+      apiRoute: routes.length - 1,
+      autoConfigure: 1,
+      authorizer: 1,
+      webhookDeliverer: 1,
+      streamConsumer: 1,
+      webhookSweeper: 1,
+    });
+  });
+
+  it("the defaults reserve 371 of the default quota's 1,000 (with 28 routes besides auto-configure): within the 900 Lambda lets be reserved, twice over with a dev stack beside", () => {
+    const total = (s: Synthesized) => reservations(s).reduce((sum, [, reserved]) => sum + (reserved ?? 0), 0);
+    expect(total(production())).toBe(reservedTotal(CONCURRENCY_DEFAULTS));
+    expect(total(production())).toBe(API_ROUTES * 10 + 10 + 20 + 50 + 10 + 1);
+    expect(CONCURRENCY_DEFAULTS.accountQuota).toBe(1000);
+    expect(reservable(CONCURRENCY_DEFAULTS.accountQuota)).toBe(1000 - UNRESERVED_MINIMUM);
+    // A production and a dev stack in one account with the default quota both deploy.
+    expect(2 * total(production())).toBeLessThanOrEqual(reservable(1000));
+    expect(total(overridden())).toBe(reservedTotal(OVERRIDDEN));
+    expect(total(overridden())).toBeLessThanOrEqual(reservable(OVERRIDDEN.accountQuota));
+  });
+
+  it('without reservations (an account too small for any), no function reserves anything', () => {
+    const found = reservations(unreserved());
+    expect(found.length).toBeGreaterThan(routes.length);
+    expect(found.filter(([, reserved]) => reserved !== undefined)).toEqual([]);
+  });
+
+  it('stays clean of cdk-nag and CloudFormation findings with shares of its own', () => {
+    expect(reportedViolations(overridden().assembly)).toEqual([]);
+    expect(reportedViolations(unreserved().assembly)).toEqual([]);
+  });
+});
+
+describe('concurrency shares: the numbers agree with how each class is invoked', () => {
+  it('the stream consumer: its share is whole shards, one batch per shard (parallelization factor 1)', () => {
+    for (const [s, shares] of [
+      [production(), CONCURRENCY_DEFAULTS],
+      [overridden(), OVERRIDDEN],
+    ] as const) {
+      const [, mapping] = only(s, 'AWS::Lambda::EventSourceMapping');
+      const factor = mapping.Properties.ParallelizationFactor;
+      expect(factor).toBe(1);
+      // Shards read at once = share / factor: at least one, a whole number.
+      expect(shares.streamConsumer % factor).toBe(0);
+      expect(shares.streamConsumer / factor).toBeGreaterThanOrEqual(1);
+      // A throttled batch is retried (not counted as a failure) until it is this old, then given up to the
+      // on-failure queue: 12 hours, half the stream's retention.
+      expect(mapping.Properties.MaximumRecordAgeInSeconds).toBe(12 * 3600);
+      expect(mapping.Properties.DestinationConfig.OnFailure.Destination).toBeDefined();
+    }
+  });
+
+  it("the deliverer: a throttled invocation waits in Lambda's queue 5 minutes (5 sweeps), never retried after a failure", () => {
+    const s = production();
+    const [, config] = only(
+      s,
+      'AWS::Lambda::EventInvokeConfig',
+      (r) =>
+        stringify(r.Properties.FunctionName) ===
+        stringify({ Ref: idOf(s, s.stack.webhookDeliveries.deliverer) }),
+    );
+    const sweepSeconds = webhookDelivery.sweeper.everyMinutes * 60;
+    expect(config.Properties).toMatchObject({
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 5 * sweepSeconds,
+    });
+  });
+
+  it('the sweeper: 1, so that a sweep never runs beside the one before; the next waits at most its minute', () => {
+    const s = production();
+    expect(CONCURRENCY_DEFAULTS.webhookSweeper).toBe(1);
+    const [, rule] = only(s, 'AWS::Events::Rule');
+    const sweepSeconds = webhookDelivery.sweeper.everyMinutes * 60;
+    expect(rule.Properties.Targets[0].RetryPolicy).toEqual({
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: sweepSeconds,
+    });
+  });
+});
+
+describe('concurrency shares: a full share', () => {
+  const gatewayResponse = (s: Synthesized, type: string) =>
+    (ofType(s, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)?.[1] ??
+      {}) as Resource;
+
+  it.each(['INTEGRATION_FAILURE', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'])(
+    "a route's or the authorizer's: the caller gets 503 JSON with Retry-After, not API Gateway's bare 500 (%s)",
+    (type) => {
+      const response = gatewayResponse(production(), type);
+      expect(response.Properties?.StatusCode).toBe('503');
+      expect(JSON.parse(response.Properties.ResponseTemplates['application/json'])).toEqual({
+        message: MESSAGES.unavailable,
+      });
+      expect(response.Properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Retry-After': `'${TIMEOUTS.retryAfterSeconds}'`,
+      });
+    },
+  );
+});
+
+describe('concurrency shares: the settings refuse what cannot fit', () => {
+  it('takes the defaults from cdk.json, and a share given alone over them', () => {
+    expect(DEFAULT_SETTINGS.concurrency).toEqual(CONCURRENCY_DEFAULTS);
+    expect(CDK_JSON_CONTEXT.concurrency).toEqual(CONCURRENCY_DEFAULTS);
+    expect(settingsOf({ apiRoute: 20 })).toEqual({ ...CONCURRENCY_DEFAULTS, apiRoute: 20 });
+  });
+
+  it('refuses shares over what the quota lets be reserved, naming the total, the room and what to change; one fewer fits', () => {
+    // 28 routes × 10 + 10 + 20 + 10 + 1 = 321 besides the deliverer: 900 - 321 = 579 is the most it may take.
+    const others = API_ROUTES * 10 + 10 + 20 + 10 + 1;
+    const most = 900 - others;
+    expect(reservedTotal(settingsOf({ webhookDeliverer: most }))).toBe(900);
+    const refusal = startsWith(
+      `context concurrency: the shares reserve 901 concurrent executions (apiRoute 10 × ${API_ROUTES}, ` +
+        `autoConfigure 10, authorizer 20, webhookDeliverer ${most + 1}, streamConsumer 10, webhookSweeper 1), ` +
+        'but an account whose quota is 1000 can reserve 900: Lambda keeps 100 unreserved. Ask AWS for a ' +
+        'higher quota (Service Quotas, AWS Lambda, "Concurrent executions") and set concurrency.accountQuota ' +
+        'to it, or lower the shares;',
+    );
+    expect(() => settingsOf({ webhookDeliverer: most + 1 })).toThrow(refusal);
+    // The same shares fit a quota raised to hold them.
+    expect(settingsOf({ webhookDeliverer: most + 1, accountQuota: 1001 }).webhookDeliverer).toBe(most + 1);
+    // The synth stops on it, as `cdk synth` and `cdk deploy` would, before any template is written.
+    expect(() => synthesize({ context: { concurrency: `{"webhookDeliverer":${most + 1}}` } })).toThrow(
+      refusal,
+    );
+  });
+
+  it('refuses any reservation in an account with a quota of 10, and deploys there without reservations', () => {
+    const refusal =
+      /^context concurrency: the shares reserve \d+ concurrent executions \(apiRoute 10 × \d+, .*\), but an account whose quota is 10 cannot reserve any: Lambda keeps 100 unreserved\. Ask AWS for a higher quota \(Service Quotas, AWS Lambda, "Concurrent executions"\) and set concurrency\.accountQuota to it; in an account of 100 or less, set concurrency\.reserve to false \(no reservations: every function shares the account, and one class can starve the others\)\.$/;
+    expect(() => settingsOf({ accountQuota: 10 })).toThrow(refusal);
+    // However small the shares: nothing can be reserved at 100 or less.
+    const smallest = Object.fromEntries(CONCURRENCY_CLASSES.map((kind) => [kind, 1]));
+    expect(() => settingsOf({ ...smallest, accountQuota: 100 })).toThrow(/cannot reserve any/);
+    expect(settingsOf({ ...smallest, accountQuota: 101 + routes.length + 4 })).toMatchObject(smallest);
+    expect(() => synthesize({ context: { concurrency: '{"accountQuota":10}' } })).toThrow(refusal);
+    // The way out the message names: the stack synthesized above (`unreserved`) reserves nothing.
+    expect(settingsOf({ accountQuota: 10, reserve: false })).toMatchObject({
+      accountQuota: 10,
+      reserve: false,
+    });
+    expect(
+      unreserved()
+        .stack.node.findAll()
+        .filter((c) => c instanceof ApiFunction).length,
+    ).toBe(routes.length + 4);
+  });
+
+  it.each([
+    [{ apiRoute: 0 }, /context concurrency\.apiRoute: a whole number, 1 or more/],
+    [{ webhookSweeper: 1.5 }, /context concurrency\.webhookSweeper: a whole number, 1 or more/],
+    [{ accountQuota: -1 }, /context concurrency\.accountQuota: a number of at least 0/],
+    [{ reserve: 'no' }, /context concurrency\.reserve: true or false/],
+    [{ apiRoutes: 5 }, /context concurrency\.apiRoutes: unknown \(accountQuota, reserve, apiRoute,/],
+  ])('refuses %j, naming the key', (given, error) => {
+    expect(() => settingsOf(given)).toThrow(error);
+  });
+
+  it('takes `-c` text as the CLI passes it', () => {
+    const context = { ...CDK_JSON_CONTEXT, concurrency: '{"accountQuota":"2000","reserve":"false"}' };
+    expect(readSettings(new App({ context }).node).concurrency).toMatchObject({
+      accountQuota: 2000,
+      reserve: false,
+    });
+  });
+});
