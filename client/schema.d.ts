@@ -1390,7 +1390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1507,7 +1507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1640,7 +1640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1834,7 +1834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1996,7 +1996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2154,7 +2154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2365,7 +2365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2544,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2762,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2930,7 +2930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3089,7 +3089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3259,7 +3259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3505,7 +3505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3695,7 +3695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3951,7 +3951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4119,7 +4119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4349,7 +4349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4538,7 +4538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4720,7 +4720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4879,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5076,7 +5076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5255,7 +5255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5475,7 +5475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5643,7 +5643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5810,7 +5810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5993,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6173,7 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6322,7 +6322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6479,7 +6479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description A dependency is unavailable; retry after `Retry-After` seconds */
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

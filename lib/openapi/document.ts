@@ -114,7 +114,11 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
       "Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After`",
   },
   500: { schema: 'Message', description: 'An unexpected failure (a bug): quote X-Request-Id' },
-  503: { schema: 'Message', description: 'A dependency is unavailable; retry after `Retry-After` seconds' },
+  503: {
+    schema: 'Message',
+    description:
+      "A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds",
+  },
   504: { schema: 'Message', description: 'The request ran out of time' },
 };
 
