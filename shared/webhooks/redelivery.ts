@@ -30,19 +30,28 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
   return endpoints.map((endpoint) => endpoint.id);
 }
 
+/** Restarts a recovery writes at once. */
+const RESTARTS_AT_ONCE = 10;
+
 /** The endpoint's deliveries given up at or after `sinceMs`, due again now. How many. */
 export async function recoverFailed(endpoint: WebhookEndpoint, sinceMs: number): Promise<number> {
   usable(endpoint, 'since');
   const failed = await failedDeliveriesSince(endpoint.team_id, endpoint.id, sinceMs);
   const now = Date.now();
-  const restarted = await Promise.all(
-    failed.map(async (eventId) =>
-      (await restartDelivery(endpoint.team_id, endpoint.id, eventId, now, true)) === 'restarted'
-        ? eventId
-        : undefined,
-    ),
-  );
-  const eventIds = restarted.filter((eventId): eventId is string => eventId !== undefined);
+  // A few writes at a time: a recovery of thousands is not thousands of writes at once.
+  const eventIds: string[] = [];
+  for (let start = 0; start < failed.length; start += RESTARTS_AT_ONCE) {
+    const restarted = await Promise.all(
+      failed
+        .slice(start, start + RESTARTS_AT_ONCE)
+        .map(async (eventId) =>
+          (await restartDelivery(endpoint.team_id, endpoint.id, eventId, now, true)) === 'restarted'
+            ? [eventId]
+            : [],
+        ),
+    );
+    eventIds.push(...restarted.flat());
+  }
   if (eventIds.length > 0) {
     await startDeliveries([{ team_id: endpoint.team_id, endpoint_id: endpoint.id, event_ids: eventIds }]);
   }
