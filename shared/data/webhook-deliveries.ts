@@ -131,15 +131,19 @@ export async function restartDelivery(
   const due = dueKeys(teamId, endpointId, eventId, dueAt);
   const key = keyOf(teamId, endpointId, eventId);
   const notInFlight = '(attribute_not_exists(lease_until) OR lease_until <= :due)';
+  // Names this restart: a write the SDK sent again (its answer was late) finds its own restart done.
+  const restart = randomUUID();
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const restarted = await writtenIf(
+    const restarted = await writtenOrOwn(
+      restart,
       dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
           UpdateExpression:
             'SET team_id = :team, endpoint_id = :endpoint, event_id = :event, #status = :pending, tries = :zero, ' +
-            'next_try_at = :due, #duePk = :duePk, #dueSk = :dueSk, #expires = :expires REMOVE claim, lease_until, rerun',
+            'next_try_at = :due, #duePk = :duePk, #dueSk = :dueSk, #expires = :expires, restart = :restart ' +
+            'REMOVE claim, lease_until, rerun',
           ConditionExpression: onlyIfFailed ? `#status = :failed AND ${notInFlight}` : notInFlight,
           ExpressionAttributeNames: {
             '#status': 'status',
@@ -157,8 +161,10 @@ export async function restartDelivery(
             ':duePk': due[dueIndex.partitionKey],
             ':dueSk': due[dueIndex.sortKey],
             ':expires': expiryOf(eventId),
+            ':restart': restart,
             ...(onlyIfFailed && { ':failed': 'failed' }),
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
@@ -179,6 +185,17 @@ export async function restartDelivery(
     if (marked) return 'after-try';
   }
   return false;
+}
+
+/** True when written, or when the condition failed on the item as this same restart left it. */
+async function writtenOrOwn(restart: string, write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return plainItem(error.Item)?.restart === restart;
+  }
 }
 
 /**
