@@ -14,10 +14,12 @@ import { plainItem } from './transactions.ts';
  * Webhook deliveries: one item per (endpoint, event), written only if absent, so an event fanned out twice
  * (a stream record delivered again) is delivered once. While due, a delivery is in the `byDueTime` index,
  * under one of DUE_SHARDS partitions chosen by hashing it (no hot partition however many are due), sorted
- * by due time: the sweeper reads each shard up to now. A try first claims the delivery with a lease (a
- * conditional update), so two deliverers never send it at once; a deliverer that dies mid-try leaves the
- * lease to expire, and the delivery is tried again (the receiver sees the same webhook-id twice: at least
- * once). Each try is also kept as an attempt item for the attempts list. Both expire with the event.
+ * by due time: the sweeper reads each shard up to now, in pages. A try first claims the delivery with a
+ * lease (a conditional update), so two deliverers never send it at once, and a restart (redeliver,
+ * recover) never takes a live lease away: it marks the delivery to run again after the try. A deliverer
+ * that dies mid-try leaves the lease to expire, and the delivery is tried again (the receiver sees the
+ * same webhook-id twice: at least once). Each try is also kept as an attempt item for the attempts list,
+ * the endpoint's newest ones only (pruneAttempts). Both expire with the event.
  */
 export const DUE_SHARDS = 16;
 /** A claim outlives the longest try (15 s) and the writes around it. */
