@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event to webhook endpoints again
-         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * A webhook endpoint's delivery attempts, newest first
-         * @description Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Tries are kept as long as their events (30 days).
+         * @description Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Tries are kept as long as their events (30 days), and only the newest 1,000 per endpoint: older ones are deleted.
          */
         get: operations["listWebhookEndpointAttempts"];
         put?: never;
@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Send again what a webhook endpoint missed
-         * @description The deliveries to it of events since `since` that were given up (the retry schedule ran out, or the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; the attempts tell how they went. A disabled endpoint is a 422 naming `since`: enable it first.
+         * @description The deliveries to it of events since `since` that were given up (the retry schedule ran out, or the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; the attempts tell how they went. Only deliveries given up are restarted, each by one call: a repeat answers 202 with what was still given up (0 once all are restarted), and nothing is sent twice at once. A disabled endpoint is a 422 naming `since`: enable it first.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;

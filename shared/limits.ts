@@ -105,3 +105,19 @@ export const QUOTA_DEFAULTS = {
   pages: 10000,
   webhook_endpoints: 20,
 };
+
+/**
+ * What one team's webhooks may take of the shared deliverer (README, "Tenant isolation"): tries in flight
+ * to one endpoint, endpoints sent to at once (so a team has at most their product in flight), and the
+ * attempts kept per endpoint for its attempts list.
+ */
+export const WEBHOOK_LIMITS = {
+  /** Tries one endpoint's deliverer has in flight at once; one deliverer per endpoint sends at a time. */
+  triesInFlightPerEndpoint: 10,
+  /** A team's endpoints being sent to at once (each by one deliverer): 5 × 10 = 50 tries in flight. */
+  endpointsSendingPerTeam: 5,
+  /** The newest attempts kept per endpoint (older ones are deleted after each run of its deliverer). */
+  attemptsKeptPerEndpoint: 1000,
+  /** Deliveries handed to an endpoint's running deliverer while it holds the endpoint (the rest: the sweep). */
+  handedOffPerEndpoint: 100,
+} as const;

@@ -16,7 +16,7 @@ import {
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
 import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
-import { LIMITS } from '../../shared/limits.ts';
+import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
   BRAND_INPUT,
@@ -471,7 +471,9 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts ' +
       'the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: ' +
-      "the deliveries are queued; the endpoint's attempts tell how they went. Another team's event is a " +
+      "the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is " +
+      'never sent twice at once: a redelivery during its try runs once more after that try ends, however ' +
+      "many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a " +
       '403; an unknown id, or an event older than 30 days, a 404.',
     pathParameters: { id: EVENT_ID_PARAMETER },
     body: described(redeliverSchema, REDELIVER_INPUT),
@@ -581,7 +583,8 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       `Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most ` +
       `\`limit\` (1 to ${LIMITS.listPageSize}), and ${LIMITS.listPageSize} without it. ${PAGED_REST} ` +
-      'Tries are kept as long as their events (30 days).',
+      `Tries are kept as long as their events (30 days), and only the newest ` +
+      `${WEBHOOK_LIMITS.attemptsKeptPerEndpoint.toLocaleString('en-US')} per endpoint: older ones are deleted.`,
     paged: true,
     defaultLimit: LIMITS.listPageSize,
     success: z.array(WebhookAttempt).max(LIMITS.listPageSize),
@@ -606,7 +609,9 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'The deliveries to it of events since `since` that were given up (the retry schedule ran out, or ' +
       'the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; ' +
-      'the attempts tell how they went. A disabled endpoint is a 422 naming `since`: enable it first.',
+      'the attempts tell how they went. Only deliveries given up are restarted, each by one call: a repeat ' +
+      'answers 202 with what was still given up (0 once all are restarted), and nothing is sent twice at ' +
+      'once. A disabled endpoint is a 422 naming `since`: enable it first.',
     body: described(recoverSchema, RECOVER_INPUT),
     success: Recovery,
     example: { request: { since: '2026-11-25T00:00:00Z' }, response: { deliveries: 1 } },

@@ -20,6 +20,8 @@
  *                                                                  while due, in the `byDueTime` index under
  *                                                                  `gsi2pk = DUE#<shard>` (webhook-deliveries.ts)
  *   TEAM#<team>          ATTEMPT#<endpoint>#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
+ *   TEAM#<team>          SENDERS                                   which of the team's endpoints a deliverer
+ *                                                                  is sending to now (webhook-senders.ts)
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
  *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
@@ -73,6 +75,8 @@ export const attemptKey = (teamId: number, endpointId: number, atMs: number, eve
     teamId,
     `${ATTEMPT_PREFIX}${padId(endpointId)}#${String(atMs).padStart(13, '0')}#${eventPosition}`,
   );
+/** The team's sender leases: one item per team, so that the team's bound is one conditional write. */
+export const webhookSendersKey = (teamId: number) => teamItem(teamId, 'SENDERS');
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);

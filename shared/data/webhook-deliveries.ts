@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
@@ -8,15 +8,18 @@ import { EVENT_RETENTION_SECONDS } from './events.ts';
 import { queryAll, writtenIf } from './items.ts';
 import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
+import { plainItem } from './transactions.ts';
 
 /**
  * Webhook deliveries: one item per (endpoint, event), written only if absent, so an event fanned out twice
  * (a stream record delivered again) is delivered once. While due, a delivery is in the `byDueTime` index,
  * under one of DUE_SHARDS partitions chosen by hashing it (no hot partition however many are due), sorted
- * by due time: the sweeper reads each shard up to now. A try first claims the delivery with a lease (a
- * conditional update), so two deliverers never send it at once; a deliverer that dies mid-try leaves the
- * lease to expire, and the delivery is tried again (the receiver sees the same webhook-id twice: at least
- * once). Each try is also kept as an attempt item for the attempts list. Both expire with the event.
+ * by due time: the sweeper reads each shard up to now, in pages. A try first claims the delivery with a
+ * lease (a conditional update), so two deliverers never send it at once, and a restart (redeliver,
+ * recover) never takes a live lease away: it marks the delivery to run again after the try. A deliverer
+ * that dies mid-try leaves the lease to expire, and the delivery is tried again (the receiver sees the
+ * same webhook-id twice: at least once). Each try is also kept as an attempt item for the attempts list,
+ * the endpoint's newest ones only (pruneAttempts). Both expire with the event.
  */
 export const DUE_SHARDS = 16;
 /** A claim outlives the longest try (15 s) and the writes around it. */
@@ -58,7 +61,7 @@ const keyOf = (teamId: number, endpointId: number, eventId: string) =>
   deliveryKey(teamId, endpointId, positionOf(eventId).position);
 
 /** Its shard: a hash of the delivery, so one endpoint's backlog spreads over every shard. */
-function shardOf(endpointId: number, eventId: string): number {
+export function shardOf(endpointId: number, eventId: string): number {
   return createHash('sha256').update(`${endpointId}#${eventId}`).digest().readUInt32BE(0) % DUE_SHARDS;
 }
 
@@ -109,9 +112,16 @@ export async function createDelivery(
   );
 }
 
+/** What a restart did: due again now, or due again once the try in flight settles. */
+export type Restarted = 'restarted' | 'after-try';
+
 /**
  * Makes a delivery due again from the start of the schedule (a redelivery or a recovery), creating it if
- * the endpoint never had one of the event. A try in progress loses its claim: its outcome is not recorded.
+ * the endpoint never had one of the event. A try in flight (a live lease) keeps its claim: the delivery is
+ * marked to run again (`rerun`), and the try's settle makes it due again instead of settling it, so the
+ * delivery is never sent twice at once, and any number of restarts during one try make one more run.
+ * `onlyIfFailed` (recover) restarts only a delivery given up, which no try holds. False when nothing
+ * changed (recover: not given up).
  */
 export async function restartDelivery(
   teamId: number,
@@ -119,38 +129,75 @@ export async function restartDelivery(
   eventId: string,
   dueAt: number,
   onlyIfFailed = false,
-): Promise<boolean> {
+): Promise<Restarted | false> {
   const due = dueKeys(teamId, endpointId, eventId, dueAt);
-  return writtenIf(
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyOf(teamId, endpointId, eventId),
-        UpdateExpression:
-          'SET team_id = :team, endpoint_id = :endpoint, event_id = :event, #status = :pending, tries = :zero, ' +
-          'next_try_at = :due, #duePk = :duePk, #dueSk = :dueSk, #expires = :expires REMOVE claim, lease_until',
-        ...(onlyIfFailed && { ConditionExpression: '#status = :failed' }),
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-          '#expires': ttlAttribute,
-        },
-        ExpressionAttributeValues: {
-          ':team': teamId,
-          ':endpoint': endpointId,
-          ':event': eventId,
-          ':pending': 'pending',
-          ':zero': 0,
-          ':due': dueAt,
-          ':duePk': due[dueIndex.partitionKey],
-          ':dueSk': due[dueIndex.sortKey],
-          ':expires': expiryOf(eventId),
-          ...(onlyIfFailed && { ':failed': 'failed' }),
-        },
-      }),
-    ),
-  );
+  const key = keyOf(teamId, endpointId, eventId);
+  const notInFlight = '(attribute_not_exists(lease_until) OR lease_until <= :due)';
+  // Names this restart: a write the SDK sent again (its answer was late) finds its own restart done.
+  const restart = randomUUID();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const restarted = await writtenOrOwn(
+      restart,
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression:
+            'SET team_id = :team, endpoint_id = :endpoint, event_id = :event, #status = :pending, tries = :zero, ' +
+            'next_try_at = :due, #duePk = :duePk, #dueSk = :dueSk, #expires = :expires, restart = :restart ' +
+            'REMOVE claim, lease_until, rerun',
+          ConditionExpression: onlyIfFailed ? `#status = :failed AND ${notInFlight}` : notInFlight,
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#duePk': dueIndex.partitionKey,
+            '#dueSk': dueIndex.sortKey,
+            '#expires': ttlAttribute,
+          },
+          ExpressionAttributeValues: {
+            ':team': teamId,
+            ':endpoint': endpointId,
+            ':event': eventId,
+            ':pending': 'pending',
+            ':zero': 0,
+            ':due': dueAt,
+            ':duePk': due[dueIndex.partitionKey],
+            ':dueSk': due[dueIndex.sortKey],
+            ':expires': expiryOf(eventId),
+            ':restart': restart,
+            ...(onlyIfFailed && { ':failed': 'failed' }),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    if (restarted) return 'restarted';
+    if (onlyIfFailed) return false;
+    // A try holds it: run again after that try (the lease may end meanwhile: then restart it as above).
+    const marked = await writtenIf(
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET rerun = :true',
+          ConditionExpression: 'lease_until > :due',
+          ExpressionAttributeValues: { ':true': true, ':due': dueAt },
+        }),
+      ),
+    );
+    if (marked) return 'after-try';
+  }
+  return false;
+}
+
+/** True when written, or when the condition failed on the item as this same restart left it. */
+async function writtenOrOwn(restart: string, write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return plainItem(error.Item)?.restart === restart;
+  }
 }
 
 /**
@@ -190,25 +237,37 @@ export async function claimDelivery(
 }
 
 /**
- * The outcome of a claimed try at `atMs`: succeeded, failed for good, or due again at `nextTryAt`. Only while the
- * claim is still the caller's (a redelivery meanwhile restarted it). Leaves the index unless due again.
+ * What settling a try did: `settled` as asked, `rerun` (a restart came during the try: due again now, from
+ * the start of the schedule), or `lost` (the claim is no longer the caller's: its lease ran out).
+ */
+export type Settled = 'settled' | 'rerun' | 'lost';
+
+/**
+ * The outcome of a claimed try at `atMs`: succeeded, failed for good, or due again at `nextTryAt`, only
+ * while the claim is still the caller's. A restart asked for during the try wins over the outcome: the
+ * delivery is due again at `atMs` with its tries from 0 (a second write, only then). Leaves the index
+ * unless due again. `ignoreRerun`: the event is gone, there is nothing to run again.
  */
 export async function settleDelivery(
   delivery: Delivery,
   outcome: { status: 'succeeded' | 'failed' } | { nextTryAt: number },
   atMs: number,
-): Promise<boolean> {
+  { ignoreRerun = false }: { ignoreRerun?: boolean } = {},
+): Promise<Settled> {
   const again = 'nextTryAt' in outcome;
   const due = again && dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, outcome.nextTryAt);
-  return writtenIf(
-    dynamo().send(
+  const key = keyOf(delivery.teamId, delivery.endpointId, delivery.eventId);
+  try {
+    await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keyOf(delivery.teamId, delivery.endpointId, delivery.eventId),
+        Key: key,
         UpdateExpression: again
           ? 'SET next_try_at = :next, #dueSk = :dueSk REMOVE claim, lease_until'
-          : 'SET #status = :status, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
-        ConditionExpression: 'claim = :claim',
+          : 'SET #status = :status, settled_at = :at REMOVE claim, lease_until, rerun, #duePk, #dueSk',
+        ConditionExpression: ignoreRerun
+          ? 'claim = :claim'
+          : 'claim = :claim AND attribute_not_exists(rerun)',
         ExpressionAttributeNames: again
           ? { '#dueSk': dueIndex.sortKey }
           : { '#status': 'status', '#duePk': dueIndex.partitionKey, '#dueSk': dueIndex.sortKey },
@@ -218,9 +277,42 @@ export async function settleDelivery(
             ? { ':next': outcome.nextTryAt, ':dueSk': due[dueIndex.sortKey] }
             : { ':status': (outcome as { status: string }).status, ':at': atMs }),
         },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'settled';
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const old = plainItem(error.Item);
+    if (old?.claim !== delivery.claim || old?.rerun !== true) return 'lost';
+  }
+  const rerun = dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, atMs);
+  const restarted = await writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression:
+          'SET #status = :pending, tries = :zero, next_try_at = :at, #duePk = :duePk, #dueSk = :dueSk ' +
+          'REMOVE claim, lease_until, rerun',
+        ConditionExpression: 'claim = :claim',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':claim': delivery.claim,
+          ':pending': 'pending',
+          ':zero': 0,
+          ':at': atMs,
+          ':duePk': rerun[dueIndex.partitionKey],
+          ':dueSk': rerun[dueIndex.sortKey],
+        },
       }),
     ),
   );
+  return restarted ? 'rerun' : 'lost';
 }
 
 /** Gives up a delivery that cannot be tried (its endpoint is gone or disabled, its event expired). */
@@ -249,9 +341,20 @@ export async function abandonDelivery(
   );
 }
 
-/** The deliveries due by `nowMs` in one shard, oldest first, at most `limit`. */
-export async function dueDeliveries(shard: number, nowMs: number, limit: number): Promise<DueDelivery[]> {
-  const { Items = [] } = await dynamo().send(
+/** A page of the deliveries due in one shard, oldest first, and where the next page starts. */
+export interface DuePage {
+  items: DueDelivery[];
+  next?: Record<string, unknown>;
+}
+
+/** The deliveries due by `nowMs` in one shard, oldest first: a page of at most `limit`, from `start`. */
+export async function dueDeliveries(
+  shard: number,
+  nowMs: number,
+  limit: number,
+  start?: Record<string, unknown>,
+): Promise<DuePage> {
+  const { Items = [], LastEvaluatedKey } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       IndexName: dueIndex.name,
@@ -259,12 +362,14 @@ export async function dueDeliveries(shard: number, nowMs: number, limit: number)
       ExpressionAttributeNames: { '#pk': dueIndex.partitionKey, '#sk': dueIndex.sortKey },
       ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':upTo': padMs(nowMs + 1) },
       Limit: limit,
+      ...(start && { ExclusiveStartKey: start }),
     }),
   );
-  return Items.map((item) => {
+  const items = Items.map((item) => {
     const [due, team, endpoint, eventId] = String(item[dueIndex.sortKey]).split('#');
     return { dueAt: Number(due), teamId: Number(team), endpointId: Number(endpoint), eventId: eventId ?? '' };
   });
+  return { items, ...(LastEvaluatedKey && { next: LastEvaluatedKey }) };
 }
 
 /**
@@ -318,12 +423,16 @@ export interface Attempt {
   succeeded: boolean;
 }
 
-/** Records a try for the attempts list; kept as long as its event. */
+/**
+ * Records a try for the attempts list; kept as long as its event, or until it is no longer among the
+ * endpoint's newest (pruneAttempts). `seq` numbers the endpoint's attempts (its deliverer counts them).
+ */
 export async function recordAttempt(
   teamId: number,
   endpointId: number,
   atMs: number,
   attempt: Omit<Attempt, 'attempted_at'>,
+  seq: number,
 ): Promise<void> {
   const { position } = positionOf(attempt.event_id);
   await dynamo().send(
@@ -333,10 +442,49 @@ export async function recordAttempt(
         ...attemptKey(teamId, endpointId, atMs, position),
         ...attempt,
         attempted_at: isoMicros(new Date(atMs)),
+        seq,
         [ttlAttribute]: expiryOf(attempt.event_id),
       },
     }),
   );
+}
+
+/** Attempts one prune reads (and deletes) at most; what is left goes at the deliverer's next run. */
+const PRUNE_READ_LIMIT = 100;
+
+/**
+ * Deletes the endpoint's oldest attempts numbered `upToSeq` or lower (attempts written before they were
+ * numbered count as oldest): one Query of what goes, oldest first, and a batch delete per 25 items.
+ * How many were deleted.
+ */
+export async function pruneAttempts(teamId: number, endpointId: number, upToSeq: number): Promise<number> {
+  if (upToSeq < 1) return 0;
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': teamPk(teamId),
+        ':prefix': `${ATTEMPT_PREFIX}${padId(endpointId)}#`,
+      },
+      ProjectionExpression: 'pk, sk, seq',
+      Limit: PRUNE_READ_LIMIT,
+    }),
+  );
+  const stale = Items.filter((item) => ((item.seq as number | undefined) ?? 0) <= upToSeq);
+  for (let start = 0; start < stale.length; start += 25) {
+    // What a throttled batch leaves is still oldest: the next prune deletes it.
+    await dynamo().send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tableName()]: stale
+            .slice(start, start + 25)
+            .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
+        },
+      }),
+    );
+  }
+  return stale.length;
 }
 
 /** The attempts position: the sort key after the endpoint's prefix. */

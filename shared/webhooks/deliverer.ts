@@ -3,7 +3,9 @@ import {
   abandonDelivery,
   claimDelivery,
   type Delivery,
+  pruneAttempts,
   recordAttempt,
+  type Settled,
   settleDelivery,
 } from '../data/webhook-deliveries.ts';
 import {
@@ -13,28 +15,47 @@ import {
   secretsInForce,
   type WebhookEndpoint,
 } from '../data/webhook-endpoints.ts';
+import { acquireSender, releaseSender } from '../data/webhook-senders.ts';
+import { SDK_CALL_BUDGET_MS, WEBHOOK_LIMITS } from '../limits.ts';
 import { logger, type MetricsBatch } from '../telemetry.ts';
-import { DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
 import { type DeliveryOutcome, sendWebhook } from './send.ts';
 import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
 
 /** Tries sent to one endpoint at once: a burst drains quickly without flooding the receiver. */
-export const CONCURRENT_TRIES = 10;
+export const CONCURRENT_TRIES = WEBHOOK_LIMITS.triesInFlightPerEndpoint;
+/**
+ * No try starts later than this into a run (wall clock): a try takes at most DELIVERY_TIMEOUT_MS and its
+ * writes, so the run ends within the deliverer's timeout (lib/cdk/webhook-deliveries.ts: five such rounds).
+ */
+export const START_TRIES_WITHIN_MS = 4 * (DELIVERY_TIMEOUT_MS + SDK_CALL_BUDGET_MS);
 /** What a try's outcome is reported as when the receiver answered 410 Gone: the endpoint is disabled. */
 const GONE = 410;
 
 /** The schedule's clock (epoch ms): injectable, so tests run days of retries in seconds. */
 export type Clock = () => number;
 
+export interface DelivererOptions {
+  now?: Clock;
+  metrics?: MetricsBatch;
+  /** The newest attempts kept per endpoint (WEBHOOK_LIMITS.attemptsKeptPerEndpoint; tests use fewer). */
+  attemptsKept?: number;
+}
+
 /**
  * One endpoint's due deliveries, tried (each claimed first, so no other deliverer sends it meanwhile),
- * recorded, and settled: succeeded, due again by the schedule, or given up. Then what the tries say of the
- * endpoint: a 410 disables it; failures with no success start (or, after DISABLE_AFTER_MS, end with
- * disabling) its failing period; a success ends that period. Returns the outcomes, for tests and logs.
+ * recorded, and settled: succeeded, due again by the schedule, or given up. The run first takes the
+ * endpoint (a sender lease, webhook-senders.ts): one deliverer sends to an endpoint at a time, at most
+ * CONCURRENT_TRIES tries in flight, and a team has at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints
+ * being sent to. A run that finds the endpoint held hands its deliveries to the holder, which tries them
+ * before it lets go; one that finds the team at its bound leaves them due, for the sweep. Then what the
+ * tries say of the endpoint: a 410 disables it; failures with no success start (or, after
+ * DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
+ * outcomes, for tests and logs.
  */
 export async function deliverToEndpoint(
   request: DeliveryRequest,
-  { now = Date.now, metrics }: { now?: Clock; metrics?: MetricsBatch } = {},
+  { now = Date.now, metrics, attemptsKept = WEBHOOK_LIMITS.attemptsKeptPerEndpoint }: DelivererOptions = {},
 ): Promise<DeliveryOutcome[]> {
   const { team_id: teamId, endpoint_id: endpointId } = request;
   const eventIds = request.event_ids.slice(0, DELIVERIES_PER_INVOCATION);
@@ -43,13 +64,36 @@ export async function deliverToEndpoint(
     await Promise.all(eventIds.map((eventId) => abandonDelivery(teamId, endpointId, eventId, now())));
     return [];
   }
+  const lease = await acquireSender(teamId, endpointId, eventIds, now());
+  if (!lease.held) {
+    metrics?.count(lease.reason === 'busy' ? 'WebhookSendersBusy' : 'WebhookDeliveriesHandedOff');
+    return [];
+  }
+  const started = Date.now();
+  const inTime = () => Date.now() - started < START_TRIES_WITHIN_MS;
+  const held = { token: lease.token, attempts: lease.attempts };
   const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
-  await eachAtMost(CONCURRENT_TRIES, eventIds, async (eventId) => {
-    const delivery = await claimDelivery(teamId, endpointId, eventId, now());
-    if (!delivery) return;
-    const tried = await tryDelivery(endpoint, delivery, now);
-    if (tried) outcomes.push(tried);
-  });
+  let batch: readonly string[] = eventIds;
+  try {
+    while (batch.length > 0) {
+      await eachAtMost(CONCURRENT_TRIES, batch, async (eventId) => {
+        // A restart during the try makes it due again at once: tried again here while there is time.
+        for (let again = true; again && inTime(); ) {
+          const delivery = await claimDelivery(teamId, endpointId, eventId, now());
+          if (!delivery) return;
+          const tried = await tryDelivery(endpoint, delivery, now, () => ++held.attempts);
+          if (tried) outcomes.push(tried);
+          again = tried?.settled === 'rerun';
+        }
+      });
+      await pruneAttempts(teamId, endpointId, held.attempts - attemptsKept);
+      batch = await releaseSender(teamId, endpointId, held, { dropWaiting: !inTime() });
+    }
+  } catch (error) {
+    // The lease runs out by itself; letting go now lets the next run start at once.
+    await releaseSender(teamId, endpointId, held, { dropWaiting: true }).catch(() => undefined);
+    throw error;
+  }
   await noteEndpointHealth(endpoint, outcomes, metrics);
   return outcomes.map((tried) => tried.outcome);
 }
@@ -59,10 +103,11 @@ async function tryDelivery(
   endpoint: WebhookEndpoint,
   delivery: Delivery,
   now: Clock,
-): Promise<{ outcome: DeliveryOutcome; at: number } | undefined> {
+  nextAttempt: () => number,
+): Promise<{ outcome: DeliveryOutcome; at: number; settled: Settled } | undefined> {
   const found = await getEvent(delivery.teamId, delivery.eventId);
   if (!found || !('event' in found)) {
-    await settleDelivery(delivery, { status: 'failed' }, now());
+    await settleDelivery(delivery, { status: 'failed' }, now(), { ignoreRerun: true });
     return undefined;
   }
   const outcome = await sendWebhook(
@@ -73,22 +118,28 @@ async function tryDelivery(
   const next =
     outcome.ok || outcome.status === GONE ? undefined : nextTryAt(delivery.tries, at, outcome.retryAfterMs);
   // Independent writes: the attempts list's item and the delivery's outcome.
-  await Promise.all([
-    recordAttempt(delivery.teamId, delivery.endpointId, at, {
-      event_id: delivery.eventId,
-      status_code: outcome.status ?? null,
-      error: outcome.error ? outcome.error.message : null,
-      duration_ms: outcome.durationMs,
-      response: outcome.response,
-      succeeded: outcome.ok,
-    }),
+  const [, settled] = await Promise.all([
+    recordAttempt(
+      delivery.teamId,
+      delivery.endpointId,
+      at,
+      {
+        event_id: delivery.eventId,
+        status_code: outcome.status ?? null,
+        error: outcome.error ? outcome.error.message : null,
+        duration_ms: outcome.durationMs,
+        response: outcome.response,
+        succeeded: outcome.ok,
+      },
+      nextAttempt(),
+    ),
     settleDelivery(
       delivery,
       outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
       at,
     ),
   ]);
-  return { outcome, at };
+  return { outcome, at, settled };
 }
 
 async function noteEndpointHealth(

@@ -7,7 +7,9 @@ import { startDeliveries } from './start-deliveries.ts';
 /**
  * Sending again on the team's request: an event to its endpoints (`redeliver`), or what failed to one
  * endpoint since a time (`recover`). Each delivery starts the schedule again, with the event's own id, so
- * a receiver that already has it can tell.
+ * a receiver that already has it can tell. Never a second send of a delivery in flight: a redelivery
+ * during a try runs once after it (however many were asked), and starts no deliverer (the try's own runs
+ * it again); a recovery restarts only what was given up, so a repeat finds nothing left to restart.
  */
 export async function redeliverEvent(event: ChangeEvent, endpointId?: number): Promise<number[]> {
   const endpoints =
@@ -17,28 +19,40 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
         )
       : [usable((await getWebhookEndpoint(event.team_id, endpointId)).endpoint, 'endpoint_id', event)];
   const now = Date.now();
-  await Promise.all(endpoints.map((endpoint) => restartDelivery(event.team_id, endpoint.id, event.id, now)));
+  const restarted = await Promise.all(
+    endpoints.map((endpoint) => restartDelivery(event.team_id, endpoint.id, event.id, now)),
+  );
   await startDeliveries(
-    endpoints.map((endpoint) => ({
-      team_id: event.team_id,
-      endpoint_id: endpoint.id,
-      event_ids: [event.id],
-    })),
+    endpoints
+      .filter((_, index) => restarted[index] === 'restarted')
+      .map((endpoint) => ({ team_id: event.team_id, endpoint_id: endpoint.id, event_ids: [event.id] })),
   );
   return endpoints.map((endpoint) => endpoint.id);
 }
+
+/** Restarts a recovery writes at once. */
+const RESTARTS_AT_ONCE = 2;
 
 /** The endpoint's deliveries given up at or after `sinceMs`, due again now. How many. */
 export async function recoverFailed(endpoint: WebhookEndpoint, sinceMs: number): Promise<number> {
   usable(endpoint, 'since');
   const failed = await failedDeliveriesSince(endpoint.team_id, endpoint.id, sinceMs);
   const now = Date.now();
-  const restarted = await Promise.all(
-    failed.map(async (eventId) =>
-      (await restartDelivery(endpoint.team_id, endpoint.id, eventId, now, true)) ? eventId : undefined,
-    ),
-  );
-  const eventIds = restarted.filter((eventId): eventId is string => eventId !== undefined);
+  // A few writes at a time: a recovery of thousands is not thousands of writes at once (one cut short by
+  // the function timeout has kept what it restarted: a repeat restarts the rest).
+  const eventIds: string[] = [];
+  for (let start = 0; start < failed.length; start += RESTARTS_AT_ONCE) {
+    const restarted = await Promise.all(
+      failed
+        .slice(start, start + RESTARTS_AT_ONCE)
+        .map(async (eventId) =>
+          (await restartDelivery(endpoint.team_id, endpoint.id, eventId, now, true)) === 'restarted'
+            ? [eventId]
+            : [],
+        ),
+    );
+    eventIds.push(...restarted.flat());
+  }
   if (eventIds.length > 0) {
     await startDeliveries([{ team_id: endpoint.team_id, endpoint_id: endpoint.id, event_ids: eventIds }]);
   }

@@ -1,28 +1,59 @@
-import { DUE_SHARDS, dueDeliveries } from '../data/webhook-deliveries.ts';
+import { DUE_SHARDS, type DueDelivery, dueDeliveries } from '../data/webhook-deliveries.ts';
+import { WEBHOOK_LIMITS } from '../limits.ts';
 import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
 
 /**
- * What is due by `nowMs`, per endpoint: each shard of the due index read up to now (in parallel), oldest
- * first. One request per endpoint and sweep, of at most DELIVERIES_PER_INVOCATION deliveries, so an
- * endpoint with a backlog takes one invocation per sweep and never the sweep's whole capacity; endpoints
- * are few per team (a quota), so a team with many cannot crowd out the others.
+ * What is due by `nowMs`, per endpoint, fairly: each shard of the due index is read up to now in pages
+ * (the shards in parallel), and an endpoint's items past DELIVERIES_PER_INVOCATION are skipped while the
+ * reading goes on, so one endpoint's backlog, however long, fills no shard's head: everyone else's due
+ * deliveries behind it are still reached. Then one request per endpoint (its oldest due, at most
+ * DELIVERIES_PER_INVOCATION) and at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints per team (what a
+ * team may send to at once; the others' turn comes as those finish), oldest first.
  */
-export const SHARD_READ_LIMIT = 1000;
+export const SWEEP_PAGE_SIZE = 1000;
+/**
+ * Pages read per shard and sweep at most: 16 × 20 × 1,000 = 320,000 due deliveries a sweep looks through
+ * (keys only, about 170 bytes each: 54 MB, 16 Queries at a time), past which the rest waits a sweep.
+ */
+export const SWEEP_PAGES_PER_SHARD = 20;
 
 export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
   const shards = await Promise.all(
-    Array.from({ length: DUE_SHARDS }, (_, shard) => dueDeliveries(shard, nowMs, SHARD_READ_LIMIT)),
+    Array.from({ length: DUE_SHARDS }, (_, shard) => dueInShard(shard, nowMs)),
   );
   const requests = new Map<string, DeliveryRequest>();
+  const endpointsOfTeam = new Map<number, number>();
   for (const due of shards.flat().sort((a, b) => a.dueAt - b.dueAt)) {
     const key = `${due.teamId}#${due.endpointId}`;
-    const request = requests.get(key) ?? {
-      team_id: due.teamId,
-      endpoint_id: due.endpointId,
-      event_ids: [],
-    };
+    let request = requests.get(key);
+    if (!request) {
+      const endpoints = endpointsOfTeam.get(due.teamId) ?? 0;
+      if (endpoints >= WEBHOOK_LIMITS.endpointsSendingPerTeam) continue;
+      endpointsOfTeam.set(due.teamId, endpoints + 1);
+      request = { team_id: due.teamId, endpoint_id: due.endpointId, event_ids: [] };
+      requests.set(key, request);
+    }
     if (request.event_ids.length < DELIVERIES_PER_INVOCATION) request.event_ids.push(due.eventId);
-    requests.set(key, request);
   }
   return [...requests.values()];
+}
+
+/** A shard's due deliveries, oldest first, at most DELIVERIES_PER_INVOCATION per endpoint. */
+async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> {
+  const taken: DueDelivery[] = [];
+  const perEndpoint = new Map<string, number>();
+  let start: Record<string, unknown> | undefined;
+  for (let page = 0; page < SWEEP_PAGES_PER_SHARD; page++) {
+    const { items, next } = await dueDeliveries(shard, nowMs, SWEEP_PAGE_SIZE, start);
+    for (const due of items) {
+      const key = `${due.teamId}#${due.endpointId}`;
+      const count = perEndpoint.get(key) ?? 0;
+      if (count >= DELIVERIES_PER_INVOCATION) continue;
+      perEndpoint.set(key, count + 1);
+      taken.push(due);
+    }
+    if (!next) break;
+    start = next;
+  }
+  return taken;
 }

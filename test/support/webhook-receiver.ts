@@ -16,11 +16,24 @@ export interface ReceivedDelivery {
   verifiedBy: string[];
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hold';
+/** `delayMs`: the answer comes that long after the request (the request stays open meanwhile). */
+export type Answer =
+  | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number }
+  | 'hold';
+
+/** Requests open at once: now, and the most there ever were (shared by receivers that are given one). */
+export interface ConcurrencyMeter {
+  open: number;
+  peak: number;
+}
+
+export const concurrencyMeter = (): ConcurrencyMeter => ({ open: 0, peak: 0 });
 
 export interface Receiver {
   url: string;
   deliveries: ReceivedDelivery[];
+  /** Requests open at once at this receiver (from arrival to answer). */
+  concurrency: ConcurrencyMeter;
   /** Secrets to verify under (the endpoint's, once created). */
   secrets: string[];
   /** How to answer the n-th delivery (0-based) of this receiver. */
@@ -32,11 +45,14 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `shared`: a meter that also counts this receiver's open requests (several receivers of one team). */
+export async function startReceiver(shared?: ConcurrencyMeter): Promise<Receiver> {
   const held: ServerResponse[] = [];
+  const meters = (receiver: Receiver) => [receiver.concurrency, ...(shared ? [shared] : [])];
   const receiver: Receiver = {
     url: '',
     deliveries: [],
+    concurrency: concurrencyMeter(),
     secrets: [],
     answer: () => ({ status: 204 }),
     release: () => {
@@ -60,6 +76,13 @@ export async function startReceiver(): Promise<Receiver> {
     },
   };
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    for (const meter of meters(receiver)) {
+      meter.open += 1;
+      meter.peak = Math.max(meter.peak, meter.open);
+    }
+    response.on('close', () => {
+      for (const meter of meters(receiver)) meter.open -= 1;
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -81,6 +104,7 @@ export async function startReceiver(): Promise<Receiver> {
       held.push(response);
       return;
     }
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

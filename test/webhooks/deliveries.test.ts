@@ -4,6 +4,7 @@ import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
+import { SENDER_LEASE_MS } from '../../shared/data/webhook-senders.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
@@ -321,9 +322,9 @@ describe('webhook deliveries', () => {
     run.child.kill('SIGKILL');
     await run.exited;
     at.answer = () => ({ status: 204 });
-    // Claimed by the dead deliverer: nobody sends it until its lease ends.
+    // Claimed by the dead deliverer (the delivery and the endpoint): nobody sends it until its leases end.
     expect(await sweep(team.teamId, Date.now())).toEqual([]);
-    await sweep(team.teamId, Date.now() + LEASE_MS + 1000);
+    await sweep(team.teamId, Date.now() + Math.max(LEASE_MS, SENDER_LEASE_MS) + 1000);
     const received = await at.received(2);
     expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
     expect(new Set(received.map((delivery) => delivery.id)).size).toBe(1);
