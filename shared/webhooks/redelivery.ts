@@ -31,7 +31,7 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
 }
 
 /** Restarts a recovery writes at once. */
-const RESTARTS_AT_ONCE = 2;
+const RESTARTS_AT_ONCE = 10;
 
 /** The endpoint's deliveries given up at or after `sinceMs`, due again now. How many. */
 export async function recoverFailed(endpoint: WebhookEndpoint, sinceMs: number): Promise<number> {
