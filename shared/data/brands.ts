@@ -13,7 +13,7 @@ import {
   namePositionOf,
 } from '../domain/ordering.ts';
 import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
-import { renderedImage, storedImage } from '../files/public-urls.ts';
+import { isBrandImageKey, renderedImage, storedImage } from '../files/public-urls.ts';
 import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import type { VersionTag } from '../http/preconditions.ts';
 import { logger } from '../telemetry.ts';
@@ -225,6 +225,24 @@ export async function listBrands(
     .sort(byNameThenId);
   return pageOfSorted(brands, page, namePositionOf, compareToNamePosition);
 }
+
+/** The public-library keys the team's brands name (files/orphaned-images.ts). One Query, images only. */
+export async function brandImageKeysOfTeam(teamId: number): Promise<Set<string>> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ProjectionExpression: IMAGE_FIELDS.join(', '),
+    ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': BRAND_PREFIX },
+    ConsistentRead: true,
+  });
+  return new Set(items.flatMap((item) => brandImageKeysOf(item)));
+}
+
+/** The public-library keys one stored brand item names. */
+export const brandImageKeysOf = (item: Record<string, unknown> | undefined): string[] =>
+  IMAGE_FIELDS.map((field) => item?.[field]).filter(
+    (image): image is string => typeof image === 'string' && isBrandImageKey(image),
+  );
 
 /** A brand and the version of its item (with `is_default`, what its ETag names). */
 export interface VersionedBrand {
