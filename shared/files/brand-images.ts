@@ -215,8 +215,7 @@ async function copyToPublic({ file, publicKey, type }: PendingCopy): Promise<voi
       // The type its bytes are, whatever it was uploaded as (they agree, or it was refused).
       ContentType: type,
       CacheControl: PUBLIC_CACHE_CONTROL,
-      // No tags: a copy made again is no longer marked orphaned (orphaned-images.ts).
-      TaggingDirective: 'REPLACE',
+      // Tags are the source's (a library file has none): a copy made again is no longer marked orphaned.
     }),
   );
 }
