@@ -61,12 +61,12 @@ export interface ChangeEventsProps {
   environment: Record<string, string>;
   /** `PUBLIC_BASE_URL`: events render brand images as the API does. */
   publicBaseUrl: string;
+  /** The public library: the consumer marks brand images no brand names any longer (orphaned-images.ts). */
+  publicFiles: Bucket;
   /** What happens to the consumer's log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
   /** The consumer starts webhook deliveries (`streamConsumer.deliversWebhooks`): it may invoke the deliverer. */
   webhookDeliveries: WebhookDeliveries;
-  /** The public library: the consumer marks brand images no brand names any longer (orphaned-images.ts). */
-  publicFiles: Bucket;
 }
 
 /**

@@ -214,11 +214,11 @@ export class TeamMessagingStack extends Stack {
     );
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
       table: this.table,
+      publicFiles: this.publicFiles,
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
       webhookDeliveries: this.webhookDeliveries,
-      publicFiles: this.publicFiles,
     });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
