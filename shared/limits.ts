@@ -29,6 +29,25 @@ export const LIMITS = {
   /** A brand image's file name in the public library (URL-safe ASCII; see shared/files/brand-images.ts). */
   publicFileNameLength: 64,
   /**
+   * A brand image's bytes, by slot (422 over it, before anything is made public): each slot's display
+   * size (logo ~200x50, square logo ~100x100, header ~600x200, footer ~600x100, social share ~1200x630)
+   * at twice its resolution, as a PNG, with room to spare. A file named for two slots meets both limits.
+   */
+  brandImageBytes: {
+    logo_image: 256 * 1024,
+    logo_square_image: 256 * 1024,
+    header_image: 1024 * 1024,
+    footer_image: 1024 * 1024,
+    social_share_image: 2 * 1024 * 1024,
+  },
+  /** The first bytes of a brand image read to judge its type (magic numbers; WebP needs 12). */
+  brandImageSniffBytes: 32,
+  /**
+   * Days a public brand image stays after the last brand of its team stops naming it (mails already sent
+   * still show it): the public bucket's lifecycle rule deletes it then, unless a brand names it again.
+   */
+  orphanedImageDays: 30,
+  /**
    * The spec's strings: a brand's name, description, URLs and each tag, a contact field's name and tag, a
    * site's and a page's name, domain and URL (the admin CLI writes those).
    */

@@ -217,6 +217,8 @@ describe('change events: the consumer', () => {
         'METRICS_NAMESPACE',
         'NODE_OPTIONS',
         'PUBLIC_BASE_URL',
+        // It marks brand images no brand names any longer (test/tenant-isolation/images.test.ts).
+        'PUBLIC_BUCKET',
         'SERVICE_NAME',
         'TABLE_NAME',
         // It starts webhook deliveries (stack-webhooks.test.ts).
@@ -240,6 +242,7 @@ describe('change events: the consumer', () => {
     const [tableId] = only(s, 'AWS::DynamoDB::GlobalTable');
     const [busId] = only(s, 'AWS::Events::EventBus');
     const [queueId] = only(s, 'AWS::SQS::Queue');
+    const publicBucketId = idOf(s, s.stack.publicFiles);
     const byResource = new Map<string, string[]>();
     for (const statement of consumerStatements(s)) {
       expect(statement.Effect).toBe('Allow');
@@ -271,6 +274,13 @@ describe('change events: the consumer', () => {
         getAtt(logicalId(s.stack, s.stack.changeEvents.consumer.logGroup.node.defaultChild), 'Arn'),
       )]: ['logs:CreateLogStream', 'logs:PutLogEvents'],
       '"*"': ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+      // Marking brand images no brand names (test/tenant-isolation/images.test.ts).
+      [stringify({ 'Fn::Join': ['', [getAtt(publicBucketId, 'Arn'), '/brands/*']] })]: [
+        's3:GetObject',
+        's3:PutObject',
+        's3:PutObjectTagging',
+      ],
+      [stringify(getAtt(publicBucketId, 'Arn'))]: ['s3:ListBucket'],
     });
     // No other role of the stack may put events on the bus.
     const putters = ofType(s, 'AWS::IAM::Policy').filter(([, policy]) =>

@@ -3,13 +3,14 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { streamConsumer } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
-import { grantTableAccess } from './grants.ts';
-import { acknowledgeFailedRecordsQueue } from './nag.ts';
+import { grantImageMarking, grantTableAccess } from './grants.ts';
+import { acknowledgeFailedRecordsQueue, acknowledgeObjectWildcards } from './nag.ts';
 import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
 /**
@@ -66,6 +67,8 @@ export interface ChangeEventsProps {
   environment: Record<string, string>;
   /** `PUBLIC_BASE_URL`: events render brand images as the API does. */
   publicBaseUrl: string;
+  /** The public library: the consumer marks brand images no brand names any longer (orphaned-images.ts). */
+  publicFiles: Bucket;
   /** What happens to the consumer's log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
   /** The consumer starts webhook deliveries (`streamConsumer.deliversWebhooks`): it may invoke the deliverer. */
@@ -106,6 +109,7 @@ export class ChangeEvents extends Construct {
         TABLE_NAME: table.tableName,
         EVENT_BUS_NAME: this.bus.eventBusName,
         PUBLIC_BASE_URL: props.publicBaseUrl,
+        PUBLIC_BUCKET: props.publicFiles.bucketName,
       },
       timeout: STREAM_CONSUMER.timeout,
       memorySize: STREAM_CONSUMER.memorySize,
@@ -117,6 +121,7 @@ export class ChangeEvents extends Construct {
     grantTableAccess(this.consumer, 'write', table, { idIndex: false });
     this.bus.grantPutEventsTo(this.consumer);
     if (streamConsumer.deliversWebhooks) props.webhookDeliveries.allowStart(this.consumer);
+    acknowledgeObjectWildcards(this.consumer, grantImageMarking(this.consumer, props.publicFiles));
 
     this.consumer.addEventSource(
       new DynamoEventSource(table, {

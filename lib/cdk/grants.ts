@@ -73,6 +73,22 @@ export function grantRouteAccess(fn: ApiFunction, route: Route, resources: Route
 }
 
 /**
+ * The change-event consumer marks public brand images no brand names (shared/files/orphaned-images.ts):
+ * it reads one (HeadObject, and the source side of its copy onto itself), writes it (the copy) and tags
+ * it; ListBucket so that a copy already gone is a 404, not a 403. Returns the object prefix granted.
+ */
+export function grantImageMarking(fn: ApiFunction, publicFiles: Bucket): ObjectGrant[] {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging'],
+      resources: [publicFiles.arnForObjects(PUBLIC_BRAND_KEYS)],
+    }),
+  );
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [publicFiles.bucketArn] }));
+  return [{ bucket: publicFiles, keys: PUBLIC_BRAND_KEYS }];
+}
+
+/**
  * The table actions of an access level, and the `byId` index every route may need to tell 403 from 404
  * (`idIndex: false` for a function that never answers a request: the change-event consumer, the webhook
  * deliverer and sweeper).

@@ -37,8 +37,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cd
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
-import { TIMEOUTS } from '../../shared/limits.ts';
+import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   allowedMethods,
   authorizer as authorizerRoute,
@@ -228,6 +229,7 @@ export class TeamMessagingStack extends Stack {
     );
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
       table: this.table,
+      publicFiles: this.publicFiles,
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,
@@ -323,7 +325,17 @@ export class TeamMessagingStack extends Stack {
   private publicLibrary(dev: boolean, removalPolicy: RemovalPolicy): Bucket {
     return new Bucket(this, 'PublicFiles', {
       ...this.bucketDefaults(dev, removalPolicy),
-      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        {
+          // Brand images no brand names any longer, marked when the last one stopped naming them (the
+          // stream consumer: shared/files/orphaned-images.ts), after mails sent before had their time.
+          id: 'OrphanedBrandImages',
+          prefix: 'brands/',
+          tagFilters: { [ORPHANED_TAG.Key]: ORPHANED_TAG.Value },
+          expiration: Duration.days(LIMITS.orphanedImageDays),
+        },
+      ],
       // S3 request metrics (requests, 4xx, 5xx) for the alarm on its 5xx.
       metrics: [{ id: BUCKET_METRICS_FILTER }],
     });

@@ -119,10 +119,11 @@ export const BRAND_INPUT: BrandInput = {
       [
         path,
         `${imageOf(url)}, by path: a file of the team's private library (uploaded with \`POST /files\`, ` +
-          `whose \`path\` rules it follows) of type \`image/*\`. The file is copied to the public library ` +
-          `under \`brands/\` and \`${url}\` becomes the copy's permanent URL (later changes to the file do ` +
-          `not reach it). Wins over \`${url}\`; null is "not given". A missing or non-image file is a 422 ` +
-          'naming this field.',
+          `whose \`path\` rules it follows): a PNG, JPEG, GIF or WebP image by its bytes, uploaded with that ` +
+          `type (SVG is refused), of at most ${LIMITS.brandImageBytes[url]} bytes. Once the brand is written ` +
+          `the file is copied to the public library under \`brands/\` and \`${url}\` becomes the copy's ` +
+          `permanent URL (later changes to the file do not reach it). Wins over \`${url}\`; null is "not ` +
+          'given". A missing file, one of another type or over the size is a 422 naming this field.',
       ],
     ]),
   ) as Record<ImageUrlField | ImagePathField, string>),

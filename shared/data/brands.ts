@@ -13,9 +13,10 @@ import {
   namePositionOf,
 } from '../domain/ordering.ts';
 import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
-import { renderedImage, storedImage } from '../files/public-urls.ts';
+import { isBrandImageKey, renderedImage, storedImage } from '../files/public-urls.ts';
 import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import type { VersionTag } from '../http/preconditions.ts';
+import { logger } from '../telemetry.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';
 import { nextId } from './ids.ts';
@@ -225,10 +226,37 @@ export async function listBrands(
   return pageOfSorted(brands, page, namePositionOf, compareToNamePosition);
 }
 
+/** The public-library keys the team's brands name (files/orphaned-images.ts). One Query, images only. */
+export async function brandImageKeysOfTeam(teamId: number): Promise<Set<string>> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ProjectionExpression: IMAGE_FIELDS.join(', '),
+    ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': BRAND_PREFIX },
+    ConsistentRead: true,
+  });
+  return new Set(items.flatMap((item) => brandImageKeysOf(item)));
+}
+
+/** The public-library keys one stored brand item names. */
+export const brandImageKeysOf = (item: Record<string, unknown> | undefined): string[] =>
+  IMAGE_FIELDS.map((field) => item?.[field]).filter(
+    (image): image is string => typeof image === 'string' && isBrandImageKey(image),
+  );
+
 /** A brand and the version of its item (with `is_default`, what its ETag names). */
 export interface VersionedBrand {
   brand: Brand;
   version: number;
+}
+
+/**
+ * An update's result, and its undoing: what a brand image copy that fails after the write runs
+ * (files/brand-images.ts). The undoing writes the changed fields and the pointer back as they were, as a
+ * new version, only if nothing wrote the brand since.
+ */
+export interface BrandUpdate extends VersionedBrand {
+  undo: () => Promise<void>;
 }
 
 /** One of the team's brands; 403 if it is another team's, 404 if nobody's. One BatchGetItem. */
@@ -309,12 +337,12 @@ export async function updateBrand(
   brandId: number,
   changes: BrandChanges,
   expected?: VersionTag,
-): Promise<VersionedBrand> {
+): Promise<BrandUpdate> {
   const fields = storedFields(teamId, changes);
   if (Object.keys(fields).length === 0 && changes.is_default === undefined) {
     const current = await getBrand(teamId, brandId);
     checkExpected(expected, current);
-    return current;
+    return { ...current, undo: async () => {} };
   }
   const namesIdentity = typeof fields.email_address_id === 'number' || typeof fields.phone_id === 'number';
   if (changes.is_default === undefined && !namesIdentity && !expected?.isDefault) {
@@ -333,10 +361,12 @@ async function updateInPlace(
   brandId: number,
   fields: Partial<BrandFields>,
   expected: VersionTag | undefined,
-): Promise<VersionedBrand | undefined> {
-  const update = brandUpdate(fields, nowIso());
+): Promise<BrandUpdate | undefined> {
+  const now = nowIso();
+  const update = brandUpdate(fields, now);
   try {
-    const { Attributes = {} } = await dynamo().send(
+    // The item as it was (for the undoing); the new one is it with the fields written.
+    const { Attributes: old = {} } = await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: brandKey(teamId, brandId),
@@ -347,12 +377,17 @@ async function updateInPlace(
         ...(expected && {
           ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':expected': expected.version },
         }),
-        ReturnValues: 'ALL_NEW',
+        ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    const defaultId = Attributes.may_be_default ? await readPointer(teamId) : undefined;
-    return { brand: fromItem(Attributes, defaultId), version: Attributes.version as number };
+    const version = (old.version as number) + 1;
+    const defaultId = old.may_be_default ? await readPointer(teamId) : undefined;
+    return {
+      brand: fromItem({ ...old, ...fields, updated_at: now, version }, defaultId),
+      version,
+      undo: () => restoreBrand(teamId, brandId, old, Object.keys(fields), version),
+    };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     if (!error.Item) return throwMissing('BRAND', 'Brand', brandId);
@@ -367,7 +402,7 @@ async function updateInTransaction(
   fields: Partial<BrandFields>,
   makeDefault: boolean | undefined,
   expected: VersionTag | undefined,
-): Promise<VersionedBrand> {
+): Promise<BrandUpdate> {
   for (let attempt = 1; ; attempt++) {
     // Read again on every attempt: what a failed condition returned is stale after the back-off.
     const read = await readBrandAndPointer(teamId, brandId);
@@ -394,14 +429,96 @@ async function updateInTransaction(
     addIdentityChecks(transaction, teamId, fields);
     const cancellation = await transaction.commit();
     if (!cancellation) {
+      const item = read.item;
+      const pointer = isDefault === current.is_default ? undefined : { before: read.defaultId, isDefault };
       return {
         brand: withImages({ ...current, ...fields, is_default: isDefault, updated_at: now }, renderedImage),
         version: version + 1,
+        undo: () => restoreBrand(teamId, brandId, item, Object.keys(fields), version + 1, pointer),
       };
     }
     throwIfIdentityRefused(cancellation);
     await beforeRetry(attempt, 'brand');
   }
+}
+
+/**
+ * Writes `fields` of the brand back as `previous` held them, and the pointer back to what it named
+ * `before` when the write moved it, as one transaction and only if the brand is still at `written` (the
+ * undone write's version): a later write is kept. It reads as before but for its version (a new one, so
+ * no ETag names both states).
+ */
+async function restoreBrand(
+  teamId: number,
+  brandId: number,
+  previous: Record<string, unknown>,
+  fields: string[],
+  written: number,
+  pointer?: { before: number | undefined; isDefault: boolean },
+): Promise<void> {
+  const restored = Object.fromEntries(fields.map((field) => [field, previous[field] ?? null]));
+  const update = brandUpdate(restored, previous.updated_at as string);
+  const transaction = new LabelledTransaction().add('brand', {
+    Update: {
+      TableName: tableName(),
+      Key: brandKey(teamId, brandId),
+      ...update,
+      ConditionExpression: '#version = :written',
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':written': written },
+    },
+  });
+  if (pointer?.isDefault) {
+    // The write named the brand the default: back to what the pointer named before, or to none.
+    transaction.add(
+      'pointer',
+      pointer.before === undefined
+        ? pointerDelete(teamId, brandId)
+        : pointerPutIfNames(teamId, brandId, pointer.before),
+    );
+  } else if (pointer) {
+    transaction.add('pointer', pointerPut(teamId, brandId, true));
+  }
+  const cancellation = await transaction.commit();
+  if (cancellation) logger().warn('brand write not undone: written again since', { brand_id: brandId });
+}
+
+/**
+ * Deletes a brand just created (`createBrand`), with its quota and `extraItems` (the idempotency record
+ * that holds its answer), only if nothing wrote it since. A pointer it set is deleted: the default it
+ * replaced is not known any longer (the create's Put overwrote it), so the team is left with no default.
+ */
+export async function undoCreateBrand(
+  teamId: number,
+  brand: Pick<Brand, 'id' | 'is_default'>,
+  extraItems: TransactItem[] = [],
+): Promise<void> {
+  const transaction = new LabelledTransaction()
+    .add('brand', {
+      Delete: {
+        TableName: tableName(),
+        Key: brandKey(teamId, brand.id),
+        ConditionExpression: 'version = :one AND attribute_not_exists(linked_lists)',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    })
+    .add('quota release', releaseQuota(teamId, 'brands'))
+    .add('tombstone', ...deletionStamp(brandKey(teamId, brand.id), teamId))
+    .add('record', ...extraItems);
+  if (brand.is_default) transaction.add('pointer', pointerDelete(teamId, brand.id));
+  const cancellation = await transaction.commit();
+  if (cancellation) logger().warn('brand create not undone: written again since', { brand_id: brand.id });
+}
+
+/** The pointer names `restored` again, if it still names the brand. */
+function pointerPutIfNames(teamId: number, brandId: number, restored: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...defaultBrandKey(teamId), brand_id: restored },
+      ConditionExpression: 'brand_id = :brand',
+      ExpressionAttributeValues: { ':brand': brandId },
+    },
+  };
 }
 
 /** The brand item and what the pointer names, strongly consistent, in one BatchGetItem. */

@@ -6,6 +6,7 @@ import { pointedId } from '../data/brands.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
 import { brandKey, defaultBrandKey, tombstoneKey } from '../data/keys.ts';
+import { imageReferencesOf, settleImageReferences } from '../files/orphaned-images.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
 import type { ChangeEvent } from './event-shape.ts';
@@ -26,7 +27,11 @@ export async function consumeRecords(
   let failed: DynamoDBRecord | undefined;
   for (const record of records) {
     try {
-      events.push(...(await eventsOfChange(itemChangeOf(record), lookups)));
+      const change = itemChangeOf(record);
+      events.push(...(await eventsOfChange(change, lookups)));
+      // Public brand images the write stopped naming are marked for removal (files/orphaned-images.ts).
+      const images = imageReferencesOf(change.oldImage, change.newImage);
+      if (images) await settleImageReferences(images);
     } catch (error) {
       logger().error('stream record failed', {
         sequence_number: sequenceOf(record),

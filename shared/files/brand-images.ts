@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { CopyObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
+import { describeError, logger } from '../telemetry.ts';
+import { IMAGE_TYPE_NAMES, mediaType, sniffImageType } from './image-types.ts';
 import { privateObjectKey } from './library.ts';
 import { brandImagePrefix, publicUrl } from './public-urls.ts';
 import { s3 } from './s3.ts';
@@ -11,11 +13,17 @@ import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from '.
 
 /**
  * Brand images given in the path form: files of the team's private library, copied to the public library
- * under `brands/`. The public key is derived from the source file and its version (ETag), so a public URL
- * never changes content (mails already sent show it), and a repeat (a retry, two racing requests with one
- * Idempotency-Key, a brand write that failed and is tried again) writes the same object instead of a new
- * one. Copies are never deleted: brands that use the same file version share one. The URL handed back is
- * the one a client would send; the brand stores it as the copy's key and renders it on read (public-urls.ts).
+ * under `brands/`. Each file is judged first, with one ranged GetObject (its declared type, its size, its
+ * ETag and its first bytes in one call): it must be a PNG, JPEG, GIF or WebP by its bytes (image-types.ts),
+ * declared as what it is, and within its slot's size (LIMITS.brandImageBytes); else a 422 naming the field
+ * and nothing is copied. The copy is made only after the brand write succeeded, so a request refused for
+ * any reason (another team's brand, a missing one, a failed If-Match, a quota, a field) publishes nothing:
+ * the public key is derived from the source file and its version (ETag), so the write can store it before
+ * the copy exists. The copy is conditioned on that ETag: the public file is exactly the file judged. When
+ * the copy fails after the write, the write is undone (`publish`) and the caller gets the copy's error. A
+ * public URL never changes content (mails already sent show it); a copy no brand names any longer is
+ * removed after LIMITS.orphanedImageDays (orphaned-images.ts). The URL handed back is the one a client
+ * would send; the brand stores it as the copy's key and renders it on read (public-urls.ts).
  */
 type ImageInput = Partial<Record<ImageUrlField | ImagePathField, string | null>>;
 
@@ -24,6 +32,18 @@ interface CheckedFile {
   key: string;
   contentType: string;
   etag: string | undefined;
+  /** The whole file's bytes. */
+  size: number;
+  /** Its first bytes (at most LIMITS.brandImageSniffBytes). */
+  head: Uint8Array;
+}
+
+/** A file judged fit for the public library: where it goes and the type it is served with. */
+interface PendingCopy {
+  file: CheckedFile;
+  publicKey: string;
+  type: string;
+  fields: ImagePathField[];
 }
 
 const MAX_URL_LENGTH = LIMITS.textLength;
@@ -36,17 +56,29 @@ const VERSION_LENGTH = 32;
 export const MAX_PUBLIC_KEY_BYTES =
   'brands/'.length + LIMITS.idDigits + 1 + VERSION_LENGTH + 1 + LIMITS.publicFileNameLength;
 
+/** Cache-Control of a public copy: its URL never changes content. */
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/** The brand input with its images in the URL form, and the copies that make those URLs work. */
+export interface CheckedImages<T> {
+  input: Omit<T, ImagePathField>;
+  /**
+   * Makes the public copies, after the brand write. When a copy fails, `undo` (the write's undoing) runs
+   * first and the copy's error is thrown: a 422 naming the fields when S3 refuses the caller's file (it
+   * changed or went away since it was judged), else the outage. No copy, no write.
+   */
+  publish(undo: () => Promise<void>): Promise<void>;
+}
+
 /**
- * Replaces the path form of each slot by the URL form (the path wins over a URL given for the same slot).
- * All files are checked first (HeadObject: it exists, its Content-Type is image/*), so a bad path is a
- * 422 naming its field and nothing is copied; then the copies run in parallel, each conditioned on the
- * checked ETag so the public file is exactly the file that was checked. What S3 refuses about a file (a
- * check or a copy) is a 422 naming the fields that name it (s3-errors.ts), not an outage.
+ * Replaces the path form of each slot by the URL form (the path wins over a URL given for the same slot)
+ * after judging every file, and returns the copies to make once the brand is written. What S3 refuses
+ * about a file is a 422 naming the fields that name it (s3-errors.ts), not an outage.
  */
-export async function promoteImagePaths<T extends ImageInput>(
+export async function checkImagePaths<T extends ImageInput>(
   teamId: number,
   input: T,
-): Promise<Omit<T, ImagePathField>> {
+): Promise<CheckedImages<T>> {
   const output: Record<string, unknown> = { ...input };
   for (const slot of IMAGE_SLOTS) delete output[slot.path];
   const slots = IMAGE_SLOTS.filter((slot) => typeof input[slot.path] === 'string');
@@ -56,56 +88,136 @@ export async function promoteImagePaths<T extends ImageInput>(
   );
 
   const errors: Record<string, string[]> = {};
+  const copies = new Map<string, PendingCopy>();
   for (const slot of slots) {
     const file = files.get(input[slot.path] as string) as CheckedFile | FileRefusal;
-    if ('fault' in file) errors[slot.path] = [fileFaultMessage(slot.path, file)];
-    else if (!file.contentType.startsWith('image/')) {
-      const the = `The ${slot.path.replaceAll('_', ' ')} field`;
-      errors[slot.path] = [`${the} must name an image file (this one is ${file.contentType || 'untyped'}).`];
+    if ('fault' in file) {
+      errors[slot.path] = [fileFaultMessage(slot.path, file)];
+      continue;
     }
+    const judged = judge(slot.path, slot.url, file);
+    if (typeof judged !== 'string') {
+      errors[slot.path] = judged;
+      continue;
+    }
+    const copy = copies.get(file.path) ?? {
+      file,
+      publicKey: publicObjectKey(teamId, file),
+      type: judged,
+      fields: [],
+    };
+    copy.fields.push(slot.path);
+    copies.set(file.path, copy);
+    output[slot.url] = publicUrl(copy.publicKey);
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const checked = [...files.values()].filter((file): file is CheckedFile => !('fault' in file));
-  const urls = new Map(
-    await Promise.all(
-      checked.map(async (file) => {
-        const fields = slots.filter((slot) => input[slot.path] === file.path).map((slot) => slot.path);
-        return [file.path, await callerFileCall(fields, () => copyToPublic(teamId, file))] as const;
-      }),
-    ),
-  );
-  for (const slot of slots) output[slot.url] = urls.get(input[slot.path] as string);
-  return output as Omit<T, ImagePathField>;
+  return {
+    input: output as Omit<T, ImagePathField>,
+    publish: async (undo) => {
+      if (copies.size === 0) return;
+      const results = await Promise.allSettled(
+        [...copies.values()].map((copy) => callerFileCall(copy.fields, () => copyToPublic(copy))),
+      );
+      const failed = results.find((result) => result.status === 'rejected');
+      if (!failed) return;
+      try {
+        await undo();
+      } catch (error) {
+        // Both stores failing: the brand names a copy that is not there, until it is written again.
+        logger().error('brand write not undone after a failed image copy', describeError(error));
+      }
+      throw mergedRefusals(results) ?? failed.reason;
+    },
+  };
 }
 
-/** The file's type and version, or how S3 refused it (no such file, or a key it cannot hold). */
+/** Every 422 of the copies as one (each names its fields); undefined when one failed otherwise. */
+function mergedRefusals(results: PromiseSettledResult<unknown>[]): ValidationError | undefined {
+  const errors: Record<string, string[]> = {};
+  for (const result of results) {
+    if (result.status === 'fulfilled') continue;
+    if (!(result.reason instanceof ValidationError)) return undefined;
+    Object.assign(errors, result.reason.errors);
+  }
+  return new ValidationError(errors);
+}
+
+/** The type the file is served with, or why it cannot fill the slot (each reason a message). */
+function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): string | string[] {
+  const the = `The ${field.replaceAll('_', ' ')} field`;
+  if (file.size === 0) return [`${the} names an empty file.`];
+  const declared = mediaType(file.contentType);
+  if (!declared.startsWith('image/')) {
+    return [`${the} must name an image file (this one is ${file.contentType || 'untyped'}).`];
+  }
+  const messages: string[] = [];
+  const limit = LIMITS.brandImageBytes[slot];
+  if (file.size > limit) {
+    messages.push(
+      `${the} must name a file of at most ${limit} bytes (${limit / 1024} KiB) for the ${slot.replaceAll('_', ' ')} (this one has ${file.size}).`,
+    );
+  }
+  const actual = sniffImageType(file.head);
+  if (declared === 'image/svg+xml') {
+    messages.push(`${the} must name a ${IMAGE_TYPE_NAMES} image: SVG is not accepted (it can carry script).`);
+  } else if (!actual) {
+    messages.push(`${the} must name a ${IMAGE_TYPE_NAMES} image (the file's bytes are none of them).`);
+  } else if (!actual.declaredAs.includes(declared)) {
+    messages.push(
+      `${the} names a ${actual.name} image uploaded as ${declared}: upload it again as ${actual.type}.`,
+    );
+  }
+  return messages.length > 0 || !actual ? messages : actual.type;
+}
+
+/** The file's declared type, size, version and first bytes (one ranged GET), or how S3 refused it. */
 async function checkFile(teamId: number, path: string): Promise<CheckedFile | FileRefusal> {
   const key = privateObjectKey(teamId, path);
   try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket: config.privateBucket(), Key: key }));
-    return { path, key, contentType: head.ContentType ?? '', etag: head.ETag };
+    const answer = await s3().send(
+      new GetObjectCommand({
+        Bucket: config.privateBucket(),
+        Key: key,
+        Range: `bytes=0-${LIMITS.brandImageSniffBytes - 1}`,
+      }),
+    );
+    const head = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
+    // `bytes 0-31/<size>`: the whole file's size after the slash.
+    const total = Number(answer.ContentRange?.split('/')[1]);
+    return {
+      path,
+      key,
+      contentType: answer.ContentType ?? '',
+      etag: answer.ETag,
+      size: Number.isSafeInteger(total) ? total : (answer.ContentLength ?? head.length),
+      head: head.subarray(0, LIMITS.brandImageSniffBytes),
+    };
   } catch (error) {
+    // S3 answers a range of an empty file so: it exists, and has no bytes.
+    if (error instanceof S3ServiceException && error.name === 'InvalidRange') {
+      return { path, key, contentType: '', etag: undefined, size: 0, head: new Uint8Array() };
+    }
     const refusal = fileFault(error);
     if (refusal) return refusal;
     throw error;
   }
 }
 
-async function copyToPublic(teamId: number, file: CheckedFile): Promise<string> {
-  const key = publicObjectKey(teamId, file);
+async function copyToPublic({ file, publicKey, type }: PendingCopy): Promise<void> {
   await s3().send(
     new CopyObjectCommand({
       Bucket: config.publicBucket(),
-      Key: key,
+      Key: publicKey,
       CopySource: `${config.privateBucket()}/${file.key.split('/').map(encodeURIComponent).join('/')}`,
       CopySourceIfMatch: file.etag,
       MetadataDirective: 'REPLACE',
-      ContentType: file.contentType,
-      CacheControl: 'public, max-age=31536000, immutable',
+      // The type its bytes are, whatever it was uploaded as (they agree, or it was refused).
+      ContentType: type,
+      CacheControl: PUBLIC_CACHE_CONTROL,
+      // Tags are the source's (a library file has none): a copy made again is no longer marked orphaned.
     }),
   );
-  return publicUrl(key);
 }
 
 /** Where a file version is copied to: derived from its key and ETag, its name cut to fit the URL. */

@@ -15,6 +15,9 @@ import { config } from '../config.ts';
 /** The key shape of a brand image copy: the team, the version's hex digits, a URL-safe file name. */
 const BRAND_IMAGE_KEY = /^brands\/\d+\/[0-9a-f]+\/[A-Za-z0-9._-]+$/;
 
+/** Whether a stored image is a key of the public library (a copy the API made), not a URL. */
+export const isBrandImageKey = (stored: string): boolean => BRAND_IMAGE_KEY.test(stored);
+
 /** Where a team's brand images are copied to in the public library. */
 export const brandImagePrefix = (teamId: number): string => `brands/${teamId}/`;
 
@@ -36,3 +39,9 @@ export function storedImage(teamId: number, url: string): string {
 export function renderedImage(stored: string): string {
   return BRAND_IMAGE_KEY.test(stored) ? publicUrl(stored) : stored;
 }
+
+/**
+ * The tag of a public copy no brand names any longer (orphaned-images.ts): the public bucket's lifecycle
+ * rule deletes such copies LIMITS.orphanedImageDays after the tag was set.
+ */
+export const ORPHANED_TAG = { Key: 'orphaned', Value: 'true' } as const;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../data/dynamo.ts';
+import { dynamo, type TransactItem, tableName } from '../data/dynamo.ts';
 import { idempotencyKey } from '../data/keys.ts';
 import { type GuardedItem, plainItem } from '../data/transactions.ts';
 import { LIMITS } from '../limits.ts';
@@ -24,6 +24,12 @@ export interface IdempotencyScope {
    * holding the response the handler will answer. No items without a key.
    */
   commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[];
+  /**
+   * The record's deletion, for a transaction that undoes the resource's (a brand whose image copy failed
+   * after the write): the request's answer is then an error, stored or not as any error is. No items
+   * without a key or before `commitsWith` ran.
+   */
+  forgetItems(): TransactItem[];
 }
 
 /**
@@ -56,7 +62,7 @@ export function idempotentHandler(
   }, idempotency(recorded));
 }
 
-const NO_KEY: IdempotencyScope = { commitsWith: () => () => [] };
+const NO_KEY: IdempotencyScope = { commitsWith: () => () => [], forgetItems: () => [] };
 
 const RETENTION_SECONDS = 24 * 60 * 60;
 /** Printable ASCII, not only spaces (the OpenAPI document says it too); at most LIMITS.idempotencyKeyLength. */
@@ -128,6 +134,12 @@ class KeyedRequest implements IdempotencyScope {
         },
       ];
     };
+  }
+
+  forgetItems(): TransactItem[] {
+    if (!this.inTransaction) return [];
+    this.inTransaction = false;
+    return [{ Delete: { TableName: tableName(), Key: this.key } }];
   }
 
   /** After the handler: a response not yet in the record (a 4xx) is stored, unless the key was taken. */

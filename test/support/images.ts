@@ -13,3 +13,11 @@ export async function fetchBytes(url: string) {
     bytes: Buffer.from(await response.arrayBuffer()),
   };
 }
+
+/** A 1x1 GIF (GIF89a). */
+export const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/** An SVG that would run script wherever it is shown as a document. */
+export const SVG_WITH_SCRIPT = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(document.domain)"><script>alert(1)</script></svg>',
+);
