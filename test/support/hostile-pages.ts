@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { LIMITS } from '../../shared/limits.ts';
 
 /**
@@ -157,3 +158,110 @@ export const HOSTILE_PAGES: readonly HostilePage[] = [
     },
   },
 ];
+
+/** A page and its manifest (null: the page links none), as the fuzz generates them. */
+export interface GeneratedPage {
+  html: string;
+  manifest: string | null;
+}
+
+/**
+ * Random hostile pages for the fuzz: a few of the pieces below, each repeated or stretched up to `maxRun`
+ * characters (whitespace runs, repeated tags, long attributes, CSS, JSON-LD), and sometimes a hostile manifest.
+ */
+export function hostilePageArbitrary(maxRun = 20_000): fc.Arbitrary<GeneratedPage> {
+  const length = fc.integer({ min: 0, max: maxRun });
+  const count = fc.integer({ min: 1, max: 3000 });
+  const whitespace = fc.constantFrom(' ', '\t', '\n', '\u3000', '\u00a0', ' \u3000', ' -', ' | ', ': ', '_ ');
+  const run = fc.tuple(whitespace, length).map(([unit, size]) => unit.repeat(Math.ceil(size / unit.length)));
+  const attribute = fc.constantFrom(
+    'class',
+    'id',
+    'alt',
+    'href',
+    'sizes',
+    'media',
+    'style',
+    'content',
+    'rel',
+  );
+  const attributeUnit = fc.constantFrom(
+    'x',
+    '1',
+    '1x',
+    'logo ',
+    'header ',
+    ' ',
+    '"',
+    "'",
+    'rgb(',
+    '>',
+    '<a ',
+  );
+  const tag = fc.constantFrom(
+    '<div>',
+    '<span>',
+    '<div><span></div>',
+    '<p>',
+    '<li>',
+    '<a href=x/>',
+    '<table><tr><td>',
+    '<title>',
+    '<picture>',
+    '</div>',
+    '<b><i>',
+    '<script>',
+    '<!--',
+    '<![CDATA[',
+  );
+  const piece = fc.oneof(
+    run.map((text) => `<title>a${text}b</title>`),
+    run.map((text) => `<header><img class="logo" alt="Logo${text}x" src="/l.png"></header>`),
+    fc
+      .tuple(fc.constantFrom('og:site_name', 'description', 'theme-color', 'twitter:site', 'og:image'), run)
+      .map(([key, text]) => `<meta name="${key}" content="a${text}b">`),
+    fc.tuple(tag, count).map(([open, times]) => open.repeat(times)),
+    fc
+      .tuple(attribute, attributeUnit, length)
+      .map(([name, unit, times]) => `<link rel="icon me" ${name}="${unit.repeat(times)}" href="/i.png">`),
+    fc
+      .tuple(attribute, attributeUnit, length)
+      .map(
+        ([name, unit, times]) =>
+          `<nav><a href="https://x.com/brand" ${name}="${unit.repeat(times)}">x</a></nav>`,
+      ),
+    count.map((times) =>
+      repeated(
+        times,
+        (index) => `<header><img class="logo" src="/l${index}.png" alt="Brand ${index % 5}"></header>`,
+      ),
+    ),
+    count.map(
+      (times) =>
+        `<footer>${repeated(times, (index) => `<a href="https://github.com/b${index}">b</a>`)}</footer>`,
+    ),
+    length.map((times) => `<style>${'.a{color:rgb(1,2,3)}'.repeat(times)}</style>`),
+    length.map((spaces) => `<meta name="theme-color" content="rgb(${' '.repeat(spaces)}1">`),
+    count.map(
+      (nodes) =>
+        `<script type="application/ld+json">{"@graph":[${repeated(nodes, (index) => `{"@type":"Organization","@id":"#${index % 50}","name":"B${index}","publisher":{"@id":"#${index + 1}"}},`)}{}]}</script>`,
+    ),
+    length.map((depth) => `<script type="application/ld+json">${'['.repeat(depth)}</script>`),
+  );
+  const manifest = fc.option(
+    fc.oneof(
+      count.map(
+        (icons) =>
+          `{"name":"B","icons":[${repeated(icons, (index) => `{"src":"/i${index}.png","sizes":"${index}x${index}"},`)}{}]}`,
+      ),
+      length.map((spaces) => `{"name":"a${' '.repeat(spaces)}b","theme_color":"rgb(${' '.repeat(spaces)}"}`),
+      length.map((depth) => `${'{"a":'.repeat(depth)}1`),
+    ),
+  );
+  return fc
+    .tuple(fc.array(piece, { minLength: 1, maxLength: 6 }), manifest)
+    .map(([pieces, manifestText]) => ({
+      html: `${HEAD}${manifestText === null ? '' : '<link rel="manifest" href="/site.webmanifest">'}${pieces.join('')}`,
+      manifest: manifestText,
+    }));
+}
