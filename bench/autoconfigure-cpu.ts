@@ -14,7 +14,7 @@ import {
 } from '../test/autoconfigure/fixture-server.ts';
 import { HOSTILE_PAGES } from '../test/support/hostile-pages.ts';
 import { percentile } from './measure.ts';
-import { autoConfigureCpuTable } from './report.ts';
+import { autoConfigureCpuTable, type PageCpu } from './report.ts';
 
 /**
  * Auto-configure's CPU per page (issue 36): the domain call as the handler makes it (fetch from a local site,
@@ -22,17 +22,6 @@ import { autoConfigureCpuTable } from './report.ts';
  * around it, for real pages next to each hostile page of the largest size read. A hostile page must cost at most
  * about a second (CPU_TARGET_MS, report.ts): its answer is suggestions or the 422 "too complex", within that.
  */
-
-export interface PageCpu {
-  page: string;
-  kind: 'real' | 'hostile';
-  bytes: number;
-  /** 200, or the refusal's reason (too_complex). */
-  outcome: string;
-  runs: number;
-  cpuP50Ms: number;
-  cpuMaxMs: number;
-}
 
 interface BenchPage {
   name: string;

@@ -1,4 +1,3 @@
-import type { PageCpu } from './autoconfigure-cpu.ts';
 import type { BundleReport } from './bundles.ts';
 import type { PathResult } from './measure.ts';
 import type { OutageResult } from './outage.ts';
@@ -163,6 +162,17 @@ export function outageTable(
     ]),
     [false, true, true, true, true],
   );
+}
+
+export interface PageCpu {
+  page: string;
+  kind: 'real' | 'hostile';
+  bytes: number;
+  /** 200, or the refusal's reason (too_complex). */
+  outcome: string;
+  runs: number;
+  cpuP50Ms: number;
+  cpuMaxMs: number;
 }
 
 /** Auto-configure's CPU per page: real pages for reference, hostile ones against the target. */
