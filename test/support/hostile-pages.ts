@@ -34,7 +34,7 @@ function repeated(count: number, item: (index: number) => string): string {
   return Array.from({ length: count }, (_, index) => item(index)).join('');
 }
 
-export const HOSTILE_PAGES: readonly HostilePage[] = [
+const KINDS: readonly HostilePage[] = [
   {
     // Issue 36's first case: `a` + 100,000 spaces + `b` took 35.6 s; here as long as the page may be.
     name: 'title of a + spaces + b',
@@ -158,6 +158,17 @@ export const HOSTILE_PAGES: readonly HostilePage[] = [
     },
   },
 ];
+
+/** Each kind at exactly `size` characters: one whose elements end sooner is padded with plain text. */
+export const HOSTILE_PAGES: readonly HostilePage[] = KINDS.map((kind) => ({
+  ...kind,
+  html: (size = LARGEST_PAGE_BYTES) => {
+    const text = kind.html(size);
+    return text.length >= size
+      ? text.slice(0, size)
+      : `${text}${'lorem ipsum '.repeat(size).slice(0, size - text.length)}`;
+  },
+}));
 
 /** A page and its manifest (null: the page links none), as the fuzz generates them. */
 export interface GeneratedPage {
