@@ -9,6 +9,8 @@ import type { OutageResult } from './outage.ts';
  */
 export const LATENCY_TARGET = 1.3;
 export const LOAD_TARGET = 1.3;
+/** Auto-configure: at most about a second of CPU for any page it reads (issue 36). */
+export const CPU_TARGET_MS = 1000;
 
 export interface ColdStart {
   /** The floor of each kind of function (bench/bundles.ts), by name. */
@@ -160,6 +162,55 @@ export function outageTable(
     ]),
     [false, true, true, true, true],
   );
+}
+
+export interface PageCpu {
+  page: string;
+  kind: 'real' | 'hostile';
+  bytes: number;
+  /** 200, or the refusal's reason (too_complex). */
+  outcome: string;
+  runs: number;
+  cpuP50Ms: number;
+  cpuMaxMs: number;
+}
+
+/** Auto-configure's CPU per page: real pages for reference, hostile ones against the target. */
+export function autoConfigureCpuTable(pages: PageCpu[]): string {
+  return table(
+    ['page', 'bytes', 'answer', 'runs', 'CPU p50 ms', 'CPU max ms', ''],
+    pages.map((page) => [
+      page.page,
+      page.bytes.toLocaleString('en-US'),
+      page.outcome,
+      String(page.runs),
+      page.cpuP50Ms.toFixed(0),
+      page.cpuMaxMs.toFixed(0),
+      autoConfigureCpuVerdict(page),
+    ]),
+    [false, true, false, true, true, true, false],
+  );
+}
+
+export function autoConfigureCpuVerdict(page: PageCpu): string {
+  if (page.kind === 'real') return 'real page';
+  return page.cpuMaxMs <= CPU_TARGET_MS ? 'PASS' : 'OVER';
+}
+
+export function autoConfigureCpuJson(pages: PageCpu[]) {
+  return {
+    target_cpu_ms: CPU_TARGET_MS,
+    pages: pages.map((page) => ({
+      page: page.page,
+      kind: page.kind,
+      bytes: page.bytes,
+      answer: page.outcome,
+      runs: page.runs,
+      cpu_p50_ms: round(page.cpuP50Ms, 1),
+      cpu_max_ms: round(page.cpuMaxMs, 1),
+      verdict: autoConfigureCpuVerdict(page),
+    })),
+  };
 }
 
 function table(header: string[], rows: string[][], rightAligned: boolean[]): string {

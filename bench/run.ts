@@ -8,12 +8,16 @@ import { provision, startServices } from '../lib/local/services.ts';
 import { findRoute, functionTimeoutSeconds } from '../lib/routes.ts';
 import { configure } from '../shared/config.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
+import { measureAutoConfigureCpu } from './autoconfigure-cpu.ts';
 import { buildBundles, inspect, loadTimes } from './bundles.ts';
 import { measureEventLatency } from './event-latency.ts';
 import { measure, percentile } from './measure.ts';
 import { timeToUnavailable } from './outage.ts';
 import {
+  autoConfigureCpuJson,
+  autoConfigureCpuTable,
   type ColdStart,
+  CPU_TARGET_MS,
   coldStartTable,
   type Environment,
   footprintJson,
@@ -122,6 +126,11 @@ try {
     Math.max(5, Math.round(100 * SCALE)),
   );
 
+  progress('auto-configure: CPU per page, real pages and hostile pages of the largest size read...');
+  const autoConfigureCpu = await measureAutoConfigureCpu(
+    quick ? { real: 2, hostile: 1 } : { real: 10, hostile: 3 },
+  );
+
   progress('bundling every function as cdk synth does...');
   const bundles = buildBundles();
   cleanups.push(() => bundles.remove());
@@ -171,6 +180,12 @@ try {
   console.log(line('beside a 500  ', deliveries.beside500));
   console.log(`(the failing receiver got ${deliveries.failedTries} tries meanwhile)`);
 
+  console.log(
+    `\n7. Auto-configure: CPU time per page (user + system, the whole domain call from a local site), real pages ` +
+      `next to hostile pages of the largest size read (target ≤ ${CPU_TARGET_MS} ms for a hostile page)\n`,
+  );
+  console.log(autoConfigureCpuTable(autoConfigureCpu));
+
   if (quick) {
     console.log('\n--quick: results not written');
   } else {
@@ -182,6 +197,7 @@ try {
         ...latestJson(environment, results, cold, outages),
         change_events_ms: events,
         webhook_delivery_ms: deliveries,
+        auto_configure_cpu: autoConfigureCpuJson(autoConfigureCpu),
       }),
     );
     await writeFile(join(RESULTS_DIR, 'footprint.json'), json(footprintJson(results, cold)));

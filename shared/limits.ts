@@ -56,6 +56,22 @@ export const LIMITS = {
   libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
   /** The site URL auto-configure reads. */
   autoConfigureUrlLength: 2048,
+  /** The most of a page (and of its web manifest) auto-configure reads, after content decoding (422 over it). */
+  autoConfigurePageBytes: 5 * 1024 * 1024,
+  /**
+   * What parsing a page may cost (shared/autoconfigure/page-complexity.ts; 422 "too complex" over any): its
+   * elements (each costs the parser a few µs), the depth the parser nests them to, the children it moves to close
+   * elements left open at the end, and `<!--` with no `-->` after it (each a scan to the end of the page).
+   */
+  autoConfigurePageElements: 50_000,
+  autoConfigurePageDepth: 512,
+  autoConfigureUnclosedMoves: 1_000_000,
+  autoConfigureUnterminatedComments: 16,
+  /**
+   * A title or an alt text is read to this many characters, after its whitespace runs are collapsed: a name is at
+   * most 255 (textLength), and no pattern then runs over more of someone else's text.
+   */
+  autoConfigureTextLength: 2048,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

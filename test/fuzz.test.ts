@@ -4,6 +4,7 @@ import { OPERATIONS } from '../lib/openapi/operations.ts';
 import { type Route, routeKey, routes } from '../lib/routes.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { LIMITS } from '../shared/limits.ts';
+import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
 import { writeEvents } from './support/events.ts';
@@ -19,7 +20,9 @@ import {
   stringSlotRequest,
   stringSlots,
 } from './support/fuzz-requests.ts';
+import { type GeneratedPage, hostilePageArbitrary } from './support/hostile-pages.ts';
 import { pathOfBytes } from './support/library-paths.ts';
+import { useSettings } from './support/settings.ts';
 
 /**
  * Property-based robustness suite: for every row of the route table, seeded random malformed and
@@ -528,4 +531,43 @@ describe('malformed percent-encoding in the path', () => {
     const parsed = parse(response);
     expect(typeof parsed.message === 'string' && parsed.message.length > 0).toBe(true);
   });
+});
+
+describe('auto-configure reads hostile pages', () => {
+  // The page and manifest the local site serves now: each run of the property sets them, then asks for them.
+  let current: GeneratedPage = { html: '', manifest: null };
+  let site: FixtureServer | undefined;
+  beforeAll(async () => {
+    site = await startFixtureServer({
+      '/': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(current.html);
+      },
+      '/site.webmanifest': (_request, response) => {
+        response
+          .writeHead(current.manifest === null ? 404 : 200, { 'content-type': 'application/manifest+json' })
+          .end(current.manifest ?? '');
+      },
+    });
+  });
+  afterAll(() => site?.close());
+
+  it('answers 200 with suggestions, or the 422 "too complex" on url, to random hostile pages', async () => {
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    const client = apiClient(api.url, team.token);
+    await fc.assert(
+      fc.asyncProperty(hostilePageArbitrary(), async (page) => {
+        current = page;
+        requestCount++;
+        const response = await client.post('/api/v1/brands/auto-configure', { url: site?.url('/') });
+        expect([200, 422], response.text.slice(0, 300)).toContain(response.status);
+        if (response.status === 422) {
+          expect(response.body.message).toMatch(/^page is too complex to read \(.+\)$/);
+          expect(response.body.errors).toEqual({ url: [response.body.message] });
+        } else {
+          expect(response.body.suggestions.website_url).toBe(`${site?.origin}/`);
+        }
+      }),
+      { seed: SEED, numRuns: 40, endOnFailure: true },
+    );
+  }, 180_000);
 });

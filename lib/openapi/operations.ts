@@ -239,7 +239,10 @@ export const OPERATIONS: Record<string, Operation> = {
       'Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the ' +
       'suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read ' +
       'is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local ' +
-      'switch that allows it.',
+      'switch that allows it. A page over ' +
+      `${LIMITS.autoConfigurePageBytes / 1024 / 1024} MiB is a 422 \`page is too large\`, and one whose parse would ` +
+      `exceed its bounds (${LIMITS.autoConfigurePageElements.toLocaleString('en-US')} elements, nested ` +
+      `${LIMITS.autoConfigurePageDepth} deep) a 422 \`page is too complex to read (…)\`.`,
     body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
     success: BrandSuggestions,
     example: {

@@ -5,6 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { HttpError } from '../http/errors.ts';
+import { LIMITS } from '../limits.ts';
 import { FetchRefusal } from './refusal.ts';
 import {
   assertPermittedAddresses,
@@ -73,7 +74,7 @@ export interface PostAnswer {
 }
 
 export const DEFAULT_TIMEOUT_MS = 8_000;
-export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES = LIMITS.autoConfigurePageBytes;
 /** How much of a POST's answer is read: enough to show a receiver's error message, never a huge body. */
 export const ANSWER_BYTES = 1024;
 const MAX_REDIRECTS = 5;

@@ -1,4 +1,6 @@
 import { type HTMLElement, parse } from 'node-html-parser';
+import { LIMITS } from '../limits.ts';
+import { assertParseable } from './page-complexity.ts';
 
 /** Create-brand's limit for names, descriptions and every URL field. */
 export const MAX_FIELD_LENGTH = 255;
@@ -14,7 +16,9 @@ export interface ParsedPage {
   readonly links: readonly HTMLElement[];
 }
 
+/** Parses a page, or refuses it (422 "too complex") when parsing it would cost more than the bounds allow. */
 export function parsePage(html: string, pageUrl: string): ParsedPage {
+  assertParseable(html);
   const root = parse(html);
   const url = new URL(pageUrl);
   const baseUrl = httpUrl(root.querySelector('base[href]')?.getAttribute('href'), url) ?? url;
@@ -46,7 +50,10 @@ export class MetaTags {
     for (const tag of root.querySelectorAll('meta')) {
       const keys = new Set([tag.getAttribute('property'), tag.getAttribute('name')].map(metaKey));
       for (const key of keys) {
-        if (key !== '') this.#byKey.set(key, [...this.tags(key), tag]);
+        if (key === '') continue;
+        const tags = this.#byKey.get(key);
+        if (tags === undefined) this.#byKey.set(key, [tag]);
+        else tags.push(tag);
       }
     }
   }
@@ -88,13 +95,44 @@ const FOREIGN_TAGS = new Set(['blockquote', 'article', 'template']);
  * in the page content, or inside quoted, article or hidden content even if that is in turn inside a footer.
  */
 export function siteChromeOf(element: HTMLElement): 'header' | 'footer' | null {
-  let chrome: 'header' | 'footer' | null = null;
+  const place = placeOf(element);
+  return place.foreign ? null : place.chrome;
+}
+
+/** Where an element sits, from itself up: inside foreign content, and the nearest chrome (null for none). */
+interface Place {
+  foreign: boolean;
+  chrome: 'header' | 'footer' | null;
+}
+
+// Each element's place, worked out once from its parent's: every img and link asks, so a walk up to the root for
+// each would cost links × depth (and re-read every ancestor's class, however long).
+const places = new WeakMap<HTMLElement, Place>();
+const ROOT_PLACE: Place = { foreign: false, chrome: null };
+
+function placeOf(element: HTMLElement): Place {
+  const unplaced: HTMLElement[] = [];
+  let place = ROOT_PLACE;
   for (let node: HTMLElement | null = element; node?.tagName; node = node.parentNode) {
-    const tag = node.tagName.toLowerCase();
-    if (FOREIGN_TAGS.has(tag) || node.hasAttribute('hidden')) return null;
-    chrome ??= tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
+    const known = places.get(node);
+    if (known !== undefined) {
+      place = known;
+      break;
+    }
+    unplaced.push(node);
   }
-  return chrome;
+  for (const node of unplaced.reverse()) {
+    const tag = node.tagName.toLowerCase();
+    if (place.foreign || FOREIGN_TAGS.has(tag) || node.hasAttribute('hidden')) {
+      place = { foreign: true, chrome: null };
+    } else {
+      // The nearest chrome counts: a header inside a footer is the header.
+      const own = tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
+      if (own !== null && own !== place.chrome) place = { foreign: false, chrome: own };
+    }
+    places.set(node, place);
+  }
+  return place;
 }
 
 function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {
@@ -104,6 +142,17 @@ function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {
     if (kind === 'header' || kind === 'footer') return kind;
   }
   return null;
+}
+
+/**
+ * Someone else's text (a title, an alt text) as the patterns read it: runs of whitespace but U+3000 (a title
+ * separator of its own) collapsed to one space, then cut to autoConfigureTextLength characters, so that no pattern
+ * runs over a long whitespace run or a whole page.
+ */
+export function clippedText(raw: string): string {
+  const text = raw.replace(/[^\S\u3000]+/g, ' ');
+  if (text.length <= LIMITS.autoConfigureTextLength) return text;
+  return text.slice(0, LIMITS.autoConfigureTextLength).replace(/[\uD800-\uDBFF]$/, '');
 }
 
 /** Collapses whitespace and cuts to create-brand's limit at a word boundary; null when nothing is left. */

@@ -30,7 +30,8 @@ export function largestIcon(icons: readonly Icon[]): string | null {
 function largestSide({ href, sizes }: Icon): number {
   const isScalable = /\bany\b/i.test(sizes) || (sizes === '' && /\.svg(?:[?#]|$)/i.test(href));
   if (isScalable) return Number.POSITIVE_INFINITY;
-  const sides = [...sizes.matchAll(/(\d+)x(\d+)/gi)].map((match) =>
+  // A match starts only where a number does: from inside a long run of digits it could only fail again.
+  const sides = [...sizes.matchAll(/(?<!\d)(\d+)x(\d+)/gi)].map((match) =>
     Math.min(Number(match[1]), Number(match[2])),
   );
   return Math.max(0, ...sides);

@@ -26,18 +26,39 @@ export function headerLogoImages(root: HTMLElement): HTMLElement[] {
 export function darkPictureSource(img: HTMLElement): string | null {
   const picture = img.parentNode;
   if (picture?.tagName?.toLowerCase() !== 'picture') return null;
-  const source = picture
-    .querySelectorAll('source')
-    .find((element) => element.parentNode === picture && colorSchemeOf(element) === 'dark');
+  let source = darkSources.get(picture);
+  if (source === undefined) {
+    source =
+      picture
+        .querySelectorAll('source')
+        .find((element) => element.parentNode === picture && colorSchemeOf(element) === 'dark') ?? null;
+    darkSources.set(picture, source);
+  }
   return source?.getAttribute('srcset')?.trim().split(/\s+/)[0]?.replace(/,$/, '') ?? null;
 }
 
+// Found once per <picture>, and whether a wrapper mentions a logo once per wrapper: a page may put thousands of
+// images in one.
+const darkSources = new WeakMap<HTMLElement, HTMLElement | null>();
+const wrappersMentioningLogo = new WeakMap<HTMLElement, boolean>();
+
 function mentionsLogo(img: HTMLElement): boolean {
-  const own = ['class', 'id', 'alt', 'src'].map((attribute) => img.getAttribute(attribute) ?? '').join(' ');
+  const own = ['class', 'id', 'alt', 'src'].map((attribute) => img.getAttribute(attribute) ?? '');
   // A <picture> wrapper says nothing; look past it.
   const first = img.parentNode?.tagName?.toLowerCase() === 'picture' ? img.parentNode : img;
-  const wrappers = [first.parentNode, first.parentNode?.parentNode].map((node) =>
-    node?.tagName ? `${node.getAttribute('class') ?? ''} ${node.id}` : '',
+  return (
+    own.some((text) => /logo/i.test(text)) ||
+    [first.parentNode, first.parentNode?.parentNode].some(
+      (node) => node?.tagName && wrapperMentionsLogo(node),
+    )
   );
-  return /logo/i.test([own, ...wrappers].join(' '));
+}
+
+function wrapperMentionsLogo(wrapper: HTMLElement): boolean {
+  let mentions = wrappersMentioningLogo.get(wrapper);
+  if (mentions === undefined) {
+    mentions = /logo/i.test(wrapper.getAttribute('class') ?? '') || /logo/i.test(wrapper.id);
+    wrappersMentioningLogo.set(wrapper, mentions);
+  }
+  return mentions;
 }

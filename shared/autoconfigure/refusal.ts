@@ -12,6 +12,7 @@ export type RefusalReason =
   | 'not_html'
   | 'not_json'
   | 'too_large'
+  | 'too_complex'
   | 'too_many_redirects';
 
 /**

@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { fieldText } from './html-document.ts';
+import { clippedText, fieldText } from './html-document.ts';
 import { isPageRole, withoutPageRole } from './page-role-words.ts';
 import { type Candidate, type Confidence, candidate, type Sourced, type SourceName } from './provenance.ts';
 
@@ -44,7 +44,7 @@ export interface NameSignal extends Sourced<string> {
 
 /** The document's `<title>`: the first one not inside the body or an inline SVG. */
 export function titleOf(root: HTMLElement): string | null {
-  const title = root.querySelectorAll('title').find((element) => !hasAncestor(element, ['body', 'svg']));
+  const title = root.querySelectorAll('title').find((element) => !inBodyOrSvg(element));
   return title?.text ?? null;
 }
 
@@ -59,14 +59,16 @@ export function declaredNames(candidates: readonly Candidate[]): NameSignal[] {
  * or the domain agrees.
  */
 export function titleNames(title: string | null): NameSignal[] {
-  const parts = (title ?? '').split(TITLE_SEPARATOR);
+  const parts = clippedText(title ?? '').split(TITLE_SEPARATOR);
   const isSplit = parts.filter((part) => part.trim() !== '').length > 1;
   return parts.flatMap((part) => inferred(part, 'title', isSplit));
 }
 
 /** Alt texts of the header's logo images, without the word logo ("Logo of Great British Chefs"). */
 export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSignal[] {
-  return alts.flatMap((alt) => inferred((alt ?? '').replace(LOGO_WORDING, ''), 'header:img:alt', false));
+  return alts.flatMap((alt) =>
+    inferred(clippedText(alt ?? '').replace(LOGO_WORDING, ''), 'header:img:alt', false),
+  );
 }
 
 /**
@@ -82,11 +84,15 @@ export function chooseSiteName(
   domainLabel: string | null,
 ): Sourced<string> | null {
   const groups = new Map<string, NameSignal[]>();
-  for (const signal of signals) {
+  const firstIndexOfSource = new Map<string, number>();
+  for (const [index, signal] of signals.entries()) {
     const key = nameKey(signal.value);
-    groups.set(key, [...(groups.get(key) ?? []), signal]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [signal]);
+    else group.push(signal);
+    if (!firstIndexOfSource.has(signal.source)) firstIndexOfSource.set(signal.source, index);
   }
-  const sourceRank = (signal: NameSignal) => signals.findIndex(({ source }) => source === signal.source);
+  const sourceRank = (signal: NameSignal) => firstIndexOfSource.get(signal.source) ?? -1;
   const scored = [...groups.values()].map((group) => {
     const sources = new Set(group.map(({ source }) => source));
     const declared = new Set(group.filter((signal) => signal.declared).map(({ source }) => source)).size;
@@ -181,9 +187,24 @@ function compact(text: string): string {
   return nameKey(text).replace(/[^a-z0-9]/g, '');
 }
 
-function hasAncestor(element: HTMLElement, tags: readonly string[]): boolean {
+// Whether an element is inside the body or an inline SVG, worked out once per element from its parent's: a page
+// may have thousands of titles.
+const insideBodyOrSvg = new WeakMap<HTMLElement, boolean>();
+
+function inBodyOrSvg(element: HTMLElement): boolean {
+  const unknown: HTMLElement[] = [];
+  let inside = false;
   for (let node = element.parentNode; node?.tagName; node = node.parentNode) {
-    if (tags.includes(node.tagName.toLowerCase())) return true;
+    const known = insideBodyOrSvg.get(node);
+    if (known !== undefined) {
+      inside = known;
+      break;
+    }
+    unknown.push(node);
   }
-  return false;
+  for (const node of unknown.reverse()) {
+    inside ||= ['body', 'svg'].includes(node.tagName.toLowerCase());
+    insideBodyOrSvg.set(node, inside);
+  }
+  return inside;
 }
