@@ -1023,6 +1023,32 @@ export interface components {
                      */
                     used: number;
                 };
+                /** @description The team's quota of upload URLs (POST /files). */
+                uploads: {
+                    /**
+                     * Format: int64
+                     * @description How many upload URLs (POST /files) the team may have.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description How many upload URLs (POST /files) the team has.
+                     */
+                    used: number;
+                };
+                /** @description The team's quota of bytes of upload URLs (POST /files, each its `size`). */
+                upload_bytes: {
+                    /**
+                     * Format: int64
+                     * @description How many bytes of upload URLs (POST /files, each its `size`) the team may have.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description How many bytes of upload URLs (POST /files, each its `size`) the team has.
+                     */
+                    used: number;
+                };
             };
             /** @description The rate limit plan the caller's token is held to, counted per token: over it, 429 with Retry-After. */
             rate_limit: {
@@ -6363,7 +6389,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "path": "logos/acme.png",
-                 *       "content_type": "image/png"
+                 *       "content_type": "image/png",
+                 *       "size": 5120
                  *     }
                  */
                 "application/json": {
@@ -6371,6 +6398,11 @@ export interface operations {
                     path: string;
                     /** @description The file's media type, `type/subtype` with optional parameters, at most 255 characters: the upload must send it as its Content-Type (it is signed), and a brand image must be `image/*`. */
                     content_type: string;
+                    /**
+                     * Format: int32
+                     * @description The file's size in bytes, at most 26,214,400: the upload must be exactly this many bytes (its Content-Length is signed). The URL takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
+                     */
+                    size: number;
                 };
             };
         };

@@ -641,7 +641,7 @@ export const OPERATIONS: Record<string, Operation> = {
     body: described(uploadRequest, UPLOAD_INPUT),
     success: UploadUrl,
     example: {
-      request: { path: 'logos/acme.png', content_type: 'image/png' },
+      request: { path: 'logos/acme.png', content_type: 'image/png', size: 5120 },
       response: {
         path: 'logos/acme.png',
         upload_url: 'https://bucket.s3.amazonaws.com/teams/51/logos/acme.png?X-Amz-Signature=abc123',

@@ -585,6 +585,8 @@ export const Limits = z
         sites: quota('sites'),
         pages: quota('pages'),
         webhook_endpoints: quota('webhook endpoints'),
+        uploads: quota('upload URLs (POST /files)'),
+        upload_bytes: quota('bytes of upload URLs (POST /files, each its `size`)'),
       })
       .strict()
       .meta({ description: 'A create beyond a quota is a 422 naming it.' }),
