@@ -952,6 +952,8 @@ export interface components {
                 object: components["schemas"]["Brand"] | components["schemas"]["ContactField"] | components["schemas"]["WebhookEndpoint"];
                 /** @description For an update, the former values of the fields that changed; null for a create or a delete. */
                 previous_attributes: components["schemas"]["BrandChanges"] | components["schemas"]["ContactFieldChanges"] | components["schemas"]["WebhookEndpointChanges"] | null;
+                /** @description Only on an event that would be over 300 KiB as stored: the former values left out of it, largest first, as `previous_attributes.<field>` (within the limits, only a contact field's options changed whole at their largest). */
+                omitted?: string[];
             };
         };
         /** @description The team's quotas with their usage, and the caller's rate limit. */

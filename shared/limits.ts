@@ -85,7 +85,7 @@ export const LIMITS = {
    * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
    * every limit, about 100 KB), checked where the record is built (shared/http/idempotency.ts).
    */
-  idempotencyRecordBytes: 200 * 1024,
+  idempotencyRecordBytes: 256 * 1024,
 } as const;
 
 /**
@@ -127,4 +127,11 @@ export const QUOTA_DEFAULTS = {
    */
   uploads: 10_000,
   upload_bytes: 5 * 1024 * 1024 * 1024,
+  /**
+   * Idempotency-Key records a team may write in one UTC day (a keyed create's first answer; records live 24
+   * hours, so a team holds at most twice this many): the deployment's, the same for every team, not in
+   * GET /limits. Over it, a keyed create is a 429 with Retry-After until the next UTC day; without a key
+   * it is not counted.
+   */
+  idempotency_records_per_day: 20_000,
 };

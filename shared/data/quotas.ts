@@ -231,9 +231,7 @@ export async function recountUsage(): Promise<number> {
         TableName: tableName(),
         Key: teamKey(teamId),
         UpdateExpression: `SET ${ITEM_KINDS.map((_, i) => `#k${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(
-          ITEM_KINDS.map((kind, i) => [`#k${i}`, `${kind}_used`]),
-        ),
+        ExpressionAttributeNames: Object.fromEntries(ITEM_KINDS.map((kind, i) => [`#k${i}`, `${kind}_used`])),
         ExpressionAttributeValues: Object.fromEntries(counts.map((count, i) => [`:v${i}`, count])),
       }),
     );

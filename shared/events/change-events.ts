@@ -1,8 +1,11 @@
 import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
+import { itemSize } from '../data/item-size.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
 import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
+import { LIMITS } from '../limits.ts';
+import { logger } from '../telemetry.ts';
 import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
 
 type Representation = Record<string, unknown>;
@@ -145,7 +148,7 @@ interface EventParts {
 }
 
 function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): ChangeEvent {
-  return {
+  return withinEventBytes({
     id: eventId(parts.teamId, change, ordinal),
     type: parts.type,
     created_at: isoMicros(new Date(change.approximateCreationSeconds * 1000)),
@@ -154,6 +157,38 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
     resource_version: typeof parts.version === 'number' ? parts.version : 0,
     request_id: typeof parts.requestId === 'string' ? parts.requestId : null,
     data: { object: parts.object, previous_attributes: parts.previous },
+  });
+}
+
+/**
+ * An event as stored is at most LIMITS.eventBytes (its DynamoDB size; the log's key and expiry add under
+ * 200 bytes), so the log never holds an item DynamoDB would refuse: the consumer is no caller to answer a
+ * 422, and a refused write would stop the stream there. Over it, the largest former values are left out
+ * one by one and named in `data.omitted`; the event itself is always stored. The largest brand change the
+ * limits allow fits whole (about 250 KB: test/tenant-isolation/storage.test.ts computes it).
+ */
+export function withinEventBytes(event: ChangeEvent): ChangeEvent {
+  if (itemSize(event as unknown as Representation) <= LIMITS.eventBytes) return event;
+  const previous: Representation = { ...event.data.previous_attributes };
+  const largestFirst = Object.keys(previous).sort(
+    (a, b) => itemSize({ [b]: previous[b] }) - itemSize({ [a]: previous[a] }),
+  );
+  const omitted: string[] = [];
+  for (const field of largestFirst) {
+    delete previous[field];
+    omitted.push(`previous_attributes.${field}`);
+    const fitted = { ...event, data: { ...event.data, previous_attributes: { ...previous }, omitted } };
+    if (itemSize(fitted as unknown as Representation) <= LIMITS.eventBytes) {
+      logger().warn('event over its size: former values left out', { event_id: event.id, omitted });
+      return fitted;
+    }
+  }
+  // The object alone is over (no resource within the limits is): its id stands for it, never a lost event.
+  logger().error('event over its size: object left out', { event_id: event.id });
+  const { id } = event.data.object;
+  return {
+    ...event,
+    data: { object: { id }, previous_attributes: null, omitted: [...omitted, 'object'] },
   };
 }
 

@@ -403,7 +403,8 @@ function baseBody(route: Route): fc.Arbitrary<Record<string, unknown>> {
         type === 'pick_list' ? { ...rest, type, options } : { ...rest, type },
       );
   }
-  if (route.path === '/api/v1/files') return fc.constant({ path: 'fuzz/a.png', content_type: 'image/png', size: 68 });
+  if (route.path === '/api/v1/files')
+    return fc.constant({ path: 'fuzz/a.png', content_type: 'image/png', size: 68 });
   if (route.fetchesWeb) return fc.constant({ url: 'http://127.0.0.1/' });
   return fc.constant({});
 }
