@@ -1,12 +1,20 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
+import { dynamo, tableName } from '../../shared/data/dynamo.ts';
+import { itemSize } from '../../shared/data/item-size.ts';
+import { idempotencyDayKey, idempotencyKey } from '../../shared/data/keys.ts';
 import { setQuota } from '../../shared/data/quotas.ts';
+import { withinEventBytes } from '../../shared/events/change-events.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { privateObjectKey } from '../../shared/files/library.ts';
 import { presigner } from '../../shared/files/s3.ts';
 import { LIMITS, QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import { useApi } from '../support/api.ts';
+import { loggedEvents } from '../support/events.ts';
+import { maximalBrand, maximalBrandEvent } from '../support/maximal-events.ts';
 import { admin } from '../support/processes.ts';
 import { roundTrips } from '../support/round-trips.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
@@ -149,5 +157,193 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
       422,
       'The team has reached its quota of 4 uploads; ask for a higher quota.',
     ]);
+  }, 60_000);
+});
+
+/** A brand at every limit the API takes, of 3-byte characters where text may be any (`seed` varies it). */
+const cjk = (length: number, seed: number) =>
+  Array.from({ length }, (_, i) => String.fromCharCode(0x4e00 + ((seed * 997 + i) % 20_000))).join('');
+const url = (seed: number, i = 0) => `https://example.com/${seed}/${i}/`.padEnd(LIMITS.textLength, 'x');
+const largestBrandBody = (seed: number) => ({
+  name: cjk(LIMITS.textLength, seed),
+  short_description: cjk(LIMITS.textLength, seed + 1),
+  website_url: url(seed),
+  primary_color: seed % 2 ? '#abcdef' : '#123456',
+  secondary_color: seed % 2 ? '#fedcba' : '#654321',
+  logo_image: url(seed, 1),
+  logo_square_image: url(seed, 2),
+  header_image: url(seed, 3),
+  footer_image: url(seed, 4),
+  social_share_image: url(seed, 5),
+  tags: Array.from({ length: LIMITS.brandTags }, (_, i) => cjk(LIMITS.textLength, seed * 1000 + i + 2)),
+  social_links: Object.fromEntries(
+    Array.from({ length: LIMITS.brandSocialLinks }, (_, i) => [`network${i}`, url(seed, 100 + i)]),
+  ),
+});
+
+describe(`event size per change: at most ${LIMITS.eventBytes} bytes (300 KiB) as stored`, () => {
+  it('the largest brand change the limits allow, computed from them, is 249,551 bytes: it fits whole', () => {
+    const event = maximalBrandEvent();
+    expect(itemSize(event as unknown as Record<string, unknown>)).toBe(249_551);
+    expect(249_551).toBeLessThanOrEqual(LIMITS.eventBytes);
+    expect(withinEventBytes(event)).toBe(event);
+    // The log adds its key and expiry: still under DynamoDB's 400 KB item.
+    expect(LIMITS.eventBytes + 200).toBeLessThan(LIMITS.itemBytes);
+  });
+
+  it('an update of a brand at every limit, every field changed, is one whole event in the log', async () => {
+    const { teamId, client } = await api.caller();
+    const created = await client.post('/api/v1/brands', largestBrandBody(1));
+    expect(created.status, created.text.slice(0, 300)).toBe(201);
+    const updated = await client.put(`/api/v1/brands/${created.body.id}`, largestBrandBody(2));
+    expect(updated.status, updated.text.slice(0, 300)).toBe(200);
+    const [event] = await loggedEvents(teamId, 2);
+    expect(event?.type).toBe('brand.updated');
+    const { data } = event as ChangeEvent;
+    expect(data.omitted).toBeUndefined();
+    expect(data.object).toEqual(updated.body);
+    expect(Object.keys(data.previous_attributes ?? {}).sort()).toEqual(
+      [...Object.keys(largestBrandBody(1)), 'updated_at'].sort(),
+    );
+    const size = itemSize(event as unknown as Record<string, unknown>);
+    expect(size).toBeGreaterThan(180_000); // 186,604 bytes here: URLs are ASCII, the API takes no other
+    expect(size).toBeLessThanOrEqual(249_551);
+  }, 60_000);
+
+  it("a pick list's 256 KiB of options replaced whole: stored without the former options, naming them; the stream goes on", async () => {
+    const { teamId, client } = await api.caller();
+    // 1,000 options of 262 or 263 bytes: exactly LIMITS.contactFieldOptionsBytes, before and after.
+    const options = (base: number) =>
+      Array.from(
+        { length: LIMITS.contactFieldOptions },
+        (_, i) => String.fromCodePoint(base + i) + '漢'.repeat(86) + (i < 144 ? 'ab' : 'a'),
+      );
+    for (const list of [options(0x4e00), options(0x5e00)]) {
+      expect(list.reduce((sum, option) => sum + Buffer.byteLength(option), 0)).toBe(
+        LIMITS.contactFieldOptionsBytes,
+      );
+    }
+    const field = await client.post('/api/v1/contact-fields', {
+      name: 'Many',
+      tag: 'many',
+      type: 'pick_list',
+      contact_type: 'person',
+      options: options(0x4e00),
+    });
+    expect(field.status, field.text.slice(0, 300)).toBe(201);
+    const replaced = await client.put(`/api/v1/contact-fields/${field.body.id}`, {
+      options: options(0x5e00),
+    });
+    expect(replaced.status, replaced.text.slice(0, 300)).toBe(200);
+    const renamed = await client.put(`/api/v1/contact-fields/${field.body.id}`, { name: 'After' });
+    expect(renamed.status).toBe(200);
+    const [rename, replace] = await loggedEvents(teamId, 3);
+    expect(replace?.data.omitted).toEqual(['previous_attributes.options']);
+    expect(replace?.data.object.options).toEqual(options(0x5e00));
+    expect(replace?.data.previous_attributes).toEqual({ updated_at: field.body.updated_at });
+    expect(itemSize(replace as unknown as Record<string, unknown>)).toBeLessThanOrEqual(LIMITS.eventBytes);
+    // Whole, it would have been over DynamoDB's item limit: the consumer could never have written it.
+    const whole = {
+      ...replace,
+      data: { ...replace?.data, previous_attributes: { options: options(0x4e00) } },
+    };
+    expect(itemSize(whole)).toBeGreaterThan(LIMITS.itemBytes);
+    expect(rename?.data.previous_attributes).toMatchObject({ name: 'Many' });
+    expect(rename?.data.omitted).toBeUndefined();
+  }, 60_000);
+
+  it('an event whose object alone is over (no resource within the limits is) is stored as its id, saying so', () => {
+    const event = maximalBrandEvent();
+    const huge = {
+      ...event,
+      data: { object: { id: 7, note: 'x'.repeat(LIMITS.eventBytes) }, previous_attributes: { name: 'a' } },
+    };
+    expect(withinEventBytes(huge).data).toEqual({
+      object: { id: 7 },
+      previous_attributes: null,
+      omitted: ['previous_attributes.name', 'object'],
+    });
+  });
+});
+
+describe('Idempotency-Key records per team', () => {
+  it(`at most ${QUOTA_DEFAULTS.idempotency_records_per_day} a UTC day: 20 parallel keyed creates over a bound of 5 make exactly 5, the rest 429 with Retry-After`, async () => {
+    const { teamId, client } = await api.caller();
+    useSettings({ QUOTAS: '{"idempotency_records_per_day": 5}' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.post('/api/v1/brands', { name: `Keyed ${i}` }, { 'Idempotency-Key': `day-${i}` }),
+      ),
+    );
+    const created = answers.filter((answer) => answer.status === 201);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect([created.length, refused.length]).toEqual([5, 15]);
+    const secondsToNextDay = 86_400 - (Math.floor(Date.now() / 1000) % 86_400);
+    for (const answer of refused) {
+      expect(answer.body).toEqual({
+        message:
+          'The team has used its 5 Idempotency-Key records of the day (UTC); retry after Retry-After, or send the request without a key.',
+      });
+      const retryAfter = Number(answer.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(secondsToNextDay + 5);
+    }
+    expect((await client.get('/api/v1/brands')).body).toHaveLength(5);
+    // A replay is still answered; a keyed 4xx is refused too (nothing stored); no key is not counted.
+    const replayedIndex = answers.findIndex((answer) => answer.status === 201);
+    const replay = await client.post(
+      '/api/v1/brands',
+      { name: `Keyed ${replayedIndex}` },
+      { 'Idempotency-Key': `day-${replayedIndex}` },
+    );
+    expect([replay.status, replay.headers.get('idempotent-replay')]).toEqual([201, 'true']);
+    expect((await client.post('/api/v1/brands', {}, { 'Idempotency-Key': 'day-invalid' })).status).toBe(429);
+    expect((await client.post('/api/v1/brands', { name: 'Unkeyed' })).status).toBe(201);
+    const day = new Date().toISOString().slice(0, 10);
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: idempotencyDayKey(teamId, day), ConsistentRead: true }),
+    );
+    expect(Item?.records).toBe(5);
+  }, 60_000);
+
+  it(`a record is at most ${LIMITS.idempotencyRecordBytes} bytes (256 KiB): the largest create answer the limits allow fits`, async () => {
+    // Computed: a brand answer at every limit, its text of control characters (6 bytes each in JSON).
+    const control = (length: number, seed: number) =>
+      Array.from({ length }, (_, i) => String.fromCharCode(1 + ((seed + i) % 30))).join('');
+    const brand = maximalBrand(0);
+    const widest = {
+      ...brand,
+      name: control(LIMITS.textLength, 0),
+      short_description: control(LIMITS.textLength, 1),
+      tags: (brand.tags as string[]).map((_, i) => control(LIMITS.textLength, i)),
+    };
+    const record = {
+      pk: 'TEAM#999999999999999',
+      sk: `IDEMPOTENCY#POST /api/v1/contact-fields#${'f'.repeat(64)}`,
+      fingerprint: 'f'.repeat(64),
+      expires_at: 2_000_000_000,
+      response: { status: 201, body: JSON.stringify(widest), headers: { ETag: `"${'9'.repeat(20)}"` } },
+    };
+    expect(itemSize(record)).toBeLessThanOrEqual(LIMITS.idempotencyRecordBytes);
+    // And the record a real create at every limit keeps.
+    const { teamId, client } = await api.caller();
+    const created = await client.post('/api/v1/brands', largestBrandBody(3), {
+      'Idempotency-Key': 'largest',
+    });
+    expect(created.status, created.text.slice(0, 300)).toBe(201);
+    const { createHash } = await import('node:crypto');
+    const { Item } = await dynamo().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: idempotencyKey(
+          teamId,
+          'POST /api/v1/brands',
+          createHash('sha256').update('largest').digest('hex'),
+        ),
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item?.response.body).toBe(created.text);
+    expect(itemSize(Item as Record<string, unknown>)).toBeLessThanOrEqual(itemSize(record));
   }, 60_000);
 });
