@@ -76,14 +76,16 @@ export const LIMITS = {
   uploadFileBytes: 25 * 1024 * 1024,
   /**
    * A change event as stored (its DynamoDB item size, attribute names and UTF-8 text: shared/data/item-size.ts).
-   * The largest brand change the limits allow fits (about 187 KB: change-events.ts, MAX_BRAND_EVENT_BYTES);
+   * The largest brand change the limits allow fits (249,551 bytes, computed from these limits in
+   * test/tenant-isolation/storage.test.ts);
    * an event over it is stored without the largest former values, naming them (`data.omitted`), so the log
    * never holds an item DynamoDB would refuse (a contact field's options may hold 256 KiB before and after).
    */
   eventBytes: 300 * 1024,
   /**
    * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
-   * every limit, about 100 KB), checked where the record is built (shared/http/idempotency.ts).
+   * every limit, its text control characters escaped in JSON: 186,011 bytes), checked where the record is
+   * built (shared/http/idempotency.ts).
    */
   idempotencyRecordBytes: 256 * 1024,
 } as const;

@@ -165,7 +165,7 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
  * 200 bytes), so the log never holds an item DynamoDB would refuse: the consumer is no caller to answer a
  * 422, and a refused write would stop the stream there. Over it, the largest former values are left out
  * one by one and named in `data.omitted`; the event itself is always stored. The largest brand change the
- * limits allow fits whole (about 250 KB: test/tenant-isolation/storage.test.ts computes it).
+ * limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts computes it).
  */
 export function withinEventBytes(event: ChangeEvent): ChangeEvent {
   if (itemSize(event as unknown as Representation) <= LIMITS.eventBytes) return event;

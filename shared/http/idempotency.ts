@@ -226,7 +226,7 @@ class KeyedRequest implements IdempotencyScope {
       },
     };
     const item = { ...this.key, ...record };
-    // The largest answer a create gives within the limits fits (a brand at every limit, under 210 KB); a
+    // The largest answer a create gives within the limits fits (a brand at every limit, 186,011 bytes); a
     // larger one is a bug of the limits, not the caller's: it fails loudly rather than keep a partial answer.
     if (itemSize(item) > LIMITS.idempotencyRecordBytes) {
       throw new Error(

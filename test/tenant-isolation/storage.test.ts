@@ -324,7 +324,8 @@ describe('Idempotency-Key records per team', () => {
       expires_at: 2_000_000_000,
       response: { status: 201, body: JSON.stringify(widest), headers: { ETag: `"${'9'.repeat(20)}"` } },
     };
-    expect(itemSize(record)).toBeLessThanOrEqual(LIMITS.idempotencyRecordBytes);
+    expect(itemSize(record)).toBe(186_011);
+    expect(186_011).toBeLessThanOrEqual(LIMITS.idempotencyRecordBytes);
     // And the record a real create at every limit keeps.
     const { teamId, client } = await api.caller();
     const created = await client.post('/api/v1/brands', largestBrandBody(3), {
