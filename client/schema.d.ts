@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * A presigned URL to upload one file to the team library
-         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given; a brand then names it by `path` in an `*_image_path` field.
+         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -1290,7 +1290,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+        /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
         IdempotencyKey: string;
         /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
         IfMatch: string;
@@ -2215,7 +2215,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3320,7 +3320,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4940,7 +4940,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6271,6 +6271,14 @@ export interface operations {
                      *         "webhook_endpoints": {
                      *           "limit": 20,
                      *           "used": 2
+                     *         },
+                     *         "uploads": {
+                     *           "limit": 10000,
+                     *           "used": 12
+                     *         },
+                     *         "upload_bytes": {
+                     *           "limit": 5368709120,
+                     *           "used": 1048576
                      *         }
                      *       },
                      *       "rate_limit": {
