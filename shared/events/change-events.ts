@@ -5,8 +5,8 @@ import { itemSize } from '../data/item-size.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
 import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
 import { LIMITS } from '../limits.ts';
-import { logger } from '../telemetry.ts';
 import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
+import { withLargestOmitted } from './event-size.ts';
 
 type Representation = Record<string, unknown>;
 
@@ -162,35 +162,16 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
 
 /**
  * An event as stored is at most LIMITS.eventBytes (its DynamoDB size; the log's key and expiry add under
- * 200 bytes), so the log never holds an item DynamoDB would refuse: the consumer is no caller to answer a
- * 422, and a refused write would stop the stream there. Over it, the largest former values are left out
- * one by one and named in `data.omitted`; the event itself is always stored. The largest brand change the
- * limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts computes it).
+ * 200 bytes), so the log never holds an item DynamoDB would refuse and the stream never stops at one. The
+ * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts
+ * computes it); past the bound, the largest former values are left out and named (event-size.ts).
  */
-export function withinEventBytes(event: ChangeEvent): ChangeEvent {
-  if (itemSize(event as unknown as Representation) <= LIMITS.eventBytes) return event;
-  const previous: Representation = { ...event.data.previous_attributes };
-  const largestFirst = Object.keys(previous).sort(
-    (a, b) => itemSize({ [b]: previous[b] }) - itemSize({ [a]: previous[a] }),
+export const withinEventBytes = (event: ChangeEvent): ChangeEvent =>
+  withLargestOmitted(
+    event,
+    (fitted) => itemSize(fitted as unknown as Representation) <= LIMITS.eventBytes,
+    'log',
   );
-  const omitted: string[] = [];
-  for (const field of largestFirst) {
-    delete previous[field];
-    omitted.push(`previous_attributes.${field}`);
-    const fitted = { ...event, data: { ...event.data, previous_attributes: { ...previous }, omitted } };
-    if (itemSize(fitted as unknown as Representation) <= LIMITS.eventBytes) {
-      logger().warn('event over its size: former values left out', { event_id: event.id, omitted });
-      return fitted;
-    }
-  }
-  // The object alone is over (no resource within the limits is): its id stands for it, never a lost event.
-  logger().error('event over its size: object left out', { event_id: event.id });
-  const { id } = event.data.object;
-  return {
-    ...event,
-    data: { object: { id }, previous_attributes: null, omitted: [...omitted, 'object'] },
-  };
-}
 
 /** The fields whose values differ, with their former values; undefined when only `updated_at` did. */
 export function previousAttributes(
