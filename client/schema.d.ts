@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * A presigned URL to upload one file to the team library
-         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given; a brand then names it by `path` in an `*_image_path` field.
+         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -952,6 +952,8 @@ export interface components {
                 object: components["schemas"]["Brand"] | components["schemas"]["ContactField"] | components["schemas"]["WebhookEndpoint"];
                 /** @description For an update, the former values of the fields that changed; null for a create or a delete. */
                 previous_attributes: components["schemas"]["BrandChanges"] | components["schemas"]["ContactFieldChanges"] | components["schemas"]["WebhookEndpointChanges"] | null;
+                /** @description Only on an event that would be over 300 KiB as stored: the former values left out of it, largest first, as `previous_attributes.<field>` (within the limits, only a contact field's options changed whole at their largest). */
+                omitted?: string[];
             };
         };
         /** @description The team's quotas with their usage, and the caller's rate limit. */
@@ -1020,6 +1022,32 @@ export interface components {
                     /**
                      * Format: int64
                      * @description How many webhook endpoints the team has.
+                     */
+                    used: number;
+                };
+                /** @description The team's quota of upload URLs (POST /files). */
+                uploads: {
+                    /**
+                     * Format: int64
+                     * @description How many upload URLs (POST /files) the team may have.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description How many upload URLs (POST /files) the team has.
+                     */
+                    used: number;
+                };
+                /** @description The team's quota of bytes of upload URLs (POST /files, each its `size`). */
+                upload_bytes: {
+                    /**
+                     * Format: int64
+                     * @description How many bytes of upload URLs (POST /files, each its `size`) the team may have.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description How many bytes of upload URLs (POST /files, each its `size`) the team has.
                      */
                     used: number;
                 };
@@ -1262,7 +1290,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+        /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
         IdempotencyKey: string;
         /** @description The ETag the client read, or `*`: the write happens only if the resource is still that version (else 412 `precondition_failed`, nothing changed). One tag; weak tags never match. */
         IfMatch: string;
@@ -2187,7 +2215,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3292,7 +3320,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4912,7 +4940,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. */
+                /** @description Makes the create safe to retry: the same key and body within 24 hours answers the first response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. A team keeps at most 20,000 new keys a UTC day (by default): past them a keyed create is a 429 with `Retry-After` until the next UTC day. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6243,6 +6271,14 @@ export interface operations {
                      *         "webhook_endpoints": {
                      *           "limit": 20,
                      *           "used": 2
+                     *         },
+                     *         "uploads": {
+                     *           "limit": 10000,
+                     *           "used": 12
+                     *         },
+                     *         "upload_bytes": {
+                     *           "limit": 5368709120,
+                     *           "used": 1048576
                      *         }
                      *       },
                      *       "rate_limit": {
@@ -6363,7 +6399,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "path": "logos/acme.png",
-                 *       "content_type": "image/png"
+                 *       "content_type": "image/png",
+                 *       "size": 5120
                  *     }
                  */
                 "application/json": {
@@ -6371,6 +6408,11 @@ export interface operations {
                     path: string;
                     /** @description The file's media type, `type/subtype` with optional parameters, at most 255 characters: the upload must send it as its Content-Type (it is signed), and a brand image must be `image/*`. */
                     content_type: string;
+                    /**
+                     * Format: int32
+                     * @description The file's size in bytes, at most 26,214,400: the upload must be exactly this many bytes (its Content-Length is signed). The URL takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
+                     */
+                    size: number;
                 };
             };
         };

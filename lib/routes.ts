@@ -252,7 +252,8 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/api/v1/files',
     handler: 'functions/files/create.ts',
-    table: 'none',
+    // The team's upload quotas (one UpdateItem before the URL is signed).
+    table: 'write',
     files: ['private:write'],
     statuses: [200, 422],
   },

@@ -104,6 +104,25 @@ export const LIMITS = {
    */
   misspelledKeyLength: 64,
   misspelledKeysNamed: 20,
+  /**
+   * One file of a team's library, in bytes: `POST /files` takes the file's `size` up to this (422 over it)
+   * and signs it into the upload URL as its Content-Length, so S3 accepts exactly that many bytes.
+   */
+  uploadFileBytes: 25 * 1024 * 1024,
+  /**
+   * A change event as stored (its DynamoDB item size, attribute names and UTF-8 text: shared/data/item-size.ts).
+   * The largest brand change the limits allow fits (249,551 bytes, computed from these limits in
+   * test/tenant-isolation/storage.test.ts);
+   * an event over it is stored without the largest former values, naming them (`data.omitted`), so the log
+   * never holds an item DynamoDB would refuse (a contact field's options may hold 256 KiB before and after).
+   */
+  eventBytes: 300 * 1024,
+  /**
+   * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
+   * every limit, its text control characters escaped in JSON: 186,011 bytes), checked where the record is
+   * built (shared/http/idempotency.ts).
+   */
+  idempotencyRecordBytes: 256 * 1024,
 } as const;
 
 /**
@@ -139,6 +158,19 @@ export const QUOTA_DEFAULTS = {
   sites: 100,
   pages: 10000,
   webhook_endpoints: 20,
+  /**
+   * Upload URLs `POST /files` issues, and the bytes they may write together (each URL counts its declared
+   * `size` when it is issued; the library has no delete, so these bound what a team's library can hold).
+   */
+  uploads: 10_000,
+  upload_bytes: 5 * 1024 * 1024 * 1024,
+  /**
+   * Idempotency-Key records a team may write in one UTC day (a keyed create's first answer; records live 24
+   * hours, so a team holds at most twice this many): the deployment's, the same for every team, not in
+   * GET /limits. Over it, a keyed create is a 429 with Retry-After until the next UTC day; without a key
+   * it is not counted.
+   */
+  idempotency_records_per_day: 20_000,
 };
 
 /**

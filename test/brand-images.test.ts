@@ -41,7 +41,11 @@ async function privateFiles(teamId: number): Promise<string[]> {
 describe('the files endpoint', () => {
   it('hands out a presigned PUT URL; the uploaded file becomes a brand logo with a fetchable public URL', async () => {
     const { teamId, client } = await api.caller();
-    const upload = await client.post(FILES, { path: 'logos/main logo.png', content_type: 'image/png' });
+    const upload = await client.post(FILES, {
+      path: 'logos/main logo.png',
+      content_type: 'image/png',
+      size: PNG.length,
+    });
     expect(upload.status).toBe(200);
     expect(upload.body).toEqual({
       path: 'logos/main logo.png',
@@ -75,10 +79,12 @@ describe('the files endpoint', () => {
 
   it('signs the Content-Type, and a file stored with another type is no brand image', async () => {
     const { client } = await api.caller();
-    const upload = await client.post(FILES, { path: 'a.png', content_type: 'image/png' });
+    const upload = await client.post(FILES, { path: 'a.png', content_type: 'image/png', size: 25 });
     // In AWS, S3 refuses a PUT whose Content-Type differs from the signed one; s3rver does not check V4
     // signatures, so here the stored type is what the brand endpoints must check.
-    expect(new URL(upload.body.upload_url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
+    expect(new URL(upload.body.upload_url).searchParams.get('X-Amz-SignedHeaders')).toBe(
+      'content-length;content-type;host',
+    );
     const put = await fetch(upload.body.upload_url, {
       method: 'PUT',
       headers: { 'Content-Type': 'text/html' },
@@ -95,16 +101,16 @@ describe('the files endpoint', () => {
   // One escape here; test/domain/library-path.test.ts checks every rule of a library path.
   it('refuses a path that could leave the library', async () => {
     const { client } = await api.caller();
-    const response = await client.post(FILES, { path: '../secret.png', content_type: 'image/png' });
+    const response = await client.post(FILES, { path: '../secret.png', content_type: 'image/png', size: 1 });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors)).toEqual(['path']);
   });
 
   it.each([
-    [{ path: 'a.png' }, 'content_type'],
-    [{ path: 'a.png', content_type: 'png' }, 'content_type'],
-    [{ path: 'a.png', content_type: 'image/png; x' }, 'content_type'],
-    [{ content_type: 'image/png' }, 'path'],
+    [{ path: 'a.png', size: 1 }, 'content_type'],
+    [{ path: 'a.png', content_type: 'png', size: 1 }, 'content_type'],
+    [{ path: 'a.png', content_type: 'image/png; x', size: 1 }, 'content_type'],
+    [{ content_type: 'image/png', size: 1 }, 'path'],
   ])('refuses %j with 422 on %s', async (body, field) => {
     const { client } = await api.caller();
     const response = await client.post(FILES, body);
@@ -114,13 +120,18 @@ describe('the files endpoint', () => {
 
   it('refuses a misspelled key, naming it and the field, and ignores others', async () => {
     const { client } = await api.caller();
-    const response = await client.post(FILES, { path: 'a.png', contentType: 'image/png' });
+    const response = await client.post(FILES, { path: 'a.png', contentType: 'image/png', size: 1 });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({
       contentType: ['Unknown field contentType: did you mean content_type?'],
       content_type: ['The content type field is required.'],
     });
-    const ignored = await client.post(FILES, { path: 'a.png', content_type: 'image/png', file: 'a.png' });
+    const ignored = await client.post(FILES, {
+      path: 'a.png',
+      content_type: 'image/png',
+      size: 1,
+      file: 'a.png',
+    });
     expect(ignored.status).toBe(200);
   });
 
@@ -129,6 +140,7 @@ describe('the files endpoint', () => {
     const response = await client.post(FILES, {
       path: 'notes.txt',
       content_type: 'text/plain; charset=utf-8',
+      size: 1,
     });
     expect(response.status).toBe(200);
     expect(response.body.headers).toEqual({ 'Content-Type': 'text/plain; charset=utf-8' });
@@ -294,7 +306,7 @@ describe("names and keys at the file library's limits", () => {
   ])('%s are uploaded and become a brand logo with a public URL', async (_kind, path) => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
-    const upload = await client.post(FILES, { path, content_type: 'image/png' });
+    const upload = await client.post(FILES, { path, content_type: 'image/png', size: PNG.length });
     expect(upload.status).toBe(200);
     const put = await fetch(upload.body.upload_url, {
       method: 'PUT',
@@ -359,7 +371,7 @@ describe("the file library's rules, checked before any S3 call", () => {
   it.each(REFUSED_PATHS)('POST /files with %s is 422 on path, and no upload URL', async (_kind, path) => {
     const { teamId, client } = await api.caller();
     const sent = interceptS3(/./);
-    const response = await client.post(FILES, { path, content_type: 'image/png' });
+    const response = await client.post(FILES, { path, content_type: 'image/png', size: 1 });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.errors)).toEqual(['path']);
     expect(response.body).not.toHaveProperty('upload_url');

@@ -287,7 +287,7 @@ describe('lone surrogates', () => {
 
 describe('lone surrogates in library paths', () => {
   it('POST /api/v1/files with a path holding "\\ud800" is 422 on path', async () => {
-    const body = '{"path":"logos/\\ud800.png","content_type":"image/png"}';
+    const body = '{"path":"logos/\\ud800.png","content_type":"image/png","size":1}';
     const response = await call({ method: 'POST', path: '/api/v1/files', headers: [], body });
     expect(Object.keys(expectError(response, 422).errors ?? {})).toContain('path');
   });
@@ -305,7 +305,7 @@ describe('library path length (UTF-8 bytes of the key teams/<id>/<path>)', () =>
       method: 'POST',
       path: '/api/v1/files',
       headers: [],
-      body: JSON.stringify({ path, content_type: 'image/png' }),
+      body: JSON.stringify({ path, content_type: 'image/png', size: 1 }),
     });
   const prefixBytes = () => Buffer.byteLength(`teams/${team.teamId}/`);
   // A path of MAX - LONGEST_PREFIX bytes fits whatever the team id; one byte past MAX with this team's

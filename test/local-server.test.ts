@@ -88,6 +88,7 @@ describe('npm start', () => {
     const upload = await client(first.url).post('/api/v1/files', {
       path: 'logos/acme.png',
       content_type: 'image/png',
+      size: PNG.length,
     });
     const put = await fetch(upload.body.upload_url, {
       method: 'PUT',

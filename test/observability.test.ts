@@ -126,6 +126,7 @@ describe('a request, seen by an operator', () => {
     const upload = await client.post('/api/v1/files', {
       path: 'logos/secret.png',
       content_type: 'image/png',
+      size: 1,
     });
     expect(upload.status).toBe(200);
     const denied = await apiClient(url, 'tm_notARealToken123').get('/api/v1/brands');

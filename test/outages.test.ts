@@ -178,6 +178,7 @@ describe('outages of the real local stack', () => {
     const upload = await client.post('/api/v1/files', {
       path: 'logos/outage.png',
       content_type: 'image/png',
+      size: 8,
     });
     expect(upload.status).toBe(200);
     const put = await fetch(upload.body.upload_url, {

@@ -93,6 +93,8 @@ describe('quotas', () => {
       sites: { limit: 1, used: 1 },
       pages: { limit: 1, used: 1 },
       webhook_endpoints: { limit: 20, used: 0 },
+      uploads: { limit: 10_000, used: 0 },
+      upload_bytes: { limit: 5 * 1024 ** 3, used: 0 },
     });
   });
 

@@ -37,7 +37,7 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   list create --team T --kind email|sms|push --name N      list get --team T --id L
   field create --team T --integration I --name N --tag t --type text --contact-type person
   file put --team T --path logos/a.png --file ./a.png
-  quota set --team T --kind brands|contact_fields|sites|pages --limit N|default
+  quota set --team T --kind brands|contact_fields|sites|pages|webhook_endpoints|uploads|upload_bytes --limit N|default
   quota get --team T
   migrate                        (after deploying a new version over an existing table)
 target flags: --data-dir D (local, default $DATA_DIR or .data)
@@ -190,7 +190,7 @@ export async function runCommand(args: Args): Promise<unknown> {
       const teamId = await team();
       const kind = oneOf('kind', QUOTA_KINDS);
       const limit = text('limit');
-      if (limit !== 'default' && !/^\d{1,9}$/.test(limit)) {
+      if (limit !== 'default' && !/^\d{1,15}$/.test(limit)) {
         throw new UsageError('--limit must be a whole number or "default"');
       }
       await setQuota(teamId, kind, limit === 'default' ? null : Number(limit));

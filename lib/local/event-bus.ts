@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { PUT_EVENTS } from '../../shared/events/bus.ts';
 
 /**
  * EventBridge's PutEvents, locally: the consumer's SDK client talks to it over HTTP (EVENTBRIDGE_ENDPOINT)
@@ -31,6 +32,23 @@ export function createEventBus(file?: string): Server {
       }
       const put = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: BusEntry[] };
       const given = put.Entries ?? [];
+      // EventBridge's own caps, refused as it refuses them (shared/events/bus.ts keeps within them).
+      const bytes = given.reduce(
+        (sum, entry) =>
+          sum +
+          14 +
+          [entry.Source, entry.DetailType, entry.Detail].reduce(
+            (n, text) => n + Buffer.byteLength(text ?? ''),
+            0,
+          ),
+        0,
+      );
+      if (given.length > PUT_EVENTS.entries || bytes > PUT_EVENTS.bytes) {
+        return reply(400, {
+          __type: 'ValidationException',
+          message: `${given.length} entries of ${bytes} bytes: over PutEvents' ${PUT_EVENTS.entries} entries or ${PUT_EVENTS.bytes} bytes.`,
+        });
+      }
       entries.push(...given);
       if (file && given.length > 0)
         await appendFile(file, given.map((entry) => `${JSON.stringify(entry)}\n`).join(''));

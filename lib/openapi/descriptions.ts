@@ -200,6 +200,10 @@ export const UPLOAD_INPUT: Record<keyof typeof uploadRequest._zod.def.shape, str
   content_type:
     `The file's media type, \`type/subtype\` with optional parameters, at most ${TEXT}: the upload must ` +
     'send it as its Content-Type (it is signed), and a brand image must be `image/*`.',
+  size:
+    `The file's size in bytes, at most ${n(LIMITS.uploadFileBytes)}: the upload must be exactly this many ` +
+    "bytes (its Content-Length is signed). The URL takes one of the team's `uploads` and `size` of its " +
+    '`upload_bytes` (GET /limits); past either, a 422 on `quota`.',
 };
 
 const DAY_MS = 24 * 60 * 60 * 1000;

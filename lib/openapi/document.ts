@@ -8,7 +8,7 @@ import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
-import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
+import { LIMITS, QUOTA_DEFAULTS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
   PLAN_NAME_FORM,
@@ -553,7 +553,9 @@ export function buildDocument() {
           required: false,
           description:
             'Makes the create safe to retry: the same key and body within 24 hours answers the first ' +
-            'response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`.',
+            'response again (`Idempotent-Replay: true`); another body is a 409 `idempotency_key_conflict`. ' +
+            `A team keeps at most ${QUOTA_DEFAULTS.idempotency_records_per_day.toLocaleString('en-US')} new keys a UTC day (by default): past them a keyed ` +
+            'create is a 429 with `Retry-After` until the next UTC day.',
           schema: {
             type: 'string',
             minLength: 1,

@@ -634,6 +634,8 @@ export const OPERATIONS: Record<string, Operation> = {
           sites: { limit: 100, used: 2 },
           pages: { limit: 10000, used: 40 },
           webhook_endpoints: { limit: 20, used: 2 },
+          uploads: { limit: 10000, used: 12 },
+          upload_bytes: { limit: 5368709120, used: 1048576 },
         },
         rate_limit: { plan: 'standard', limit: 1500, window_seconds: 60 },
       },
@@ -644,12 +646,13 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Files',
     summary: 'A presigned URL to upload one file to the team library',
     description:
-      'PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given; a brand then ' +
-      'names it by `path` in an `*_image_path` field.',
+      'PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` ' +
+      "bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` " +
+      'and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.',
     body: described(uploadRequest, UPLOAD_INPUT),
     success: UploadUrl,
     example: {
-      request: { path: 'logos/acme.png', content_type: 'image/png' },
+      request: { path: 'logos/acme.png', content_type: 'image/png', size: 5120 },
       response: {
         path: 'logos/acme.png',
         upload_url: 'https://bucket.s3.amazonaws.com/teams/51/logos/acme.png?X-Amz-Signature=abc123',

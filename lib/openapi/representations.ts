@@ -369,6 +369,12 @@ export const Event = z
           z.union([BrandChanges, ContactFieldChanges, WebhookEndpointChanges, z.null()]),
           'For an update, the former values of the fields that changed; null for a create or a delete.',
         ),
+        omitted: described(
+          z.array(z.string().max(64)).max(64).optional(),
+          `Only on an event that would be over ${Math.round(LIMITS.eventBytes / 1024)} KiB as stored: the former values left ` +
+            'out of it, largest first, as `previous_attributes.<field>` (within the limits, only a contact ' +
+            "field's options changed whole at their largest).",
+        ),
       })
       .strict()
       .meta({ description: 'The resource, and what the change changed.' }),
@@ -585,6 +591,8 @@ export const Limits = z
         sites: quota('sites'),
         pages: quota('pages'),
         webhook_endpoints: quota('webhook endpoints'),
+        uploads: quota('upload URLs (POST /files)'),
+        upload_bytes: quota('bytes of upload URLs (POST /files, each its `size`)'),
       })
       .strict()
       .meta({ description: 'A create beyond a quota is a 422 naming it.' }),

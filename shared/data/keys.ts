@@ -81,6 +81,12 @@ export const webhookSendersKey = (teamId: number) => teamItem(teamId, 'SENDERS')
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
 
+/**
+ * The count of Idempotency-Key records a team wrote on one UTC day (`yyyy-mm-dd`; shared/http/idempotency.ts),
+ * apart from the records' own `IDEMPOTENCY#` prefix.
+ */
+export const idempotencyDayKey = (teamId: number, day: string) => teamItem(teamId, `IDEMPOTENCY_DAY#${day}`);
+
 /** Written in a delete's transaction: the stream's record of a delete holds only the item as it was. */
 export const tombstoneKey = (teamId: number, deletedSk: string) => teamItem(teamId, `TOMBSTONE#${deletedSk}`);
 

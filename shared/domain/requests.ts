@@ -94,6 +94,8 @@ export const uploadRequest = requestBody(
   z.object({
     path: libraryPath('path'),
     content_type: z.string().check(z.maxLength(LIMITS.textLength), z.regex(MIME_TYPE)),
+    /** The file's size in bytes: the upload URL accepts exactly this many. */
+    size: z.int().check(z.minimum(0), z.maximum(LIMITS.uploadFileBytes)),
   }),
   ['upload_url', 'method', 'headers', 'expires_in'],
 );

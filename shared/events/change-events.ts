@@ -1,9 +1,12 @@
 import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
+import { itemSize } from '../data/item-size.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
 import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
+import { LIMITS } from '../limits.ts';
 import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
+import { withLargestOmitted } from './event-size.ts';
 
 type Representation = Record<string, unknown>;
 
@@ -145,7 +148,7 @@ interface EventParts {
 }
 
 function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): ChangeEvent {
-  return {
+  return withinEventBytes({
     id: eventId(parts.teamId, change, ordinal),
     type: parts.type,
     created_at: isoMicros(new Date(change.approximateCreationSeconds * 1000)),
@@ -154,8 +157,21 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
     resource_version: typeof parts.version === 'number' ? parts.version : 0,
     request_id: typeof parts.requestId === 'string' ? parts.requestId : null,
     data: { object: parts.object, previous_attributes: parts.previous },
-  };
+  });
 }
+
+/**
+ * An event as stored is at most LIMITS.eventBytes (its DynamoDB size; the log's key and expiry add under
+ * 200 bytes), so the log never holds an item DynamoDB would refuse and the stream never stops at one. The
+ * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts
+ * computes it); past the bound, the largest former values are left out and named (event-size.ts).
+ */
+export const withinEventBytes = (event: ChangeEvent): ChangeEvent =>
+  withLargestOmitted(
+    event,
+    (fitted) => itemSize(fitted as unknown as Representation) <= LIMITS.eventBytes,
+    'log',
+  );
 
 /** The fields whose values differ, with their former values; undefined when only `updated_at` did. */
 export function previousAttributes(

@@ -31,6 +31,12 @@ export interface ChangeEvent {
     object: Representation;
     /** The changed fields' former values (Stripe's convention); null for a create or a delete. */
     previous_attributes: Representation | null;
+    /**
+     * Only on an event that would pass LIMITS.eventBytes: what it holds without, largest first
+     * (`previous_attributes.options`: that former value is left out). Within the limits only a contact
+     * field's options, changed whole at their largest, come to it.
+     */
+    omitted?: string[];
   };
 }
 

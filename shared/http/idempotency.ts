@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, type TransactItem, tableName } from '../data/dynamo.ts';
-import { idempotencyKey } from '../data/keys.ts';
-import { type GuardedItem, plainItem } from '../data/transactions.ts';
+import { config } from '../config.ts';
+import { type TransactItem, tableName } from '../data/dynamo.ts';
+import { itemSize } from '../data/item-size.ts';
+import { idempotencyDayKey, idempotencyKey } from '../data/keys.ts';
+import { beforeRetry, type GuardedItem, LabelledTransaction, plainItem } from '../data/transactions.ts';
 import { LIMITS } from '../limits.ts';
-import { BadRequestError, ConflictError } from './errors.ts';
+import { BadRequestError, ConflictError, HttpError } from './errors.ts';
 import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
 import type { ApiResponse } from './response.ts';
 
@@ -64,7 +64,8 @@ export function idempotentHandler(
 
 const NO_KEY: IdempotencyScope = { commitsWith: () => () => [], forgetItems: () => [] };
 
-const RETENTION_SECONDS = 24 * 60 * 60;
+const DAY_SECONDS = 24 * 60 * 60;
+const RETENTION_SECONDS = DAY_SECONDS;
 /** Printable ASCII, not only spaces (the OpenAPI document says it too); at most LIMITS.idempotencyKeyLength. */
 export const IDEMPOTENCY_KEY = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
 
@@ -127,12 +128,7 @@ class KeyedRequest implements IdempotencyScope {
   commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[] {
     return (resource) => {
       this.inTransaction = true;
-      return [
-        {
-          item: { Put: this.recordPut(render(resource)) },
-          refused: (old) => new KeyTaken((plainItem(old) ?? {}) as IdempotencyRecord),
-        },
-      ];
+      return this.recordItems(render(resource));
     };
   }
 
@@ -142,18 +138,70 @@ class KeyedRequest implements IdempotencyScope {
     return [{ Delete: { TableName: tableName(), Key: this.key } }];
   }
 
-  /** After the handler: a response not yet in the record (a 4xx) is stored, unless the key was taken. */
+  /**
+   * The record, and the count of the team's records of the day (its own item, so nothing else the
+   * transaction writes is touched twice): the key taken decides first (a replay even on a full day).
+   */
+  private recordItems(response: ApiResponse): GuardedItem[] {
+    return [
+      {
+        item: { Put: this.recordPut(response) },
+        refused: (old) => new KeyTaken((plainItem(old) ?? {}) as IdempotencyRecord),
+      },
+      { item: { Update: this.dayCount() }, refused: () => this.dayFull() },
+    ];
+  }
+
+  /**
+   * After the handler: a response not yet in the record (a 4xx) is stored with the day's count, in one
+   * transaction, unless the key was taken. A 429 (this bound's or the rate limit's) is never stored.
+   */
   async settle(response: ApiResponse): Promise<ApiResponse> {
-    if (this.answered || response.status >= 500) return response;
+    if (this.answered || response.status >= 500 || response.status === 429) return response;
     if (response.status < 300 && this.inTransaction) return response;
-    try {
-      await dynamo().send(new PutCommand(this.recordPut(response)));
-      return response;
-    } catch (error) {
-      const old = (error as ConditionalCheckFailedException).Item;
-      if (!(error instanceof ConditionalCheckFailedException) || !old) throw error;
-      return this.answerFrom(plainItem(old) as IdempotencyRecord);
+    const transaction = new LabelledTransaction().guard(this.recordItems(response));
+    for (let attempt = 1; ; attempt++) {
+      let cancellation: Awaited<ReturnType<LabelledTransaction['commit']>>;
+      try {
+        cancellation = await transaction.commit();
+      } catch (error) {
+        if (error instanceof KeyTaken) return this.answerFrom(error.record);
+        throw error;
+      }
+      if (!cancellation) return response;
+      // Met a concurrent keyed request of the team on the day's count: nothing was written.
+      if (!cancellation.conflicted()) throw cancellation.error;
+      await beforeRetry(attempt, 'Idempotency-Key record');
     }
+  }
+
+  /** One more record of the team today, within the day's bound; the count goes a day after its day. */
+  private dayCount() {
+    const day = new Date(this.now).toISOString().slice(0, 10);
+    const limit = config.quotaDefaults().idempotency_records_per_day;
+    return {
+      TableName: tableName(),
+      Key: idempotencyDayKey(this.teamId, day),
+      UpdateExpression: 'ADD #count :one SET expires_at = :expires',
+      ConditionExpression: `${limit > 0 ? 'attribute_not_exists(#count) OR ' : ''}#count < :limit`,
+      ExpressionAttributeNames: { '#count': 'records' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':limit': limit,
+        ':expires': Math.floor(Date.parse(day) / 1000) + 2 * DAY_SECONDS,
+      },
+    };
+  }
+
+  private dayFull(): HttpError {
+    const limit = config.quotaDefaults().idempotency_records_per_day;
+    const nextDay = (Math.floor(this.now / 1000 / DAY_SECONDS) + 1) * DAY_SECONDS;
+    return new HttpError(
+      429,
+      `The team has used its ${limit} Idempotency-Key records of the day (UTC); retry after Retry-After, or send the request without a key.`,
+      {},
+      { 'Retry-After': String(Math.max(1, nextDay - Math.floor(this.now / 1000))) },
+    );
   }
 
   /** The same body replays the stored response; another body is a conflict. */
@@ -189,9 +237,17 @@ class KeyedRequest implements IdempotencyScope {
         headers: response.headers,
       },
     };
+    const item = { ...this.key, ...record };
+    // The largest answer a create gives within the limits fits (a brand at every limit, 186,011 bytes); a
+    // larger one is a bug of the limits, not the caller's: it fails loudly rather than keep a partial answer.
+    if (itemSize(item) > LIMITS.idempotencyRecordBytes) {
+      throw new Error(
+        `An Idempotency-Key record of ${itemSize(item)} bytes is over LIMITS.idempotencyRecordBytes`,
+      );
+    }
     return {
       TableName: tableName(),
-      Item: { ...this.key, ...record },
+      Item: item,
       // Absent, or past its 24 hours (TTL deletion lags behind).
       ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
       ExpressionAttributeValues: { ':now': nowSeconds },

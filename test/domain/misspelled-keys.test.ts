@@ -38,7 +38,7 @@ const BODIES = [
   ],
   ['contact field update', contactFieldPatchSchema, {}],
   ['auto-configure', autoConfigureRequest, { url: 'https://acme.example' }],
-  ['upload', uploadRequest, { path: 'logos/a.png', content_type: 'image/png' }],
+  ['upload', uploadRequest, { path: 'logos/a.png', content_type: 'image/png', size: 68 }],
 ] as const;
 
 const keysOf = (schema: z.core.$ZodType): BodyKeys => {

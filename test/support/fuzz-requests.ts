@@ -315,6 +315,7 @@ const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
     '',
     `image/${'x'.repeat(300)}`,
   ),
+  size: fc.constantFrom(0, 68, 25 * 1024 * 1024 + 1, 2 ** 53, -1, 1.5, '68', null),
   // auto-configure
   url: refusedUrl,
   // read-only fields echoed back from a GET body
@@ -402,7 +403,8 @@ function baseBody(route: Route): fc.Arbitrary<Record<string, unknown>> {
         type === 'pick_list' ? { ...rest, type, options } : { ...rest, type },
       );
   }
-  if (route.path === '/api/v1/files') return fc.constant({ path: 'fuzz/a.png', content_type: 'image/png' });
+  if (route.path === '/api/v1/files')
+    return fc.constant({ path: 'fuzz/a.png', content_type: 'image/png', size: 68 });
   if (route.fetchesWeb) return fc.constant({ url: 'http://127.0.0.1/' });
   return fc.constant({});
 }
