@@ -5,9 +5,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DeserializeMiddleware } from '@smithy/types';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { dynamo } from '../../shared/data/dynamo.ts';
+import { listEvents } from '../../shared/data/events.ts';
 import { brandKey } from '../../shared/data/keys.ts';
 import { setQuota } from '../../shared/data/quotas.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
@@ -392,9 +393,21 @@ describe('6. public copies no brand names any longer are removed', () => {
   const tags = async (key: string) =>
     (await s3().send(new GetObjectTaggingCommand({ Bucket: config.publicBucket(), Key: key }))).TagSet ?? [];
   /** Runs `write` and hands its stream record to the consumer (events are published nowhere). */
-  async function consumed(teamId: number, brandId: number, write: () => Promise<unknown>) {
+  /**
+   * The write, once the run's own stream consumer has taken it (its event is logged: every record before
+   * it is taken too, so none of them marks or unmarks afterwards), then its record consumed here, where
+   * its S3 calls can be counted.
+   */
+  async function consumed(teamId: number, brandId: number, write: () => Promise<{ headers: Headers }>) {
     const before = await item(teamId, brandId);
-    await write();
+    const requestId = (await write()).headers.get('x-request-id');
+    await vi.waitFor(
+      async () => {
+        const { items } = await listEvents(teamId, {}, { limit: 200 });
+        expect(items.map((event) => event.request_id)).toContain(requestId);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     const result = await consumeRecords([recordOf(before, await item(teamId, brandId))], async () => {});
     expect(result.batchItemFailures).toEqual([]);
   }
