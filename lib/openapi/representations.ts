@@ -370,7 +370,15 @@ export const Event = z
           'For an update, the former values of the fields that changed; null for a create or a delete.',
         ),
         omitted: described(
-          z.array(z.string().max(64)).max(64).optional(),
+          z
+            .array(
+              z
+                .string()
+                .max(64)
+                .regex(/^(?:object|previous_attributes\.[a-z_]+)$/),
+            )
+            .max(64)
+            .optional(),
           `Only on an event that would be over ${Math.round(LIMITS.eventBytes / 1024)} KiB as stored: the former values left ` +
             'out of it, largest first, as `previous_attributes.<field>` (within the limits, only a contact ' +
             "field's options changed whole at their largest).",
