@@ -63,7 +63,7 @@ export const LIMITS = {
    * elements (each costs the parser a few µs), the depth the parser nests them to, the children it moves to close
    * elements left open at the end, and `<!--` with no `-->` after it (each a scan to the end of the page).
    */
-  autoConfigurePageElements: 50_000,
+  autoConfigurePageElements: 30_000,
   autoConfigurePageDepth: 512,
   autoConfigureUnclosedMoves: 1_000_000,
   autoConfigureUnterminatedComments: 16,

@@ -34,13 +34,16 @@ export async function createUploadUrl(
     ContentType: contentType,
     ContentLength: size,
   });
-  await takeUploadQuota(teamId, size);
   // Signed here, without a call to S3: S3 answers the upload to the caller, so the path's rules, checked
   // before (privateObjectKey), are what keeps a caller from an upload URL S3 or a file system would refuse.
-  const uploadUrl = await getSignedUrl(presigner(), command, {
-    expiresIn: UPLOAD_URL_TTL_SECONDS,
-    signableHeaders: new Set(['content-type', 'content-length']),
-  });
+  // Signed while the quota's write is in flight; a refused quota throws, and the URL is never handed out.
+  const [uploadUrl] = await Promise.all([
+    getSignedUrl(presigner(), command, {
+      expiresIn: UPLOAD_URL_TTL_SECONDS,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    }),
+    takeUploadQuota(teamId, size),
+  ]);
   return {
     path,
     upload_url: uploadUrl,

@@ -100,7 +100,7 @@ describe('bounds', () => {
     expect(refusal('<br>'.repeat(LIMITS.autoConfigurePageElements))).toBeNull();
     expect(refusal('<br>'.repeat(LIMITS.autoConfigurePageElements + 1))).toEqual({
       reason: 'too_complex',
-      message: 'page is too complex to read (more than 50,000 elements)',
+      message: 'page is too complex to read (more than 30,000 elements)',
     });
   });
 
