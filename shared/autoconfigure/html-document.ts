@@ -111,28 +111,43 @@ const places = new WeakMap<HTMLElement, Place>();
 const ROOT_PLACE: Place = { foreign: false, chrome: null };
 
 function placeOf(element: HTMLElement): Place {
-  const unplaced: HTMLElement[] = [];
-  let place = ROOT_PLACE;
-  for (let node: HTMLElement | null = element; node?.tagName; node = node.parentNode) {
-    const known = places.get(node);
-    if (known !== undefined) {
-      place = known;
-      break;
-    }
-    unplaced.push(node);
-  }
-  for (const node of unplaced.reverse()) {
+  return inherited(places, element, ROOT_PLACE, (place, node) => {
     const tag = node.tagName.toLowerCase();
     if (place.foreign || FOREIGN_TAGS.has(tag) || node.hasAttribute('hidden')) {
-      place = { foreign: true, chrome: null };
-    } else {
-      // The nearest chrome counts: a header inside a footer is the header.
-      const own = tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
-      if (own !== null && own !== place.chrome) place = { foreign: false, chrome: own };
+      return { foreign: true, chrome: null };
     }
-    places.set(node, place);
+    // The nearest chrome counts: a header inside a footer is the header.
+    const own = tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
+    return own !== null && own !== place.chrome ? { foreign: false, chrome: own } : place;
+  });
+}
+
+/**
+ * A value each element derives from its parent's (`top` above the root), worked out once per element and
+ * kept in `cache`: asked for thousands of elements, a walk up to the root for each would cost elements ×
+ * depth. Walks up only to the nearest element already known, then down, caching each on the way.
+ */
+export function inherited<T>(
+  cache: WeakMap<HTMLElement, T>,
+  element: HTMLElement | null,
+  top: T,
+  derive: (parent: T, node: HTMLElement) => T,
+): T {
+  const unknown: HTMLElement[] = [];
+  let value = top;
+  for (let node = element; node?.tagName; node = node.parentNode) {
+    const known = cache.get(node);
+    if (known !== undefined) {
+      value = known;
+      break;
+    }
+    unknown.push(node);
   }
-  return place;
+  for (const node of unknown.reverse()) {
+    value = derive(value, node);
+    cache.set(node, value);
+  }
+  return value;
 }
 
 function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {

@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { clippedText, fieldText } from './html-document.ts';
+import { clippedText, fieldText, inherited } from './html-document.ts';
 import { isPageRole, withoutPageRole } from './page-role-words.ts';
 import { type Candidate, type Confidence, candidate, type Sourced, type SourceName } from './provenance.ts';
 
@@ -192,19 +192,10 @@ function compact(text: string): string {
 const insideBodyOrSvg = new WeakMap<HTMLElement, boolean>();
 
 function inBodyOrSvg(element: HTMLElement): boolean {
-  const unknown: HTMLElement[] = [];
-  let inside = false;
-  for (let node = element.parentNode; node?.tagName; node = node.parentNode) {
-    const known = insideBodyOrSvg.get(node);
-    if (known !== undefined) {
-      inside = known;
-      break;
-    }
-    unknown.push(node);
-  }
-  for (const node of unknown.reverse()) {
-    inside ||= ['body', 'svg'].includes(node.tagName.toLowerCase());
-    insideBodyOrSvg.set(node, inside);
-  }
-  return inside;
+  return inherited(
+    insideBodyOrSvg,
+    element.parentNode,
+    false,
+    (inside, node) => inside || ['body', 'svg'].includes(node.tagName.toLowerCase()),
+  );
 }
