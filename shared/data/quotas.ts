@@ -33,7 +33,6 @@ export const QUOTA_KINDS = [
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 /** The kinds that count items of the table (`admin migrate` recounts them); the upload kinds count URLs issued. */
 type ItemKind = Exclude<QuotaKind, 'uploads' | 'upload_bytes'>;
-const ITEM_KINDS: readonly ItemKind[] = ['brands', 'contact_fields', 'sites', 'pages', 'webhook_endpoints'];
 
 const NAMES: Record<QuotaKind, string> = {
   brands: 'brands',
@@ -215,10 +214,12 @@ const PREFIXES: Record<ItemKind, string> = {
   pages: `${PAGE_PREFIX}0`,
   webhook_endpoints: `${WEBHOOK_PREFIX}0`,
 };
+const ITEM_KINDS = Object.keys(PREFIXES) as ItemKind[];
 
 /**
  * Counts what every team has of each kind of item and writes the counts (`admin migrate`: tables made
- * before quotas have none); the upload kinds count URLs issued, which nothing else records, and stay. A create or delete racing the count may leave it off by one until the next run.
+ * before quotas have none); the upload kinds count URLs issued, which nothing else records, and stay. A
+ * create or delete racing the count may leave it off by one until the next run.
  * Reads the whole table's team items (a Scan) and one COUNT Query per team and kind: an operator's command.
  */
 export async function recountUsage(): Promise<number> {

@@ -24,7 +24,7 @@ export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
   const requests = new Map<string, DeliveryRequest>();
   const endpointsOfTeam = new Map<number, number>();
   for (const due of shards.flat().sort((a, b) => a.dueAt - b.dueAt)) {
-    const key = `${due.teamId}#${due.endpointId}`;
+    const key = endpointOf(due);
     let request = requests.get(key);
     if (!request) {
       const endpoints = endpointsOfTeam.get(due.teamId) ?? 0;
@@ -38,6 +38,9 @@ export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
   return [...requests.values()];
 }
 
+/** Which endpoint a due delivery is for, as a map key (ids are per team). */
+const endpointOf = (due: DueDelivery) => `${due.teamId}#${due.endpointId}`;
+
 /** A shard's due deliveries, oldest first, at most DELIVERIES_PER_INVOCATION per endpoint. */
 async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> {
   const taken: DueDelivery[] = [];
@@ -46,7 +49,7 @@ async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> 
   for (let page = 0; page < SWEEP_PAGES_PER_SHARD; page++) {
     const { items, next } = await dueDeliveries(shard, nowMs, SWEEP_PAGE_SIZE, start);
     for (const due of items) {
-      const key = `${due.teamId}#${due.endpointId}`;
+      const key = endpointOf(due);
       const count = perEndpoint.get(key) ?? 0;
       if (count >= DELIVERIES_PER_INVOCATION) continue;
       perEndpoint.set(key, count + 1);
