@@ -118,15 +118,15 @@ describe('change events: the table stream', () => {
 });
 
 describe('change events: the event source mapping', () => {
-  it('reads the table stream into the consumer from the oldest record, one batch per shard at a time', () => {
+  it('reads the table stream into the consumer from the oldest record, ten batches of a shard at once (in order per team)', () => {
     const [, mapping] = only(stacks.synth, 'AWS::Lambda::EventSourceMapping');
     const [tableId] = only(stacks.synth, 'AWS::DynamoDB::GlobalTable');
     expect(mapping.Properties).toMatchObject({
       EventSourceArn: getAtt(tableId, 'StreamArn'),
       FunctionName: { Ref: idOf(stacks.synth, stacks.synth.stack.changeEvents.consumer) },
       StartingPosition: 'TRIM_HORIZON',
-      ParallelizationFactor: 1,
-      BatchSize: 10,
+      ParallelizationFactor: 10,
+      BatchSize: 100,
     });
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);

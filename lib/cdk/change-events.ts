@@ -15,21 +15,24 @@ import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
 /**
  * How Lambda reads the stream for the consumer (AWS's recommendations for stream consumers), and the
- * consumer's size. Brand and field changes are made by people and integrations, a few a second at most,
- * and a record of either is one item's two images (NEW_AND_OLD_IMAGES, 800 KB at most).
+ * consumer's size. A record is one item's two images (NEW_AND_OLD_IMAGES, 800 KB at most); the rates the
+ * settings are made for are in docs/webhooks.md ("Scale").
  */
 export const STREAM_CONSUMER = {
   /**
-   * Ten records: one PutEvents call takes ten entries, so a batch is one call to the bus; at these rates a
-   * bigger batch would rarely fill, and a small one keeps a failing batch's retries and splits cheap.
+   * A hundred records: a busy shard (one partition's 1,000 writes a second) is read in batches that carry
+   * a tenth of a second of its writes, made into events with ten PutEvents calls side by side and one
+   * deliverer invocation per endpoint; ten records a batch capped a shard at about 80 a second.
    */
-  batchSize: 10,
+  batchSize: 100,
   /**
-   * One batch per shard at a time: the changes of one item arrive in order. The consumer runs at most
-   * shards × this at once; its share of concurrency (cdk.json `concurrency.streamConsumer`) is how many
-   * shards are read at once: past it, a shard's batch is throttled and retried until the share frees.
+   * Ten batches of a shard at once (Lambda's most): a shard holds many teams' items, and Lambda keeps the
+   * records of one partition key, a team, in order across them, so one team's busy minute holds up no
+   * other team of its shard, and a resource's events keep their order. The consumer runs at most
+   * shards x this at once; its share of concurrency (cdk.json `concurrency.streamConsumer`) is how many
+   * run at once: past it, a batch is throttled and retried until the share frees.
    */
-  parallelizationFactor: 1,
+  parallelizationFactor: 10,
   /** Gathers what a burst (a bulk update) brings, at the cost of a second of delay. */
   maxBatchingWindow: Duration.seconds(1),
   /**
