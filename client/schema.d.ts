@@ -1319,7 +1319,7 @@ export interface components {
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
         ETag: string;
-        /** @description The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters and limit and a new cursor); absent on the last page, and without `limit` but on the events and attempts lists (pages of 200 without it) */
+        /** @description The next page of a paged list, as `<url>; rel="next"`, to follow as given: the URL absolute and the request's own (its scheme, host, stage and path as the caller sent them, e.g. `/api/v1/webhook-endpoints/42/attempts`), with the same filters and limit and a new cursor; absent on the last page, and without `limit` but on the events and attempts lists (pages of 200 without it) */
         Link: string;
         /** @description The caller's rate limit plan (IETF RateLimit header fields): `"<plan>";q=<requests>;w=<seconds>`, counted per token. On every answer to an authenticated request that reaches the API (a 429 of AWS WAF has none) */
         RateLimitPolicy: string;

@@ -37,6 +37,17 @@ type JsonSchema = Record<string, unknown>;
 const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
 
+/**
+ * A `Link` a client can follow as given (it is not a URI template): an absolute http(s) URL whose path, under
+ * `/api/v1/` (after a stage), and query hold only characters a URL holds as they are (so no `{id}` of a
+ * route's template), a `cursor` of the issued form, and `rel="next"`.
+ */
+const PATH_CHAR = "[A-Za-z0-9._~!$&'()*+,;=:@%-]";
+const QUERY_PAIR = "[A-Za-z0-9._~!$'()*+,;:@%/?-]+=[A-Za-z0-9._~!$'()*+,;:@%/?-]*";
+const NEXT_LINK_FORM =
+  `^<https?://[A-Za-z0-9.:\\[\\]-]+(?:/${PATH_CHAR}+)*/api/v1(?:/${PATH_CHAR}+)+` +
+  `\\?(?:${QUERY_PAIR}&)*cursor=${CURSOR_FORM.source.slice(1, -1)}(?:&${QUERY_PAIR})*>; rel="next"$`;
+
 const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
 
 /** An integer's `format`, from the bounds it has: int32 when they fit in 32 bits, else int64. */
@@ -663,10 +674,12 @@ export function buildDocument() {
         },
         Link: {
           description:
-            'The next page of a paged list, as `<url>; rel="next"` (the URL absolute, with the same filters ' +
-            'and limit and a new cursor); absent on the last page, and without `limit` but on the events ' +
-            `and attempts lists (pages of ${LIMITS.listPageSize} without it)`,
-          schema: { type: 'string', pattern: '^<https?://[^>]+>; rel="next"$' },
+            'The next page of a paged list, as `<url>; rel="next"`, to follow as given: the URL absolute and ' +
+            "the request's own (its scheme, host, stage and path as the caller sent them, e.g. " +
+            '`/api/v1/webhook-endpoints/42/attempts`), with the same filters and limit and a new cursor; ' +
+            'absent on the last page, and without `limit` but on the events and attempts lists (pages of ' +
+            `${LIMITS.listPageSize} without it)`,
+          schema: { type: 'string', pattern: NEXT_LINK_FORM },
         },
         RateLimitPolicy: {
           description:

@@ -25,10 +25,12 @@ export interface ApiRequest {
   teamId: number;
   requestId: string;
   method: string;
-  /** The route's path template, e.g. `/api/v1/brands/{id}`. */
+  /** The route's path template, e.g. `/api/v1/brands/{id}`: a name for the route, never a URL to answer. */
   route: string;
   /** What precedes the route in the URL's path: the stage (`/prod`) on an execute-api URL, else empty. */
   basePath: string;
+  /** The path the caller used, after `basePath`: `/api/v1/brands/7`, the template's parameters filled in. */
+  path: string;
   /** Only POST and PUT take a body; other methods ignore one. */
   body: unknown;
   /** Header names in lower case. */
@@ -59,6 +61,19 @@ export function requestBaseUrl(req: Pick<ApiRequest, 'headers' | 'basePath'>): s
   const host = req.headers.host ?? 'localhost';
   return `${proto}://${host}${req.basePath}`;
 }
+
+/**
+ * The URL of the request itself without its query (`https://<host>/<stage>/api/v1/webhook-endpoints/42/attempts`):
+ * what a link to another page of the same resource is built on. Built from the path the caller used, never
+ * from the route's template, whose `{id}` no one can follow. A character a URL's path cannot hold as it
+ * is (were a path handed on decoded) is percent-encoded, so the URL stays one a client can follow.
+ */
+export function requestUrl(req: Pick<ApiRequest, 'headers' | 'basePath' | 'path'>): string {
+  return `${requestBaseUrl(req)}${req.path.replace(NOT_IN_PATH, encodeURIComponent)}`;
+}
+
+/** Anything but a path segment's characters (RFC 3986 pchar), `/` and an escape's `%`. */
+const NOT_IN_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g;
 
 /** A middleware between request parsing and the handler sees the ApiRequest as its event. */
 export type ApiMiddleware = MiddlewareObj<ApiRequest, ApiResponse>;
@@ -201,6 +216,7 @@ const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent
       method: event.httpMethod,
       route: event.resource,
       basePath: basePathOf(event),
+      path: event.path,
       body: parseBody(event),
       headers: lowerCaseKeys(event.headers ?? {}),
       pathParams: dictionary(Object.entries(event.pathParameters ?? {}) as Array<[string, string]>),

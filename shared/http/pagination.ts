@@ -2,13 +2,14 @@ import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { LIMITS } from '../limits.ts';
 import { type CursorScope, decodeCursor, encodeCursor, type Filters, givenFilters } from './cursors.ts';
 import { ValidationError } from './errors.ts';
-import { type ApiRequest, type ApiResponse, ok, requestBaseUrl } from './handler.ts';
+import { type ApiRequest, type ApiResponse, ok, requestUrl } from './handler.ts';
 import type { Dictionary } from './request-data.ts';
 
 /**
  * `limit` and `cursor` of the paged lists (README, "Pagination"): the page a request asks for, and the
- * answer with a `Link: <…>; rel="next"` to the page after it. The next page's URL repeats the filters and
- * the limit, so following it verbatim continues the same walk.
+ * answer with a `Link: <…>; rel="next"` to the page after it. The next page's URL is the request's own
+ * (scheme, host, stage and path as the caller used them) and repeats the filters and the limit, so
+ * following it verbatim continues the same walk.
  */
 export interface Paging<K> {
   scope: CursorScope;
@@ -54,7 +55,8 @@ export function pageResponse<T, K>(
     for (const value of values) query.append(name, value);
   if (limitGiven) query.set('limit', String(options.limit));
   query.set('cursor', encodeCursor(scope, page.next));
-  const next = `${requestBaseUrl(req)}${req.route}?${query}`;
+  // The caller's own path (`…/webhook-endpoints/42/attempts`), not the route's `{id}` template.
+  const next = `${requestUrl(req)}?${query}`;
   return { ...response, headers: { Link: `<${next}>; rel="next"` } };
 }
 

@@ -20,6 +20,9 @@ addFormats.default(ajv);
 // JSON Schema itself (parameters have a boolean `required`), so it is not checked as one.
 ajv.addSchema(document, 'openapi', undefined, false);
 
+/** A Link's value as the document describes it (a URL to follow as given, `rel="next"`). */
+const validLink = ajv.compile({ $ref: 'openapi#/components/headers/Link/schema' });
+
 const templates = Object.keys(document.paths).map((template) => ({
   template,
   pattern: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`),
@@ -80,6 +83,12 @@ export function contractProblems(
   }
   if (response.status === 503 && !response.headers.has('retry-after'))
     problems.push(`${where}: no Retry-After`);
+  const link = response.headers.get('link');
+  if (link !== null && !validLink(link)) {
+    problems.push(
+      `${where}: Link does not match the document: ${link} (${ajv.errorsText(validLink.errors)})`,
+    );
+  }
 
   const media = Object.keys(documented.content ?? {})[0];
   if (!media) {
