@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_RESOURCES } from '../../lib/local/local-api.ts';
 import { provision } from '../../lib/local/services.ts';
 import { startStreamPoller } from '../../lib/local/stream-poller.ts';
+import { configure } from '../../shared/config.ts';
+import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import { consumeRecords } from '../../shared/events/stream-consumer.ts';
+import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
 
 /**
  * What a change event says is true of the change it reports (issue 37, items 1, 3 and 4): the local poller
@@ -97,4 +101,160 @@ describe('the local stream poller restarted', () => {
       ),
     ).toBe(true);
   }, 90_000);
+});
+
+/**
+ * The API writing to a table of its own, whose stream no poller reads until a test has made all its
+ * writes: the records are then processed after every write, as a slow or retried batch is in AWS, so
+ * anything an event took from the table as it is when processed (not from its record) would show.
+ */
+describe('events of writes processed after later writes', () => {
+  const table = `truth-${randomUUID()}`;
+  let api: Awaited<ReturnType<typeof startApi>>;
+
+  beforeAll(async () => {
+    await provision(
+      { dynamodbEndpoint: endpoint, s3Endpoint: process.env.S3_ENDPOINT as string },
+      {
+        ...LOCAL_RESOURCES,
+        tableName: table,
+      },
+    );
+    configure({ ...process.env, TABLE_NAME: table });
+    api = await startApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+    configure(process.env);
+  });
+
+  async function team(): Promise<{ id: number; client: ApiClient }> {
+    const created = await newTeam();
+    return { id: created.teamId, client: apiClient(api.url, created.token) };
+  }
+
+  /** The stream read now, from its start, by the consumer: the team's events, in the log's order. */
+  async function processedEvents(teamId: number, count: number): Promise<ChangeEvent[]> {
+    const events: ChangeEvent[] = [];
+    const poller = startStreamPoller({
+      endpoint,
+      tableName: table,
+      idleMs: 20,
+      consume: (event) =>
+        consumeRecords(event.Records, async (made) => {
+          events.push(...made.filter((one) => one.team_id === teamId));
+        }),
+    });
+    pollers.push(poller);
+    const deadline = Date.now() + 30_000;
+    while (events.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await poller.stop();
+    expect(events.length).toBe(count);
+    const position = (event: ChangeEvent) => event.id.split('_').slice(2, 4).map(BigInt);
+    return events.sort((a, b) => {
+      const [as, aq] = position(a) as [bigint, bigint];
+      const [bs, bq] = position(b) as [bigint, bigint];
+      return as === bs ? Number(aq - bq) : Number(as - bs);
+    });
+  }
+
+  const requestOf = (response: { headers: Headers }) => response.headers.get('x-request-id');
+  const summary = (event: ChangeEvent) => [
+    event.type,
+    event.resource,
+    event.resource_version,
+    event.request_id,
+    event.data.object.is_default,
+    event.data.previous_attributes?.is_default,
+  ];
+
+  it('names the request that moved the default, on both brands, with their versions then', async () => {
+    const { id, client } = await team();
+    const createA = await client.post('/api/v1/brands', { name: 'A', is_default: true });
+    const createB = await client.post('/api/v1/brands', { name: 'B', is_default: true });
+    const a = createA.body.id as number;
+    const b = createB.body.id as number;
+    const put = await client.put(`/api/v1/brands/${a}`, { is_default: true });
+    expect([createA.status, createB.status, put.status]).toEqual([201, 201, 200]);
+
+    const events = await processedEvents(id, 5);
+    const of = (brand: number) => events.filter((event) => event.resource === `brand:${brand}`).map(summary);
+    expect(of(a)).toEqual([
+      ['brand.created', `brand:${a}`, 1, requestOf(createA), true, undefined],
+      // A lost the default to B's create: B's create is the request that changed A.
+      ['brand.updated', `brand:${a}`, 2, requestOf(createB), false, true],
+      ['brand.updated', `brand:${a}`, 3, requestOf(put), true, false],
+    ]);
+    expect(of(b)).toEqual([
+      ['brand.created', `brand:${b}`, 1, requestOf(createB), true, undefined],
+      ['brand.updated', `brand:${b}`, 2, requestOf(put), false, true],
+    ]);
+    // Each brand's last event is what the API answers for it now, at the version its ETag names.
+    for (const brand of [a, b]) {
+      const got = await client.get(`/api/v1/brands/${brand}`);
+      const last = events.filter((event) => event.resource === `brand:${brand}`).at(-1) as ChangeEvent;
+      expect(last.data.object).toEqual(got.body);
+      expect(got.headers.get('etag')).toContain(String(last.resource_version));
+    }
+  });
+
+  it("keeps a write made right after a default switch out of the switch's events", async () => {
+    const { id, client } = await team();
+    const a = (await client.post('/api/v1/brands', { name: 'A', is_default: true })).body.id as number;
+    const b = (await client.post('/api/v1/brands', { name: 'B' })).body.id as number;
+    const move = await client.put(`/api/v1/brands/${b}`, { is_default: true });
+    const laterA = await client.put(`/api/v1/brands/${a}`, { short_description: 'Written after' });
+    const laterB = await client.put(`/api/v1/brands/${b}`, { short_description: 'Also after' });
+    expect([move.status, laterA.status, laterB.status]).toEqual([200, 200, 200]);
+
+    const events = await processedEvents(id, 6);
+    const moved = events.filter((event) => event.data.previous_attributes?.is_default !== undefined);
+    expect(moved.map((event) => [event.resource, event.request_id, event.data.object.is_default])).toEqual(
+      expect.arrayContaining([
+        [`brand:${a}`, requestOf(move), false],
+        [`brand:${b}`, requestOf(move), true],
+      ]),
+    );
+    expect(moved).toHaveLength(2);
+    for (const event of moved) {
+      expect(event.data.object.short_description).toBeNull();
+      expect(event.resource_version).toBe(2);
+    }
+    const later = events.filter((event) => event.data.previous_attributes?.short_description !== undefined);
+    expect(later.map((event) => [event.resource, event.request_id, event.resource_version])).toEqual([
+      [`brand:${a}`, requestOf(laterA), 3],
+      [`brand:${b}`, requestOf(laterB), 3],
+    ]);
+  });
+
+  it('gives each event the time of its write, to the microsecond, in the log as on the bus', async () => {
+    const { id, client } = await team();
+    const created = await client.post('/api/v1/brands', { name: 'Timed' });
+    const brand = created.body.id as number;
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a later second, the same minute mostly
+    const updated = await client.put(`/api/v1/brands/${brand}`, { name: 'Timed again' });
+    const beforeDelete = Date.now();
+    expect((await client.delete(`/api/v1/brands/${brand}`)).status).toBe(200);
+    const afterDelete = Date.now();
+
+    const events = await processedEvents(id, 3);
+    expect(events.map((event) => event.type)).toEqual(['brand.created', 'brand.updated', 'brand.deleted']);
+    const [onCreate, onUpdate, onDelete] = events as [ChangeEvent, ChangeEvent, ChangeEvent];
+    expect(onCreate.created_at).toBe(created.body.updated_at);
+    expect(onUpdate.created_at).toBe(updated.body.updated_at);
+    expect(onCreate.created_at).not.toBe(onUpdate.created_at);
+    const deletedAt = Date.parse(onDelete.created_at);
+    expect(deletedAt).toBeGreaterThanOrEqual(Math.floor(beforeDelete));
+    expect(deletedAt).toBeLessThanOrEqual(afterDelete);
+    // An id's seconds are the write's (DynamoDB Local's own record times are whole minutes).
+    const seconds = (event: ChangeEvent) => Number(event.id.split('_')[2]);
+    expect(events.map(seconds)).toEqual(
+      events.map((event) => Math.floor(Date.parse(event.created_at) / 1000)),
+    );
+    // As the events API answers them.
+    const listed = await client.get('/api/v1/events?limit=10');
+    expect(listed.body.map((event: ChangeEvent) => event.created_at)).toEqual(
+      [...events].reverse().map((event) => event.created_at),
+    );
+  });
 });
