@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { config } from '../../shared/config.ts';
-import { migrateDefaultPointers } from '../../shared/data/brands.ts';
+import { migrateDefaultPointers, stampDefaultBrands } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
 import { createList, getList } from '../../shared/data/lists.ts';
@@ -203,6 +203,7 @@ export async function runCommand(args: Args): Promise<unknown> {
       const restApiId = args.optional('rest-api');
       return {
         default_brand_pointers: await migrateDefaultPointers(),
+        default_brands_stamped: await stampDefaultBrands(),
         teams_recounted: await recountUsage(),
         ...(sets && { plan_set_teams: await sets.write(await teamsByPlan()) }),
         ...(restApiId && { team_api_keys_deleted: await deleteTeamApiKeys(restApiId) }),

@@ -757,6 +757,38 @@ export async function migrateDefaultPointers(): Promise<{ moved: number; dropped
   return counts;
 }
 
+/**
+ * Marks each team's default brand as the default at its version (DEFAULT_AT_VERSION), where it was made
+ * the default before brands said so: its change events then need no read of the pointer. Only a brand
+ * without the mark is written, and not as a new version (nothing a caller sees changes, so no event); a
+ * default moved meanwhile wrote the mark itself. Safe to run again. Returns how many it marked. A Scan.
+ */
+export async function stampDefaultBrands(): Promise<number> {
+  let stamped = 0;
+  for await (const pointer of scanSortKey(defaultBrandKey(0).sk)) {
+    const brandId = pointedId(pointer);
+    if (brandId === undefined) continue;
+    const teamId = Number(String(pointer.pk).slice('TEAM#'.length));
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: brandKey(teamId, brandId),
+          UpdateExpression: 'SET #stated = :true',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#stated)',
+          ExpressionAttributeNames: { '#stated': DEFAULT_AT_VERSION },
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      );
+      stamped++;
+    } catch (error) {
+      // Marked already, or deleted (the pointer names a deleted brand): nothing to do.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return stamped;
+}
+
 /** One team's legacy pointer: moved with its brand marked, or only dropped when it is no longer needed. */
 async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
   const teamId = Number(String(legacy.pk).slice('TEAM#'.length));
