@@ -8,6 +8,7 @@ import { LOCAL_RESOURCES } from '../../lib/local/local-api.ts';
 import { provision } from '../../lib/local/services.ts';
 import { startStreamPoller } from '../../lib/local/stream-poller.ts';
 import { configure } from '../../shared/config.ts';
+import { createBrand, getBrand, getDefaultBrandId, updateBrand } from '../../shared/data/brands.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
@@ -225,6 +226,39 @@ describe('events of writes processed after later writes', () => {
       [`brand:${a}`, requestOf(laterA), 3],
       [`brand:${b}`, requestOf(laterB), 3],
     ]);
+  });
+
+  it("undoes a default move (a failed image copy) with each brand's own event, the default where it was", async () => {
+    const { id } = await team();
+    const a = await createBrand(id, { name: 'A', is_default: true });
+    const b = await createBrand(id, { name: 'B' });
+    const moved = await updateBrand(id, b.id, { is_default: true });
+    expect(await getDefaultBrandId(id)).toBe(b.id);
+    await moved.undo();
+    expect(await getDefaultBrandId(id)).toBe(a.id);
+
+    const events = await processedEvents(id, 6);
+    const of = (brand: number) =>
+      events
+        .filter((event) => event.resource === `brand:${brand}` && event.type === 'brand.updated')
+        .map((event) => [event.resource_version, event.data.object.is_default]);
+    expect(of(a.id)).toEqual([
+      [2, false],
+      [3, true],
+    ]);
+    expect(of(b.id)).toEqual([
+      [2, true],
+      [3, false],
+    ]);
+    // The last events are what the API answers now.
+    for (const brand of [a.id, b.id]) {
+      const now = await getBrand(id, brand);
+      const last = events.filter((event) => event.resource === `brand:${brand}`).at(-1) as ChangeEvent;
+      expect([last.resource_version, last.data.object.is_default]).toEqual([
+        now.version,
+        now.brand.is_default,
+      ]);
+    }
   });
 
   it('gives each event the time of its write, to the microsecond, in the log as on the bus', async () => {
