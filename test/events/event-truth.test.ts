@@ -3,13 +3,19 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_RESOURCES } from '../../lib/local/local-api.ts';
 import { provision } from '../../lib/local/services.ts';
 import { startStreamPoller } from '../../lib/local/stream-poller.ts';
 import { configure } from '../../shared/config.ts';
 import { createBrand, getBrand, getDefaultBrandId, updateBrand } from '../../shared/data/brands.ts';
+import { dynamo, tableName } from '../../shared/data/dynamo.ts';
+import { getEvent, moveEventLogs, putEvents } from '../../shared/data/events.ts';
+import { EVENT_PREFIX, eventsPk, teamPk } from '../../shared/data/keys.ts';
+import { createTeam } from '../../shared/data/teams.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import { eventPosition } from '../../shared/events/event-shape.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
 
@@ -104,6 +110,64 @@ describe('the local stream poller restarted', () => {
   }, 90_000);
 });
 
+describe('the event log', () => {
+  const sampleEvent = (teamId: number, sequence: string): ChangeEvent => ({
+    id: `evt_${teamId}_${Math.floor(Date.now() / 1000)}_${sequence}_0`,
+    type: 'brand.deleted',
+    created_at: new Date().toISOString().replace('Z', '000Z'),
+    team_id: teamId,
+    resource: 'brand:1',
+    resource_version: 1,
+    request_id: null,
+    data: { object: { id: 1 }, previous_attributes: null },
+  });
+  const positionOf = (event: ChangeEvent) => eventPosition(event.id)?.position as string;
+
+  it("is a partition of its own per team, apart from the team's other items", async () => {
+    const team = await createTeam('Own log');
+    const event = sampleEvent(team.id, '11');
+    await putEvents([event]);
+    const at = (pk: string) =>
+      dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: { pk, sk: `${EVENT_PREFIX}${positionOf(event)}` } }),
+      );
+    expect((await at(eventsPk(team.id))).Item?.id).toBe(event.id);
+    expect((await at(teamPk(team.id))).Item).toBeUndefined();
+  });
+
+  it('is moved from where earlier versions kept it by `admin migrate`, once', async () => {
+    const team = await createTeam('Old log');
+    const kept = sampleEvent(team.id, '12');
+    const expiredOne = sampleEvent(team.id, '13');
+    const oldItem = (event: ChangeEvent, expiresAt: number) =>
+      dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            pk: teamPk(team.id),
+            sk: `${EVENT_PREFIX}${positionOf(event)}`,
+            ...event,
+            expires_at: expiresAt,
+          },
+        }),
+      );
+    await oldItem(kept, Math.floor(Date.now() / 1000) + 3600);
+    await oldItem(expiredOne, Math.floor(Date.now() / 1000) - 1);
+    expect(await getEvent(team.id, kept.id)).toBeUndefined(); // not where the API reads
+
+    expect(await moveEventLogs()).toBeGreaterThanOrEqual(1);
+    expect(await getEvent(team.id, kept.id)).toEqual({ event: kept });
+    expect(await getEvent(team.id, expiredOne.id)).toBeUndefined();
+    const old = await dynamo().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: { pk: teamPk(team.id), sk: `${EVENT_PREFIX}${positionOf(kept)}` },
+      }),
+    );
+    expect(old.Item).toBeUndefined();
+  });
+});
+
 /**
  * The API writing to a table of its own, whose stream no poller reads until a test has made all its
  * writes: the records are then processed after every write, as a slow or retried batch is in AWS, so
@@ -128,6 +192,7 @@ describe('events of writes processed after later writes', () => {
     await api?.close();
     configure(process.env);
   });
+  // Last in the file: ids this process reserved from this table's sequences would clash with the run's.
 
   async function team(): Promise<{ id: number; client: ApiClient }> {
     const created = await newTeam();
