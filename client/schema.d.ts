@@ -928,8 +928,8 @@ export interface components {
             type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled";
             /**
              * Format: date-time
-             * @description When the change was written, to the second: ISO 8601 in UTC, with microseconds (always `.000000`).
-             * @example 2026-11-25T09:46:31.000000Z
+             * @description When the change was written: the write's own time, ISO 8601 in UTC with microseconds, as the resource stores it (its `updated_at` after the change; for a delete, when it was deleted). The id's seconds are those of the stream record or of the write, whichever is later.
+             * @example 2026-11-25T09:46:31.123000Z
              */
             created_at: string;
             /**
@@ -941,7 +941,7 @@ export interface components {
             resource: string;
             /**
              * Format: int64
-             * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change does not move it (the brand's own version, as it is when the event is made).
+             * @description The resource's version after the change (for a delete, the version deleted): it counts the writes of the resource itself and is what its ETag names. A resource's events follow its versions: an event whose version is lower than one already applied is stale. A default-brand change writes both brands: each event carries the version it made.
              */
             resource_version: number;
             /** @description The `X-Request-Id` of the API request that made the change; null when there is none to name (a change made with the admin CLI, a webhook endpoint disabled by the API). */
@@ -4218,7 +4218,7 @@ export interface operations {
                      *       {
                      *         "id": "evt_51_1795599992_4200000000000000000002_0",
                      *         "type": "brand.updated",
-                     *         "created_at": "2026-11-25T09:46:32.000000Z",
+                     *         "created_at": "2026-11-25T09:46:32.456000Z",
                      *         "team_id": 51,
                      *         "resource": "brand:7",
                      *         "resource_version": 2,
@@ -4258,7 +4258,7 @@ export interface operations {
                      *       {
                      *         "id": "evt_51_1795599991_4200000000000000000001_0",
                      *         "type": "brand.created",
-                     *         "created_at": "2026-11-25T09:46:31.000000Z",
+                     *         "created_at": "2026-11-25T09:46:31.123000Z",
                      *         "team_id": 51,
                      *         "resource": "brand:7",
                      *         "resource_version": 1,
@@ -4432,7 +4432,7 @@ export interface operations {
                      * @example {
                      *       "id": "evt_51_1795599992_4200000000000000000002_0",
                      *       "type": "brand.updated",
-                     *       "created_at": "2026-11-25T09:46:32.000000Z",
+                     *       "created_at": "2026-11-25T09:46:32.456000Z",
                      *       "team_id": 51,
                      *       "resource": "brand:7",
                      *       "resource_version": 2,

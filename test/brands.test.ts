@@ -528,7 +528,7 @@ describe('the default-brand pointer of a table made by an earlier version', () =
       new UpdateCommand({
         TableName: tableName(),
         Key: { pk: teamPk(teamId), sk: `BRAND#${String(brandId).padStart(12, '0')}` },
-        UpdateExpression: 'SET is_default = :true REMOVE may_be_default',
+        UpdateExpression: 'SET is_default = :true REMOVE may_be_default, default_at_version',
         ExpressionAttributeValues: { ':true': true },
       }),
     );
@@ -556,8 +556,23 @@ describe('the default-brand pointer of a table made by an earlier version', () =
     await legacyDefault(deleted.teamId, gone.id);
     expect((await deleted.client.delete(`${BRANDS}/${gone.id}`)).status).toBe(200);
 
+    // Made the default before brands said whether they are (default_at_version): migrate marks it.
+    const unmarked = await api.caller();
+    const plain = (await unmarked.client.post(BRANDS, { name: 'Unmarked', is_default: true })).body;
+    const plainKey = { pk: teamPk(unmarked.teamId), sk: `BRAND#${String(plain.id).padStart(12, '0')}` };
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: plainKey,
+        UpdateExpression: 'REMOVE default_at_version',
+      }),
+    );
+
     const run = await admin(['migrate'], {});
     expect(run.code).toBe(0);
+    expect(run.json.default_brands_stamped).toBeGreaterThanOrEqual(1);
+    const marked = await dynamo().send(new GetCommand({ TableName: tableName(), Key: plainKey }));
+    expect(marked.Item).toMatchObject({ default_at_version: true, version: 1 }); // no new version
     expect(run.json.default_brand_pointers.moved).toBeGreaterThanOrEqual(1);
     expect(run.json.default_brand_pointers.dropped).toBeGreaterThanOrEqual(2);
     for (const team of [moved, overtaken, deleted]) expect(await legacyPointer(team.teamId)).toBeUndefined();
@@ -571,6 +586,7 @@ describe('the default-brand pointer of a table made by an earlier version', () =
     expect(await getDefaultBrandId(deleted.teamId)).toBeUndefined();
     expect((await admin(['migrate'], {})).json).toMatchObject({
       default_brand_pointers: { moved: 0, dropped: 0 },
+      default_brands_stamped: 0,
     });
   }, 60_000);
 });
@@ -732,11 +748,12 @@ describe('DynamoDB round trips per request', () => {
       'TransactWriteItemsCommand',
     ]);
     const first = (await client.get(BRANDS)).body.find((brand: { name: string }) => brand.name === 'First');
-    // Taking over the default writes the pointer whatever it named: no read first.
+    // Taking over the default also writes the brand that loses it (its change event is its own record):
+    // the first try assumes none, and its failed pointer condition names the loser for the second.
     const second = await callsOf(() =>
       client.post(BRANDS, { name: 'Second', is_default: true, email_address_id: email.id }),
     );
-    expect(second).toEqual(['TransactWriteItemsCommand']);
+    expect(second).toEqual(['TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
     expect(await callsOf(() => client.post(BRANDS, { name: 'Plain', email_address_id: email.id }))).toEqual([
       'TransactWriteItemsCommand',
     ]);

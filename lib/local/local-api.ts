@@ -55,10 +55,14 @@ const LOCAL_EVENT_BUS = 'team-messaging-events';
  * stream to the consumer the stack deploys (the route table's streamConsumer, the same code), which writes
  * the event log and puts events on the EventBridge stand-in. The process must be configured for handlers.
  */
-export function startEventPipeline(config: Pick<LocalConfig, 'dynamodb_endpoint' | 'table_name'>) {
+export function startEventPipeline(
+  config: Pick<LocalConfig, 'dynamodb_endpoint' | 'table_name'>,
+  checkpointPath?: string,
+) {
   return startStreamPoller({
     endpoint: config.dynamodb_endpoint,
     tableName: config.table_name,
+    checkpointPath,
     consume: async (event) =>
       (await load<(event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>>(streamConsumer.handler))(
         event,
@@ -91,6 +95,8 @@ export function startWebhookSweeper(intervalMs = 1000): { stop(): Promise<void> 
 }
 
 export const localConfigPath = (dataDir: string) => join(resolve(dataDir), 'local.json');
+/** Where `npm start`'s stream poller keeps its place in the table's stream (stream-poller.ts). */
+export const streamCheckpointPath = (dataDir: string) => join(resolve(dataDir), 'stream-checkpoint.json');
 
 /** The settings a handler reads (shared/config.ts), pointed at local servers. */
 export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record<string, string> {
@@ -156,7 +162,8 @@ export async function startLocalStack(options: LocalStackOptions) {
       ...handlerEnvironment(base),
       ...(options.interactive && { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN', METRICS: 'off' }),
     });
-    events = startEventPipeline(base);
+    // The poller keeps its place where the table is kept; a table in memory starts empty each time.
+    events = startEventPipeline(base, options.inMemory ? undefined : streamCheckpointPath(dataDir));
     sweeper = startWebhookSweeper();
     const gateway = createGateway(options.interactive ? printAnswered : undefined);
     server = gateway;

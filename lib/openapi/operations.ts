@@ -128,7 +128,7 @@ const eventBrand = { ...brandExample, is_default: false };
 const brandUpdatedEvent = {
   id: 'evt_51_1795599992_4200000000000000000002_0',
   type: 'brand.updated',
-  created_at: '2026-11-25T09:46:32.000000Z',
+  created_at: '2026-11-25T09:46:32.456000Z',
   team_id: 51,
   resource: 'brand:7',
   resource_version: 2,
@@ -141,7 +141,7 @@ const brandUpdatedEvent = {
 const brandCreatedEvent = {
   id: 'evt_51_1795599991_4200000000000000000001_0',
   type: 'brand.created',
-  created_at: '2026-11-25T09:46:31.000000Z',
+  created_at: '2026-11-25T09:46:31.123000Z',
   team_id: 51,
   resource: 'brand:7',
   resource_version: 1,

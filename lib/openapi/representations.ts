@@ -336,8 +336,10 @@ export const Event = z
         '`brand.updated` of each brand whose `is_default` changed.',
     ),
     created_at: described(
-      timestamp.meta({ examples: ['2026-11-25T09:46:31.000000Z'] }),
-      'When the change was written, to the second: ISO 8601 in UTC, with microseconds (always `.000000`).',
+      timestamp.meta({ examples: ['2026-11-25T09:46:31.123000Z'] }),
+      "When the change was written: the write's own time, ISO 8601 in UTC with microseconds, as the " +
+        'resource stores it (its `updated_at` after the change; for a delete, when it was deleted). The ' +
+        "id's seconds are those of the stream record or of the write, whichever is later.",
     ),
     team_id: described(id, "The team whose resource changed: the caller's."),
     resource: described(
@@ -349,8 +351,8 @@ export const Event = z
       z.int().min(0),
       "The resource's version after the change (for a delete, the version deleted): it counts the writes " +
         "of the resource itself and is what its ETag names. A resource's events follow its versions: an " +
-        'event whose version is lower than one already applied is stale. A default-brand change does not ' +
-        "move it (the brand's own version, as it is when the event is made).",
+        'event whose version is lower than one already applied is stale. A default-brand change writes both ' +
+        'brands: each event carries the version it made.',
     ),
     request_id: described(
       z.string().max(36).meta({ format: 'uuid' }).nullable(),

@@ -121,8 +121,14 @@ const LAST_UNLINK_BATCH = 96; // + the brand's delete, the pointer check, the qu
 
 /** Set on a pointer `admin migrate` moved from where older tables kept it; the API's writes drop it. */
 export const MOVED_POINTER = 'moved_by_migration';
-/** Set on a pointer written with the brand it names, created as the default; the next write drops it. */
-export const SET_BY_CREATE = 'set_by_create';
+/**
+ * On a brand item: whether the brand was the default as of that version. Every write that moves the
+ * default writes it on both brands (the one that wins it and the one that loses it, a new version of
+ * each), so each brand's own stream record tells its change event the brand's state at the change
+ * (change-events.ts). The API's reads go by the pointer, which stays the source of truth. Items written
+ * before it existed lack it (`admin migrate` stamps the defaults).
+ */
+export const DEFAULT_AT_VERSION = 'default_at_version';
 
 /** The brand id a pointer item names, if any: possibly a deleted brand's. */
 export const pointedId = (pointer: Record<string, unknown> | undefined): number | undefined =>
@@ -275,13 +281,41 @@ function checkExpected(expected: VersionTag | undefined, current: VersionedBrand
 }
 
 /**
+ * Moves of one team's default made by this process, one at a time. Each move is conditioned on the
+ * pointer naming the brand it takes the default from (so that it can write that brand too), so parallel
+ * moves of one team go one after another whatever this does; queued, a process's own moves do not spend
+ * failed transactions (and write units) on each other. Another process's are settled by the conditions.
+ */
+const defaultMoves = new Map<number, Promise<unknown>>();
+function oneMoveAtATime<T>(teamId: number, move: () => Promise<T>): Promise<T> {
+  const previous = defaultMoves.get(teamId) ?? Promise.resolve();
+  const result = previous.then(move, move);
+  const settled = result.catch(() => {});
+  defaultMoves.set(teamId, settled);
+  void settled.then(() => {
+    if (defaultMoves.get(teamId) === settled) defaultMoves.delete(teamId);
+  });
+  return result;
+}
+
+/**
  * Creates a brand in one transaction with its identity checks and `extraItems` (an idempotency record's
- * completion). As the default it also sets the pointer, whatever it named before.
+ * completion). As the default it also moves the pointer to it, and writes the brand that loses it.
  */
 export async function createBrand(
   teamId: number,
   input: NewBrand,
   extraItems: (brand: Brand) => GuardedItem[] = () => [],
+): Promise<Brand> {
+  return input.is_default
+    ? oneMoveAtATime(teamId, () => writeNewBrand(teamId, input, extraItems))
+    : writeNewBrand(teamId, input, extraItems);
+}
+
+async function writeNewBrand(
+  teamId: number,
+  input: NewBrand,
+  extraItems: (brand: Brand) => GuardedItem[],
 ): Promise<Brand> {
   const now = nowIso();
   const id = await nextId('brand');
@@ -297,6 +331,9 @@ export async function createBrand(
   );
   const { is_default, ...stored } = shaped;
   const brand = withImages(shaped, renderedImage);
+  // Most teams' first default replaces none: assumed, and corrected by the pointer's failed condition.
+  let loser: Loser = { id: undefined, exists: true };
+  let overtaken = 0;
   for (let attempt = 1; ; attempt++) {
     const transaction = new LabelledTransaction().add('brand', {
       Put: {
@@ -307,12 +344,12 @@ export async function createBrand(
           ...stored,
           ...requestStamp(),
           version: 1,
-          ...(is_default && { may_be_default: true }),
+          ...(is_default && { may_be_default: true, [DEFAULT_AT_VERSION]: true }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
-    if (is_default) transaction.add('pointer', pointerPut(teamId, id, false, { [SET_BY_CREATE]: true }));
+    if (is_default) addDefaultMove(transaction, teamId, id, loser, now);
     takeQuota(transaction, teamId, 'brands');
     addIdentityChecks(transaction, teamId, brand);
     transaction.guard(extraItems(brand));
@@ -320,9 +357,81 @@ export async function createBrand(
     if (!cancellation) return brand;
     throwIfQuotaReached(cancellation, 'brands');
     throwIfIdentityRefused(cancellation);
+    const learned = is_default ? learnedLoser(cancellation, loser) : undefined;
+    if (learned) {
+      // Retried at once with what it learned: the default the first try assumed none of, one another
+      // request moved meanwhile (it made progress: no attempt of ours lost, up to MAX_DEFAULT_MOVES), or
+      // a loser that is gone.
+      if (learned.exists && ++overtaken <= MAX_DEFAULT_MOVES) attempt--;
+      loser = learned;
+      await beforeRetry(attempt, 'brand', true);
+      continue;
+    }
     if (!cancellation.conflicted()) throw cancellation.error;
     await beforeRetry(attempt, 'brand');
   }
+}
+
+/**
+ * How many times one write may find the default moved by others since it learned where it was: each time
+ * another request's move succeeded, so moves make progress; past this many it counts as a conflict.
+ */
+const MAX_DEFAULT_MOVES = 200;
+
+/**
+ * The brand that loses the default to a new one: the pointer's brand, if it names one, and whether it
+ * still exists (a pointer to a deleted brand names none that can lose anything).
+ */
+interface Loser {
+  id: number | undefined;
+  exists: boolean;
+}
+
+/**
+ * The default moves to `winnerId` from `loser`: the pointer, on condition that it still names the loser
+ * (a create first assumes no default; a failed condition tells it which), and the loser written as no
+ * longer the default, as a new version made by this request. So the loser's own stream record carries the
+ * change, its request and its state then, which its `brand.updated` event reports (change-events.ts).
+ */
+function addDefaultMove(
+  transaction: LabelledTransaction,
+  teamId: number,
+  winnerId: number,
+  loser: Loser,
+  now: string,
+): void {
+  transaction.add('pointer', {
+    Put: {
+      TableName: tableName(),
+      Item: { ...defaultBrandKey(teamId), brand_id: winnerId },
+      ...(loser.id === undefined
+        ? { ConditionExpression: 'attribute_not_exists(brand_id)' }
+        : { ConditionExpression: 'brand_id = :loser', ExpressionAttributeValues: { ':loser': loser.id } }),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  });
+  if (loser.id === undefined || !loser.exists) return;
+  const update = brandUpdate({ [DEFAULT_AT_VERSION]: false }, now);
+  transaction.add('loser', {
+    Update: {
+      TableName: tableName(),
+      Key: brandKey(teamId, loser.id),
+      ...update,
+      ConditionExpression: 'attribute_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  });
+}
+
+/** What a default move's failed conditions taught: the pointer names another brand, or the loser is gone. */
+function learnedLoser(cancellation: Cancellation, loser: Loser): Loser | undefined {
+  if (cancellation.conditionFailed('pointer')) {
+    return { id: pointedId(cancellation.oldItem('pointer')), exists: true };
+  }
+  if (cancellation.conditionFailed('loser') && !cancellation.oldItem('loser')) {
+    return { id: loser.id, exists: false };
+  }
+  return undefined;
 }
 
 /**
@@ -349,7 +458,8 @@ export async function updateBrand(
     const updated = await updateInPlace(teamId, brandId, fields, expected);
     if (updated) return updated;
   }
-  return updateInTransaction(teamId, brandId, fields, changes.is_default, expected);
+  const write = () => updateInTransaction(teamId, brandId, fields, changes.is_default, expected);
+  return changes.is_default === true ? oneMoveAtATime(teamId, write) : write();
 }
 
 /**
@@ -403,16 +513,22 @@ async function updateInTransaction(
   makeDefault: boolean | undefined,
   expected: VersionTag | undefined,
 ): Promise<BrandUpdate> {
+  const deletedLosers = new Set<number>();
+  let overtaken = 0;
+  let read: Awaited<ReturnType<typeof readBrandAndPointer>> | undefined;
   for (let attempt = 1; ; attempt++) {
-    // Read again on every attempt: what a failed condition returned is stale after the back-off.
-    const read = await readBrandAndPointer(teamId, brandId);
+    // Read again after a back-off: what a failed condition returned is stale by then.
+    read ??= await readBrandAndPointer(teamId, brandId);
     if (!read.item) return throwMissing('BRAND', 'Brand', brandId);
     const current = fromItem(read.item, read.defaultId);
     const version = read.item.version as number;
     checkExpected(expected, { brand: current, version });
     const now = nowIso();
     const isDefault = makeDefault ?? current.is_default;
-    const update = brandUpdate({ ...fields, ...(isDefault && { may_be_default: true }) }, now);
+    const update = brandUpdate(
+      { ...fields, [DEFAULT_AT_VERSION]: isDefault, ...(isDefault && { may_be_default: true }) },
+      now,
+    );
     const transaction = new LabelledTransaction().add('brand', {
       Update: {
         TableName: tableName(),
@@ -423,14 +539,22 @@ async function updateInTransaction(
       },
     });
     // The pointer's item, when it is written, also holds what was read of it for an If-Match.
-    if (isDefault && !current.is_default) transaction.add('pointer', pointerPut(teamId, brandId, !!expected));
+    const loser = {
+      id: read.defaultId,
+      exists: read.defaultId !== undefined && !deletedLosers.has(read.defaultId),
+    };
+    const moves = isDefault && !current.is_default;
+    if (moves) addDefaultMove(transaction, teamId, brandId, loser, now);
     else if (!isDefault && current.is_default) transaction.add('pointer', pointerDelete(teamId, brandId));
     else if (expected) transaction.add('pointer', pointerIs(teamId, brandId, current.is_default));
     addIdentityChecks(transaction, teamId, fields);
     const cancellation = await transaction.commit();
     if (!cancellation) {
-      const item = read.item;
-      const pointer = isDefault === current.is_default ? undefined : { before: read.defaultId, isDefault };
+      const { item } = read;
+      const pointer =
+        isDefault === current.is_default
+          ? undefined
+          : { before: read.defaultId, isDefault, loserWritten: isDefault && loser.exists };
       return {
         brand: withImages({ ...current, ...fields, is_default: isDefault, updated_at: now }, renderedImage),
         version: version + 1,
@@ -438,6 +562,20 @@ async function updateInTransaction(
       };
     }
     throwIfIdentityRefused(cancellation);
+    // Only the default's move failed (another request moved it, or its loser is gone): the brand as read
+    // still holds, and the failure told what the pointer names now. Anything else: back off, read again.
+    const learned =
+      moves && !cancellation.conditionFailed('brand') ? learnedLoser(cancellation, loser) : undefined;
+    if (learned) {
+      if (!learned.exists && learned.id !== undefined) deletedLosers.add(learned.id);
+      read = { ...read, defaultId: learned.id };
+      // Retried at once with what it learned: another request moved the default (it made progress, so
+      // this is no attempt of ours lost, up to MAX_DEFAULT_MOVES), or the loser is gone.
+      if (learned.exists && ++overtaken <= MAX_DEFAULT_MOVES) attempt--;
+      await beforeRetry(attempt, 'brand', true);
+      continue;
+    }
+    read = undefined;
     await beforeRetry(attempt, 'brand');
   }
 }
@@ -454,9 +592,12 @@ async function restoreBrand(
   previous: Record<string, unknown>,
   fields: string[],
   written: number,
-  pointer?: { before: number | undefined; isDefault: boolean },
+  pointer?: { before: number | undefined; isDefault: boolean; loserWritten: boolean },
 ): Promise<void> {
-  const restored = Object.fromEntries(fields.map((field) => [field, previous[field] ?? null]));
+  const restored: Record<string, unknown> = Object.fromEntries(
+    fields.map((field) => [field, previous[field] ?? null]),
+  );
+  if (pointer) restored[DEFAULT_AT_VERSION] = !pointer.isDefault;
   const update = brandUpdate(restored, previous.updated_at as string);
   const transaction = new LabelledTransaction().add('brand', {
     Update: {
@@ -475,6 +616,18 @@ async function restoreBrand(
         ? pointerDelete(teamId, brandId)
         : pointerPutIfNames(teamId, brandId, pointer.before),
     );
+    // The brand that lost the default to the write has it back, as a new version (its own record says so).
+    if (pointer.before !== undefined && pointer.loserWritten) {
+      const regained = brandUpdate({ [DEFAULT_AT_VERSION]: true }, nowIso());
+      transaction.add('loser', {
+        Update: {
+          TableName: tableName(),
+          Key: brandKey(teamId, pointer.before),
+          ...regained,
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      });
+    }
   } else if (pointer) {
     transaction.add('pointer', pointerPut(teamId, brandId, true));
   }
@@ -604,6 +757,38 @@ export async function migrateDefaultPointers(): Promise<{ moved: number; dropped
   return counts;
 }
 
+/**
+ * Marks each team's default brand as the default at its version (DEFAULT_AT_VERSION), where it was made
+ * the default before brands said so: its change events then need no read of the pointer. Only a brand
+ * without the mark is written, and not as a new version (nothing a caller sees changes, so no event); a
+ * default moved meanwhile wrote the mark itself. Safe to run again. Returns how many it marked. A Scan.
+ */
+export async function stampDefaultBrands(): Promise<number> {
+  let stamped = 0;
+  for await (const pointer of scanSortKey(defaultBrandKey(0).sk)) {
+    const brandId = pointedId(pointer);
+    if (brandId === undefined) continue;
+    const teamId = Number(String(pointer.pk).slice('TEAM#'.length));
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: brandKey(teamId, brandId),
+          UpdateExpression: 'SET #stated = :true',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#stated)',
+          ExpressionAttributeNames: { '#stated': DEFAULT_AT_VERSION },
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      );
+      stamped++;
+    } catch (error) {
+      // Marked already, or deleted (the pointer names a deleted brand): nothing to do.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return stamped;
+}
+
 /** One team's legacy pointer: moved with its brand marked, or only dropped when it is no longer needed. */
 async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
   const teamId = Number(String(legacy.pk).slice('TEAM#'.length));
@@ -626,7 +811,7 @@ async function movePointer(legacy: Record<string, unknown>): Promise<boolean> {
         Update: {
           TableName: tableName(),
           Key: brandKey(teamId, brandId),
-          UpdateExpression: 'SET may_be_default = :true REMOVE is_default',
+          UpdateExpression: `SET may_be_default = :true, ${DEFAULT_AT_VERSION} = :true REMOVE is_default`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true },
         },
@@ -704,16 +889,11 @@ function brandDelete(teamId: number, brandId: number, unlinked: number, version?
  * Names the brand as the default, whatever the pointer named before: the last writer wins; `ifNotYet`
  * also requires that it did not name the brand already (an If-Match read it so).
  */
-function pointerPut(
-  teamId: number,
-  brandId: number,
-  ifNotYet = false,
-  marks: Record<string, boolean> = {},
-): TransactItem {
+function pointerPut(teamId: number, brandId: number, ifNotYet = false): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...defaultBrandKey(teamId), brand_id: brandId, ...marks },
+      Item: { ...defaultBrandKey(teamId), brand_id: brandId },
       ...(ifNotYet && {
         ConditionExpression: 'attribute_not_exists(brand_id) OR brand_id <> :brand',
         ExpressionAttributeValues: { ':brand': brandId },

@@ -1,11 +1,14 @@
-import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
-import { EVENT_PREFIX, teamPk } from './keys.ts';
+import { scanSortKey } from './items.ts';
+import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';
 
 /**
- * The event log: one item per event under its team, `EVENT#<seconds>#<sequence>#<ordinal>`, so a Query
+ * The event log: one item per event in its team's log partition (`EVENTS#<team>`, apart from the team's
+ * other items: DynamoDB gives a partition 1,000 write units a second, and a team's changes and their events
+ * would otherwise share them), `EVENT#<seconds>#<sequence>#<ordinal>`, so a Query
  * read backwards is newest first and the events of one item keep the stream's order. Kept 30 days (TTL);
  * DynamoDB deletes expired items within days, so reads also filter on the expiry. Writing an event again
  * (a redelivered stream record) rewrites the same item: the log never holds an event twice.
@@ -27,7 +30,7 @@ export interface EventFilters {
 
 /** The sort key of an event, and whether an id names one of this team's (the id names its team). */
 const eventKey = (teamId: number, position: string) => ({
-  pk: teamPk(teamId),
+  pk: eventsPk(teamId),
   sk: `${EVENT_PREFIX}${position}`,
 });
 
@@ -83,7 +86,7 @@ export async function listEvents(
     after === undefined ? undefined : eventKey(teamId, after);
   const conditions = ['#expires > :now'];
   const values: Record<string, unknown> = {
-    ':pk': teamPk(teamId),
+    ':pk': eventsPk(teamId),
     ':prefix': EVENT_PREFIX,
     ':now': Math.floor(Date.now() / 1000),
   };
@@ -124,6 +127,45 @@ export async function listEvents(
   const items = events.slice(0, limit);
   const last = items[items.length - 1] as ChangeEvent;
   return { items, next: (eventPosition(last.id) as { position: string }).position };
+}
+
+/**
+ * Moves each team's events from where earlier versions kept them (under `TEAM#<team>`) to its log partition,
+ * each in a transaction of its own (the copy, and the old item's delete), so that a run stopped anywhere
+ * leaves every event in one place or the other, and the next run goes on; events expired meanwhile are only
+ * deleted. Returns how many it moved. Reads every team (a Scan) and its old events (a Query each).
+ */
+export async function moveEventLogs(): Promise<number> {
+  let moved = 0;
+  for await (const team of scanSortKey('TEAM', 'id')) {
+    const teamId = team.id as number;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': EVENT_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const old = { pk: item.pk, sk: item.sk };
+        const remove = { Delete: { TableName: tableName(), Key: old } };
+        await dynamo().send(
+          new TransactWriteCommand({
+            TransactItems: expired(item)
+              ? [remove]
+              : [{ Put: { TableName: tableName(), Item: { ...item, pk: eventsPk(teamId) } } }, remove],
+          }),
+        );
+        if (!expired(item)) moved++;
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
+  return moved;
 }
 
 const expired = (item: Record<string, unknown>): boolean =>

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError, NotFoundError } from '../http/errors.ts';
 import { currentRequestId } from '../request-context.ts';
-import { dynamo, ID_INDEX, type TransactItem, tableName } from './dynamo.ts';
+import { dynamo, ID_INDEX, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { tombstoneKey } from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -93,7 +93,7 @@ const TOMBSTONE_SECONDS = 2 * 24 * 60 * 60;
 
 /**
  * The transaction item that records which request deletes the item at `key` (tombstoneKey), when a request
- * does: the delete's change event reads it. None for the admin CLI.
+ * does, and when: the delete's change event reads it. None for the admin CLI.
  */
 export function deletionStamp(key: { pk: string; sk: string }, teamId: number): TransactItem[] {
   const requestId = currentRequestId();
@@ -106,6 +106,8 @@ export function deletionStamp(key: { pk: string; sk: string }, teamId: number): 
         Item: {
           ...tombstoneKey(teamId, key.sk),
           request_id: requestId,
+          // The delete's time: its change event's (a delete's record has only the item as it was).
+          deleted_at: nowIso(),
           [TABLE_SCHEMA.ttlAttribute]: expiresAt,
         },
       },

@@ -12,7 +12,6 @@
  *   TEAM#<team>          PAGE#<page, 12 digits>                    a CMS page
  *   TEAM#<team>          IDENTITY#<identity, 12 digits>            a sender identity
  *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
- *   TEAM#<team>          EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts)
  *   TEAM#<team>          TOMBSTONE#<the deleted item's sk>         the request that deleted a brand or field
  *                                                                  (TTL): its change event names it
  *   TEAM#<team>          WEBHOOK#<endpoint, 12 digits>             a webhook endpoint with its secrets
@@ -22,6 +21,9 @@
  *   TEAM#<team>          ATTEMPT#<endpoint>#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
  *   TEAM#<team>          SENDERS                                   which of the team's endpoints a deliverer
  *                                                                  is sending to now (webhook-senders.ts)
+ *   EVENTS#<team>        EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts): a partition
+ *                                                                  of its own, so the log's writes do not take
+ *                                                                  the team's partition's write units
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
  *                                                                  team's rate limit plan
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
@@ -35,6 +37,8 @@
 export const padId = (id: number): string => String(id).padStart(12, '0');
 
 export const teamPk = (teamId: number): string => `TEAM#${teamId}`;
+/** A team's event log, apart from its other items (`admin migrate` moves logs kept under `TEAM#`). */
+export const eventsPk = (teamId: number): string => `EVENTS#${teamId}`;
 
 const teamItem = (teamId: number, sk: string) => ({ pk: teamPk(teamId), sk });
 

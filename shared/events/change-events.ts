@@ -1,4 +1,4 @@
-import { brandOfItem, MOVED_POINTER, SET_BY_CREATE } from '../data/brands.ts';
+import { brandOfItem, DEFAULT_AT_VERSION } from '../data/brands.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { itemSize } from '../data/item-size.ts';
@@ -14,27 +14,40 @@ type Representation = Record<string, unknown>;
  * Change events from the table's own stream (change data capture): a stream record holds an item before
  * and after one write, exactly once per write and in order per item, and a write that changes nothing, a
  * refused write or an idempotent replay writes no record. So nothing is added to the request path, and the
- * admin CLI's changes are caught too. One record gives at most two events (a default-brand change names
- * the brand that lost it and the one that won it).
+ * admin CLI's changes are caught too. One record gives at most one event, and all it says comes from the
+ * record (a delete's request and time from its tombstone, written with it and never changed): never from
+ * an item read when the record is processed, which may hold a later write. A default moving between
+ * brands writes both brands (brands.ts), so each brand's own record reports its side of the move; the
+ * pointer's record makes none.
  */
 /** One stream record as the consumer reads it. */
 export interface ItemChange {
   /** The record's position in its shard: increasing, and the same on every delivery of the record. */
   sequenceNumber: string;
-  /** When the stream recorded the write, in epoch seconds (the finest time a stream record gives). */
+  /**
+   * When the stream recorded the write, in epoch seconds: the finest time a stream record gives, and
+   * DynamoDB Local gives it to the minute only. An event's time is the write's own (eventTime).
+   */
   approximateCreationSeconds: number;
   oldImage?: Record<string, unknown>;
   newImage?: Record<string, unknown>;
 }
 
 /**
- * What an event needs beyond its record: the default pointer and a brand's item now (to render brands),
- * and the request a delete's tombstone names (a delete's record holds only the item as it was).
+ * What an event needs beyond its record: the request and time a delete's tombstone names (a delete's
+ * record holds only the item as it was), and, for a brand item written before brands carried whether they
+ * are the default (DEFAULT_AT_VERSION: until `admin migrate` stamps it), what the pointer names now.
  */
 export interface ChangeLookups {
   defaultBrandId(teamId: number): Promise<number | undefined>;
-  brandItem(teamId: number, brandId: number): Promise<Record<string, unknown> | undefined>;
-  deletedBy(teamId: number, sk: string): Promise<string | undefined>;
+  deletion(teamId: number, sk: string): Promise<Deletion | undefined>;
+}
+
+/** What a tombstone says of a delete (items.ts deletionStamp); the admin CLI's deletes leave none. */
+export interface Deletion {
+  requestId?: string;
+  /** When the delete was made (ISO 8601, microseconds). */
+  at?: string;
 }
 
 const DEFAULT_POINTER_SK = `${BRAND_PREFIX}DEFAULT`;
@@ -47,73 +60,81 @@ export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups)
   const sk = typeof image?.sk === 'string' ? image.sk : '';
   const teamId = teamOf(image?.pk);
   if (teamId === undefined) return [];
-  if (sk === DEFAULT_POINTER_SK) return defaultChangeEvents(change, teamId, lookups);
+  // A default moved: each brand's own record of the move makes its event.
+  if (sk === DEFAULT_POINTER_SK) return [];
   const webhook = WEBHOOK_SK.exec(sk);
   if (webhook) return endpointDisabledEvents(change, teamId, Number(webhook[1]));
   const entity = ENTITY_SK.exec(sk);
   if (!entity) return [];
   const kind = entity[1] === 'BRAND' ? 'brand' : 'contact_field';
   const id = Number(entity[2]);
-  let render: (item: Record<string, unknown>) => Representation = contactFieldOfItem;
-  if (kind === 'brand') {
-    const isDefault = (await lookups.defaultBrandId(teamId)) === id;
-    render = (item) => brandOfItem(item, isDefault) as unknown as Representation;
-  }
-  const event = (type: EventType, item: Record<string, unknown>, previous: Representation | null) =>
-    changeEvent(change, 0, {
-      type,
-      teamId,
-      resource: `${kind === 'brand' ? 'brand' : 'contact_field'}:${id}`,
-      version: item.version,
-      requestId: item.request_id,
-      object: render(item),
-      previous,
-    });
+  const render = async (item: Record<string, unknown>): Promise<Representation> =>
+    kind === 'brand'
+      ? (brandOfItem(item, await wasDefault(item, teamId, id, lookups)) as unknown as Representation)
+      : contactFieldOfItem(item);
+  const resource = `${kind}:${id}`;
   const { oldImage, newImage } = change;
-  if (!oldImage && newImage) return [event(`${kind}.created`, newImage, null)];
+  if (!oldImage && newImage) {
+    return [
+      changeEvent(change, 0, {
+        type: `${kind}.created`,
+        teamId,
+        resource,
+        version: newImage.version,
+        requestId: newImage.request_id,
+        object: await render(newImage),
+        previous: null,
+        writtenAt: newImage.updated_at ?? newImage.created_at,
+      }),
+    ];
+  }
   if (oldImage && !newImage) {
-    const requestId = await lookups.deletedBy(teamId, sk);
-    return [event(`${kind}.deleted`, { ...oldImage, request_id: requestId }, null)];
+    const deletion = await lookups.deletion(teamId, sk);
+    return [
+      changeEvent(change, 0, {
+        type: `${kind}.deleted`,
+        teamId,
+        resource,
+        version: oldImage.version,
+        requestId: deletion?.requestId,
+        object: await render(oldImage),
+        previous: null,
+        writtenAt: deletion?.at,
+      }),
+    ];
   }
   if (!oldImage || !newImage) return [];
-  const previous = previousAttributes(render(oldImage), render(newImage));
-  return previous ? [event(`${kind}.updated`, newImage, previous)] : [];
+  const previous = previousAttributes(await render(oldImage), await render(newImage));
+  if (!previous) return [];
+  return [
+    changeEvent(change, 0, {
+      type: `${kind}.updated`,
+      teamId,
+      resource,
+      version: newImage.version,
+      requestId: newImage.request_id,
+      object: await render(newImage),
+      previous,
+      writtenAt: newImage.updated_at,
+    }),
+  ];
 }
 
 /**
- * The pointer moved: `brand.updated` of the brand that lost the default and of the one that won it, each
- * as it is now. A brand created as the default (the pointer written with it says so) already said so in its
- * `brand.created`; a
- * pointer `admin migrate` moved changed no default.
+ * Whether a brand was the default as of this image of its item: what the item says (DEFAULT_AT_VERSION).
+ * An item written before brands said so and that the pointer may ever have named asks the pointer now
+ * (the consumer's one read of the table, gone once `admin migrate` has stamped the defaults).
  */
-async function defaultChangeEvents(
-  change: ItemChange,
+async function wasDefault(
+  item: Record<string, unknown>,
   teamId: number,
+  id: number,
   lookups: ChangeLookups,
-): Promise<ChangeEvent[]> {
-  const before = pointed(change.oldImage);
-  const after = pointed(change.newImage);
-  if (before === after || change.newImage?.[MOVED_POINTER] === true) return [];
-  const moves: Array<[number, boolean]> = [];
-  if (before !== undefined) moves.push([before, false]);
-  if (after !== undefined) moves.push([after, true]);
-  const events: ChangeEvent[] = [];
-  for (const [brandId, isDefault] of moves) {
-    const item = await lookups.brandItem(teamId, brandId);
-    if (!item || (isDefault && change.newImage?.[SET_BY_CREATE] === true)) continue;
-    events.push(
-      changeEvent(change, events.length, {
-        type: 'brand.updated',
-        teamId,
-        resource: `brand:${brandId}`,
-        version: item.version,
-        requestId: item.request_id,
-        object: brandOfItem(item, isDefault) as unknown as Representation,
-        previous: { is_default: !isDefault },
-      }),
-    );
-  }
-  return events;
+): Promise<boolean> {
+  const stated = item[DEFAULT_AT_VERSION];
+  if (typeof stated === 'boolean') return stated;
+  if (item.may_be_default !== true && item.is_default !== true) return false;
+  return (await lookups.defaultBrandId(teamId)) === id;
 }
 
 /**
@@ -133,6 +154,7 @@ function endpointDisabledEvents(change: ItemChange, teamId: number, id: number):
       requestId: null,
       object: webhookEndpointView(webhookEndpointOfItem(newImage)),
       previous: { disabled: false, disabled_reason: null },
+      writtenAt: newImage.updated_at,
     }),
   ];
 }
@@ -145,13 +167,36 @@ interface EventParts {
   requestId: unknown;
   object: Representation;
   previous: Representation | null;
+  /** The write's own time, as the write stored it (`updated_at`, a tombstone's `deleted_at`), if it did. */
+  writtenAt: unknown;
+}
+
+/**
+ * An event's time: the write's own, to the microsecond, as the API stamps times (a stream record's time is
+ * whole seconds in AWS and whole minutes in DynamoDB Local); the record's time when the write stored none
+ * (the admin CLI's delete). Its id holds whole seconds: the later of the record's and the write's, so it is
+ * the same on every delivery of the record and never before the record's own second. A resource's ids
+ * keep their order (ties go by sequence number) unless two writes of one item raced across a second's
+ * turn, the later committed carrying the earlier-taken time.
+ */
+export function eventTime(change: ItemChange, writtenAt: unknown): { createdAt: string; seconds: number } {
+  const written = typeof writtenAt === 'string' ? Date.parse(writtenAt) : Number.NaN;
+  if (Number.isNaN(written)) {
+    const seconds = change.approximateCreationSeconds;
+    return { createdAt: isoMicros(new Date(seconds * 1000)), seconds };
+  }
+  return {
+    createdAt: writtenAt as string,
+    seconds: Math.max(change.approximateCreationSeconds, Math.floor(written / 1000)),
+  };
 }
 
 function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): ChangeEvent {
+  const time = eventTime(change, parts.writtenAt);
   return withinEventBytes({
-    id: eventId(parts.teamId, change, ordinal),
+    id: eventId(parts.teamId, { ...change, approximateCreationSeconds: time.seconds }, ordinal),
     type: parts.type,
-    created_at: isoMicros(new Date(change.approximateCreationSeconds * 1000)),
+    created_at: time.createdAt,
     team_id: parts.teamId,
     resource: parts.resource,
     resource_version: typeof parts.version === 'number' ? parts.version : 0,
@@ -190,6 +235,3 @@ function teamOf(pk: unknown): number | undefined {
   const match = typeof pk === 'string' ? /^TEAM#(\d+)$/.exec(pk) : null;
   return match ? Number(match[1]) : undefined;
 }
-
-const pointed = (item: Record<string, unknown> | undefined): number | undefined =>
-  typeof item?.brand_id === 'number' ? item.brand_id : undefined;

@@ -5,7 +5,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { pointedId } from '../data/brands.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
-import { brandKey, defaultBrandKey, tombstoneKey } from '../data/keys.ts';
+import { defaultBrandKey, tombstoneKey } from '../data/keys.ts';
 import { imageReferencesOf, settleImageReferences } from '../files/orphaned-images.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
@@ -67,7 +67,10 @@ export function itemChangeOf(record: DynamoDBRecord): ItemChange {
 
 const sequenceOf = (record: DynamoDBRecord): string => record.dynamodb?.SequenceNumber ?? '0';
 
-/** The default pointer, brand items and tombstones, read once per batch (strongly consistent). */
+/**
+ * The tombstones of deletes (written with the delete and never changed), and the default pointer for brand
+ * items older than DEFAULT_AT_VERSION (change-events.ts): read once per batch, strongly consistent.
+ */
 function batchLookups(): ChangeLookups {
   const reads = new Map<string, Promise<Record<string, unknown> | undefined>>();
   const read = (key: { pk: string; sk: string }) => {
@@ -81,12 +84,12 @@ function batchLookups(): ChangeLookups {
     }
     return item;
   };
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     defaultBrandId: async (teamId) => pointedId(await read(defaultBrandKey(teamId))),
-    brandItem: (teamId, brandId) => read(brandKey(teamId, brandId)),
-    deletedBy: async (teamId, sk) => {
-      const requestId = (await read(tombstoneKey(teamId, sk)))?.request_id;
-      return typeof requestId === 'string' ? requestId : undefined;
+    deletion: async (teamId, sk) => {
+      const tombstone = await read(tombstoneKey(teamId, sk));
+      return tombstone && { requestId: text(tombstone.request_id), at: text(tombstone.deleted_at) };
     },
   };
 }

@@ -40,18 +40,21 @@ const change = (images: Pick<ItemChange, 'oldImage' | 'newImage'>): ItemChange =
   ...images,
 });
 
-function lookups(defaultId: number | undefined, brands: Record<number, Record<string, unknown>> = {}) {
+/** The pointer, asked only of items older than `default_at_version`; a tombstone for every delete. */
+function lookups(defaultId: number | undefined) {
   return {
     defaultBrandId: async () => defaultId,
-    brandItem: async (_team: number, id: number) => brands[id],
-    deletedBy: async (_team: number, sk: string) => `deleted ${sk}`,
+    deletion: async (_team: number, sk: string) => ({
+      requestId: `deleted ${sk}`,
+      at: '2026-11-26T12:30:05.123456Z',
+    }),
   } satisfies ChangeLookups;
 }
 
 describe('change events of brands', () => {
   it('makes brand.created with the brand as the API answers it, its version and request', async () => {
-    const item = brandItem(5, { request_id: 'req-1', primary_color: '#123456' });
-    const [event, ...more] = await eventsOfChange(change({ newImage: item }), lookups(5));
+    const item = brandItem(5, { request_id: 'req-1', primary_color: '#123456', default_at_version: true });
+    const [event, ...more] = await eventsOfChange(change({ newImage: item }), lookups(undefined));
     expect(more).toEqual([]);
     expect(event).toMatchObject({
       type: 'brand.created',
@@ -59,7 +62,7 @@ describe('change events of brands', () => {
       resource: 'brand:5',
       resource_version: 1,
       request_id: 'req-1',
-      created_at: '2026-11-18T11:06:40.000000Z', // 1,795,000,000 s
+      created_at: '2026-11-26T10:00:00.000000Z', // the write's time, not the record's (1,795,000,000 s)
       data: { previous_attributes: null },
     });
     expect(event?.data.object).toMatchObject({
@@ -84,55 +87,70 @@ describe('change events of brands', () => {
     });
     expect(event?.data.object).toMatchObject({ name: 'Acme 2', is_default: false });
 
-    const touched = brandItem(5, {
-      version: 4,
-      updated_at: '2026-11-26T11:00:00.000000Z',
-      may_be_default: true,
-    });
+    const touched = brandItem(5, { version: 4, updated_at: '2026-11-26T11:00:00.000000Z', tags: [] });
     expect(await eventsOfChange(change({ oldImage: before, newImage: touched }), lookups(5))).toEqual([]);
   });
 
-  it('makes brand.deleted with the brand as it last was', async () => {
-    const [event] = await eventsOfChange(change({ oldImage: brandItem(5, { version: 2 }) }), lookups(5));
+  it('renders a brand as its item says it was (default or not), asking the pointer only of older items', async () => {
+    const stated = brandItem(5, { may_be_default: true, default_at_version: false });
+    const [statedEvent] = await eventsOfChange(change({ newImage: stated }), lookups(5));
+    expect(statedEvent?.data.object.is_default).toBe(false);
+    const older = brandItem(5, { may_be_default: true });
+    const [olderEvent] = await eventsOfChange(change({ newImage: older }), lookups(5));
+    expect(olderEvent?.data.object.is_default).toBe(true);
+    const never = brandItem(5);
+    const [neverEvent] = await eventsOfChange(change({ newImage: never }), lookups(5));
+    expect(neverEvent?.data.object.is_default).toBe(false);
+  });
+
+  it('makes brand.deleted with the brand as it last was, the request and time of its tombstone', async () => {
+    const last = brandItem(5, { version: 2, default_at_version: true, request_id: 'req-earlier' });
+    const [event] = await eventsOfChange(change({ oldImage: last }), lookups(undefined));
     expect(event).toMatchObject({
       type: 'brand.deleted',
       resource_version: 2,
+      request_id: 'deleted BRAND#000000000005',
+      created_at: '2026-11-26T12:30:05.123456Z',
       data: { previous_attributes: null },
     });
+    expect(event?.id).toBe(`evt_7_${Date.parse('2026-11-26T12:30:05Z') / 1000}_42_0`);
     expect(event?.data.object).toMatchObject({ id: 5, is_default: true });
   });
 
-  it('makes a default change a brand.updated of the brand that lost it and of the one that won it', async () => {
-    const brands = { 5: brandItem(5, { version: 2 }), 6: brandItem(6, { version: 3, request_id: 'req-9' }) };
-    const events = await eventsOfChange(
-      change({ oldImage: pointer(5), newImage: pointer(6) }),
-      lookups(6, brands),
-    );
-    expect(events.map((event) => [event.resource, event.data.previous_attributes])).toEqual([
-      ['brand:5', { is_default: true }],
-      ['brand:6', { is_default: false }],
+  it("makes a default move each brand's own brand.updated, from its record; the pointer's record none", async () => {
+    const at = '2026-11-26T11:00:00.000000Z';
+    const lost = change({
+      oldImage: brandItem(5, { version: 2, default_at_version: true, request_id: 'req-1' }),
+      newImage: brandItem(5, { version: 3, default_at_version: false, request_id: 'req-9', updated_at: at }),
+    });
+    const won = change({
+      oldImage: brandItem(6, { version: 3, request_id: 'req-2' }),
+      newImage: brandItem(6, { version: 4, default_at_version: true, request_id: 'req-9', updated_at: at }),
+    });
+    // The pointer names neither any longer: what each record says is what counts.
+    const events = [...(await eventsOfChange(lost, lookups(8))), ...(await eventsOfChange(won, lookups(8)))];
+    expect(
+      events.map((event) => [
+        event.resource,
+        event.resource_version,
+        event.request_id,
+        event.data.object.is_default,
+        event.data.previous_attributes,
+      ]),
+    ).toEqual([
+      ['brand:5', 3, 'req-9', false, { is_default: true, updated_at: '2026-11-26T10:00:00.000000Z' }],
+      ['brand:6', 4, 'req-9', true, { is_default: false, updated_at: '2026-11-26T10:00:00.000000Z' }],
     ]);
-    expect(events.map((event) => event.data.object.is_default)).toEqual([false, true]);
-    expect(new Set(events.map((event) => event.id)).size).toBe(2);
+    expect(await eventsOfChange(change({ oldImage: pointer(5), newImage: pointer(6) }), lookups(6))).toEqual(
+      [],
+    );
+    expect(await eventsOfChange(change({ newImage: pointer(6) }), lookups(6))).toEqual([]);
   });
 
-  it('makes no default event for a brand created as the default (its brand.created says so) or one deleted', async () => {
-    // Written again before the pointer's record is read: its version no longer says it was just created.
-    const created = { 6: brandItem(6, { version: 2 }) };
-    const withCreate = { ...pointer(6), set_by_create: true };
-    expect(await eventsOfChange(change({ newImage: withCreate }), lookups(6, created))).toEqual([]);
-    const moved = await eventsOfChange(
-      change({ oldImage: pointer(5), newImage: withCreate }),
-      lookups(6, { 5: brandItem(5, { version: 2 }), ...created }),
-    );
-    expect(moved.map((event) => event.resource)).toEqual(['brand:5']);
-    // `admin migrate` moving a table's pointer to its new place changes no default.
-    const migrated = { ...pointer(5), moved_by_migration: true };
-    expect(
-      await eventsOfChange(change({ newImage: migrated }), lookups(5, { 5: brandItem(5, { version: 4 }) })),
-    ).toEqual([]);
-    // The default brand deleted: the pointer goes with it, and the brand is gone.
-    expect(await eventsOfChange(change({ oldImage: pointer(5) }), lookups(undefined))).toEqual([]);
+  it('makes no event of `admin migrate` stamping a default brand it moved the pointer of', async () => {
+    const legacy = brandItem(5, { version: 4, is_default: true });
+    const migrated = brandItem(5, { version: 4, may_be_default: true, default_at_version: true });
+    expect(await eventsOfChange(change({ oldImage: legacy, newImage: migrated }), lookups(5))).toEqual([]);
   });
 });
 
@@ -143,6 +161,11 @@ describe('change events of contact fields', () => {
     const [created] = await eventsOfChange(change({ newImage: before }), lookups(undefined));
     const [updated] = await eventsOfChange(change({ oldImage: before, newImage: after }), lookups(undefined));
     const [deleted] = await eventsOfChange(change({ oldImage: after }), lookups(undefined));
+    expect([created?.created_at, updated?.created_at, deleted?.created_at]).toEqual([
+      '2026-11-26T10:00:00.000000Z',
+      '2026-11-26T12:00:00.000000Z',
+      '2026-11-26T12:30:05.123456Z',
+    ]);
     expect([created?.type, updated?.type, deleted?.type]).toEqual([
       'contact_field.created',
       'contact_field.updated',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBrand, updateBrand } from '../../shared/data/brands.ts';
 import { dynamo, isoMicros, tableName } from '../../shared/data/dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
-import { EVENT_PREFIX, teamPk } from '../../shared/data/keys.ts';
+import { EVENT_PREFIX, eventsPk } from '../../shared/data/keys.ts';
 import { type ChangeEvent, EVENT_TYPES, eventId, eventPosition } from '../../shared/events/event-shape.ts';
 import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
@@ -320,7 +320,7 @@ describe('GET /api/v1/events', () => {
       new PutCommand({
         TableName: tableName(),
         Item: {
-          pk: teamPk(teamId),
+          pk: eventsPk(teamId),
           sk: `${EVENT_PREFIX}${position}`,
           ...(kept as ChangeEvent),
           id: expiredId,
