@@ -9,6 +9,7 @@ import { RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type ApiClient, type Caller, useApi } from '../support/api.ts';
 import { eventsOf } from '../support/events.ts';
+import { roundTrips } from '../support/round-trips.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
@@ -236,6 +237,12 @@ describe("a webhook delivery's state", () => {
         .map((e) => e.id),
     );
     const newestFirst = events.map((event) => event.id);
+
+    // A page is one read of the endpoint, one Query and one BatchGetItem of its events' types (the items
+    // do not name them today), however many deliveries it has: no read per item.
+    const page = await roundTrips(() => client.get(`${deliveriesPath(endpointId)}?limit=5`));
+    expect(page.result.body).toHaveLength(names.length);
+    expect(page.calls.sort()).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'QueryCommand']);
 
     const all = await walk(client, deliveriesPath(endpointId), 'limit=2');
     expect(all.items.map((d) => d.event_id)).toEqual(newestFirst);
