@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
@@ -638,7 +639,9 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'Each event delivered to the endpoint, once (however many tries it took): pending with its next ' +
       'try, being sent, succeeded, or given up. `status` keeps those of one state (`status=failed`: what ' +
-      '`recover` would send again). In pages: at most `limit` (1 to ' +
+      '`recover` would send again); one request reads at most ' +
+      `${DELIVERY_READ_BUDGET.toLocaleString('en-US')} of the endpoint's deliveries, so a filtered page may ` +
+      'hold fewer than `limit`, or none, while a `Link` reads on. In pages: at most `limit` (1 to ' +
       `${LIMITS.listPageSize}), and ${LIMITS.listPageSize} without it. ${PAGED_REST} Deliveries are kept ` +
       'as long as their events (30 days); the attempts list has each try.',
     query: deliveriesQuery,

@@ -535,6 +535,7 @@ import * as lib from '@aws-sdk/lib-dynamodb';
 import type { DeliveryState } from '../domain/delivery-states.ts';
 import type * as pagination from '../domain/pagination.ts';
 import * as eventShape from '../events/event-shape.ts';
+import * as limits from '../limits.ts';
 import * as table from './dynamo.ts';
 import { eventTypesOf } from './events.ts';
 import * as layout from './keys.ts';
@@ -563,22 +564,29 @@ export interface EventDeliveryView extends DeliveryView {
 export const isDeliveryPosition = (value: unknown): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= 200;
 
-/** What each state is in the item (a claim whose lease has not ended is a try in flight), with its values. */
+/**
+ * What each state is in the item, with its values: a try is in flight while its claim's lease lasts (the
+ * item `sending`, or `pending` as deliverers claimed it before); a `sending` whose lease ran out (its
+ * deliverer died) is due again: pending.
+ */
 function stateFilter(
   state: DeliveryState,
   nowMs: number,
 ): { condition: string; values: Record<string, unknown> } {
-  const leased = { ':pending': 'pending', ':nowMs': nowMs };
+  const claimed = { ':pending': 'pending', ':sending': 'sending', ':nowMs': nowMs };
   if (state === 'sending') {
     return {
-      condition: '(#status = :sending OR (#status = :pending AND lease_until > :nowMs))',
-      values: { ...leased, ':sending': 'sending' },
+      condition:
+        '((#status IN (:sending, :pending) AND lease_until > :nowMs) OR ' +
+        '(#status = :sending AND attribute_not_exists(lease_until)))',
+      values: claimed,
     };
   }
   if (state === 'pending') {
     return {
-      condition: '(#status = :pending AND NOT (attribute_exists(lease_until) AND lease_until > :nowMs))',
-      values: leased,
+      condition:
+        '((#status = :pending AND NOT lease_until > :nowMs) OR (#status = :sending AND lease_until <= :nowMs))',
+      values: claimed,
     };
   }
   return { condition: '#status = :state', values: { ':state': state } };
@@ -587,6 +595,8 @@ function stateFilter(
 /** How much more each further Query page reads than the one before (a filter that matches few). */
 const DELIVERY_READ_GROWTH = 8;
 const DELIVERY_MAX_READ = 1000;
+/** The deliveries one request reads at most (a few Query pages), rather than an endpoint's 30 days. */
+export const DELIVERY_READ_BUDGET = limits.LIMITS.deliveriesReadPerRequest;
 
 /**
  * An endpoint's deliveries, newest event first, a page at a time, of one state when `state` is given (a
@@ -615,6 +625,7 @@ export async function listEndpointDeliveries(
   let startKey: Record<string, unknown> | undefined =
     after === undefined ? undefined : { pk, sk: `${skPrefix}${after}` };
   let readLimit = limit + 1;
+  let read = 0;
   do {
     const page = await table.dynamo().send(
       new lib.QueryCommand({
@@ -632,13 +643,15 @@ export async function listEndpointDeliveries(
       }),
     );
     items.push(...(page.Items ?? []));
+    read += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
-    readLimit = Math.min(readLimit * DELIVERY_READ_GROWTH, DELIVERY_MAX_READ);
-  } while (items.length <= limit && startKey !== undefined);
+    readLimit = Math.min(readLimit * DELIVERY_READ_GROWTH, DELIVERY_MAX_READ, DELIVERY_READ_BUDGET - read);
+  } while (items.length <= limit && startKey !== undefined && readLimit > 0);
   const pageItems = items.slice(0, limit);
   const views = await withEventTypes(teamId, pageItems, nowMs);
-  if (items.length <= limit) return { items: views };
-  const last = pageItems[pageItems.length - 1] as Record<string, unknown>;
+  // More than a page matched: the next starts after its last item; the budget ran out: after the last read.
+  const last = items.length > limit ? pageItems[pageItems.length - 1] : startKey;
+  if (last === undefined) return { items: views };
   return { items: views, next: (last.sk as string).slice(skPrefix.length) };
 }
 
@@ -695,23 +708,27 @@ async function withEventTypes(
 const isoOrNull = (ms: unknown): string | null =>
   typeof ms === 'number' && Number.isFinite(ms) ? table.isoMicros(new Date(ms)) : null;
 
-/** A stored delivery as the API shows it at `nowMs`. */
+/** A stored delivery as the API shows it at `nowMs` (the states as stateFilter reads them). */
 function deliveryView(item: Record<string, unknown>, nowMs: number, eventType: string): DeliveryView {
   const stored = item.status as string;
-  const leased = typeof item.lease_until === 'number' && item.lease_until > nowMs;
+  const lease = typeof item.lease_until === 'number' ? item.lease_until : undefined;
+  const leased = lease !== undefined && lease > nowMs;
+  // A `sending` whose lease ran out is due again from when it ran out (the sweep finds it then).
+  const stale = stored === 'sending' && lease !== undefined && !leased;
   const status: DeliveryState =
-    stored === 'sending' || (stored === 'pending' && leased)
+    (stored === 'sending' && !stale) || (stored === 'pending' && leased)
       ? 'sending'
       : stored === 'succeeded' || stored === 'failed'
         ? stored
         : 'pending';
   const finished = status === 'succeeded' || status === 'failed';
+  const due = stale ? Math.max(lease, Number(item.next_try_at ?? 0)) : item.next_try_at;
   return {
     event_id: item.event_id as string,
     event_type: eventType,
     status,
     tries: (item.tries as number | undefined) ?? 0,
-    next_try_at: status === 'pending' ? isoOrNull(item.next_try_at) : null,
+    next_try_at: status === 'pending' ? isoOrNull(due) : null,
     last_attempt_at: isoOrNull(item.last_attempt_at),
     finished_at: finished ? isoOrNull(item.settled_at) : null,
   };

@@ -1,8 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo, isoMicros, tableName } from '../../shared/data/dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
 import { type ChangeEvent, eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
@@ -265,42 +266,95 @@ describe("a webhook delivery's state", () => {
     expect(mixed.status).toBe(400);
   });
 
-  it('shows what a delivery item says of itself: its type, a try in flight, the last try', async () => {
-    // The attributes a deliverer may write (status `sending`, `event_type`, `last_attempt_at`), read as
-    // they are, without the event log.
+  it('reads a delivery item as deliverers write it: its type, a claim in flight or run out, the last try', async () => {
+    // Items as a deliverer may write them (status `sending` with a lease, `event_type`, `last_attempt_at`),
+    // or as it did before (`pending` with a live lease: a try in flight), read without the event log.
     const { client, endpointId, teamId } = await subscribed(['brand.updated']);
     const seconds = Math.floor(Date.now() / 1000);
-    const eventId = `evt_${teamId}_${seconds}_1000001_0`;
-    const lastTry = Date.now() - 5_000;
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...deliveryKey(teamId, endpointId, eventPosition(eventId)?.position as string),
-          team_id: teamId,
-          endpoint_id: endpointId,
-          event_id: eventId,
-          event_type: 'brand.updated',
-          status: 'sending',
-          tries: 2,
-          next_try_at: lastTry,
-          last_attempt_at: lastTry,
-          settled_at: lastTry - 60_000,
-          expires_at: seconds + EVENT_RETENTION_SECONDS,
-        },
-      }),
-    );
-    expect(await deliveriesOf(client, endpointId)).toEqual([
+    const now = Date.now();
+    const lastTry = now - 5_000;
+    const stored = async (sequence: number, attributes: Record<string, unknown>) => {
+      const eventId = `evt_${teamId}_${seconds}_${sequence}_0`;
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...deliveryKey(teamId, endpointId, eventPosition(eventId)?.position as string),
+            team_id: teamId,
+            endpoint_id: endpointId,
+            event_id: eventId,
+            event_type: 'brand.updated',
+            tries: 2,
+            next_try_at: lastTry,
+            last_attempt_at: lastTry,
+            settled_at: lastTry - 60_000,
+            expires_at: seconds + EVENT_RETENTION_SECONDS,
+            ...attributes,
+          },
+        }),
+      );
+      return eventId;
+    };
+    const inFlight = await stored(1_000_003, { status: 'sending', lease_until: now + 60_000 });
+    const leaseRanOut = now - 1_000;
+    const orphaned = await stored(1_000_002, { status: 'sending', lease_until: leaseRanOut });
+    const claimedBefore = await stored(1_000_001, { status: 'pending', lease_until: now + 60_000 });
+    const common = { event_type: 'brand.updated', tries: 2, last_attempt_at: isoMicros(new Date(lastTry)) };
+    const expected = [
+      { event_id: inFlight, ...common, status: 'sending', next_try_at: null, finished_at: null },
       {
-        event_id: eventId,
-        event_type: 'brand.updated',
-        status: 'sending',
-        tries: 2,
-        next_try_at: null,
-        last_attempt_at: isoMicros(new Date(lastTry)),
+        event_id: orphaned,
+        ...common,
+        status: 'pending',
+        // Due again once its lease ran out (its deliverer died): the sweep sends it.
+        next_try_at: isoMicros(new Date(leaseRanOut)),
         finished_at: null,
       },
-    ]);
+      { event_id: claimedBefore, ...common, status: 'sending', next_try_at: null, finished_at: null },
+    ];
+    expect(await deliveriesOf(client, endpointId)).toEqual(expected);
+    expect(await deliveriesOf(client, endpointId, '?status=sending')).toEqual([expected[0], expected[2]]);
+    expect(await deliveriesOf(client, endpointId, '?status=pending')).toEqual([expected[1]]);
+  });
+
+  it('a filter that matches few of many deliveries reads a bounded share per request, and a Link reads on', async () => {
+    // More deliveries than one request reads, all succeeded but the oldest, which failed (written as a
+    // deliverer writes them, with their type, so that the event log is not read).
+    const { client, endpointId, teamId } = await subscribed(['brand.updated']);
+    const count = DELIVERY_READ_BUDGET + 100;
+    const seconds = Math.floor(Date.now() / 1000);
+    const items = Array.from({ length: count }, (_, i) => {
+      const eventId = `evt_${teamId}_${seconds}_${1_000_000 + i}_0`;
+      return {
+        ...deliveryKey(teamId, endpointId, eventPosition(eventId)?.position as string),
+        team_id: teamId,
+        endpoint_id: endpointId,
+        event_id: eventId,
+        event_type: 'brand.updated',
+        status: i === 0 ? 'failed' : 'succeeded',
+        tries: 1,
+        next_try_at: Date.now(),
+        settled_at: Date.now(),
+        expires_at: seconds + EVENT_RETENTION_SECONDS,
+      };
+    });
+    for (let start = 0; start < count; start += 25) {
+      let batch: unknown[] = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+      while (batch.length > 0) {
+        const { UnprocessedItems } = await dynamo().send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: batch as never } }),
+        );
+        batch = UnprocessedItems?.[tableName()] ?? [];
+      }
+    }
+    const first = await roundTrips(() => client.get(`${deliveriesPath(endpointId)}?status=failed`));
+    expect(first.result.status).toBe(200);
+    expect(first.result.body).toEqual([]);
+    expect(first.result.headers.get('link')).toMatch(/status=failed/);
+    expect(first.calls.filter((call) => call === 'QueryCommand').length).toBeLessThanOrEqual(3);
+    const walked = await walk(client, deliveriesPath(endpointId), 'status=failed');
+    expect(walked.items.map((d) => [d.event_id, d.status])).toEqual([[items[0]?.event_id, 'failed']]);
+    expect(walked.links).toHaveLength(1);
   });
 
   it('another team’s endpoint or event is a 403, none a 404, a status not one of the four a 422', async () => {
