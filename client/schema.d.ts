@@ -270,6 +270,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event's delivery to each webhook endpoint, and where it stands
+         * @description One item per endpoint of the team's that the event was delivered to (subscribed to its type when it happened, or sent it by `redeliver`), by endpoint id: pending with its next try, being sent, succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
+         */
+        get: operations["listEventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -374,6 +394,26 @@ export interface paths {
          * @description Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Tries are kept as long as their events (30 days), and only the newest 1,000 per endpoint: older ones are deleted.
          */
         get: operations["listWebhookEndpointAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's deliveries and where each stands, newest event first
+         * @description Each event delivered to the endpoint, once (however many tries it took): pending with its next try, being sent, succeeded, or given up. `status` keeps those of one state (`status=failed`: what `recover` would send again); one request reads at most 2,000 of the endpoint's deliveries, so a filtered page may hold fewer than `limit`, or none, while a `Link` reads on. In pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Deliveries are kept as long as their events (30 days); the attempts list has each try.
+         */
+        get: operations["listWebhookEndpointDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -956,6 +996,37 @@ export interface components {
                 omitted?: string[];
             };
         };
+        /** @description The event's delivery to one endpoint: where it stands, its tries and the next one. */
+        EventDelivery: {
+            /**
+             * Format: int64
+             * @description The webhook endpoint it is delivered to.
+             */
+            endpoint_id: number;
+            /** @description The event delivered (its `id`, which each try carries as `webhook-id`). */
+            event_id: string;
+            /**
+             * @description The event's `type`.
+             * @enum {string}
+             */
+            event_type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled";
+            /**
+             * @description `pending`: due at `next_try_at` (the first try, or a retry after a failed one); `sending`: a try is in flight; `succeeded`: the endpoint answered 2xx; `failed`: given up (the retry schedule ran out, or the endpoint was disabled or deleted): `recover` or `redeliver` sends it again.
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "succeeded" | "failed";
+            /**
+             * Format: int64
+             * @description Tries made so far, the one in flight included (a redelivery or a recovery starts again from 0).
+             */
+            tries: number;
+            /** @description When the next try is due, while `pending` (ISO 8601 in UTC, with microseconds); otherwise null. */
+            next_try_at: string | null;
+            /** @description When the last try ended (ISO 8601 in UTC, with microseconds); null before the first, or when it was not recorded: the attempts list has each try. */
+            last_attempt_at: string | null;
+            /** @description When it succeeded or was given up (ISO 8601 in UTC, with microseconds); null while `pending` or `sending`. */
+            finished_at: string | null;
+        };
         /** @description The team's quotas with their usage, and the caller's rate limit. */
         Limits: {
             /** @description A create beyond a quota is a 422 naming it. */
@@ -1211,6 +1282,32 @@ export interface components {
             response: string;
             /** @description Whether the endpoint answered 2xx within 15 s: the delivery is done. */
             succeeded: boolean;
+        };
+        /** @description An event's delivery to the endpoint: where it stands, its tries and the next one. */
+        WebhookDelivery: {
+            /** @description The event delivered (its `id`, which each try carries as `webhook-id`). */
+            event_id: string;
+            /**
+             * @description The event's `type`.
+             * @enum {string}
+             */
+            event_type: "brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled";
+            /**
+             * @description `pending`: due at `next_try_at` (the first try, or a retry after a failed one); `sending`: a try is in flight; `succeeded`: the endpoint answered 2xx; `failed`: given up (the retry schedule ran out, or the endpoint was disabled or deleted): `recover` or `redeliver` sends it again.
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "succeeded" | "failed";
+            /**
+             * Format: int64
+             * @description Tries made so far, the one in flight included (a redelivery or a recovery starts again from 0).
+             */
+            tries: number;
+            /** @description When the next try is due, while `pending` (ISO 8601 in UTC, with microseconds); otherwise null. */
+            next_try_at: string | null;
+            /** @description When the last try ended (ISO 8601 in UTC, with microseconds); null before the first, or when it was not recorded: the attempts list has each try. */
+            last_attempt_at: string | null;
+            /** @description When it succeeded or was given up (ISO 8601 in UTC, with microseconds); null while `pending` or `sending`. */
+            finished_at: string | null;
         };
         /** @description Where the team's events of the types it names are delivered, signed (its secret is shown only when it is made or rotated). */
         WebhookEndpoint: {
@@ -4595,6 +4692,167 @@ export interface operations {
             };
         };
     };
+    listEventDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id` (another team's is a 403, an unknown one a 404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "endpoint_id": 12,
+                     *         "event_id": "evt_51_1795599991_4200000000000000000001_0",
+                     *         "event_type": "brand.created",
+                     *         "status": "succeeded",
+                     *         "tries": 1,
+                     *         "next_try_at": null,
+                     *         "last_attempt_at": "2026-11-25T09:46:35.123000Z",
+                     *         "finished_at": "2026-11-25T09:46:35.123000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["EventDelivery"][];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
     redeliverEvent: {
         parameters: {
             query?: never;
@@ -5913,6 +6171,193 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["WebhookAttempt"][];
+                };
+            };
+            /** @description Malformed request: JSON, nesting, encoding, headers */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No token, or not a valid one */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Another team's resource */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Over the team's rate limit plan (GET `/api/v1/limits` tells it) or the stage's; retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description An unexpected failure (a bug): quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A dependency is unavailable, or the route's share of Lambda concurrency is full; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The request ran out of time */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+        };
+    };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
+                status?: ("pending" | "sending" | "succeeded" | "failed")[];
+                /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
+                "status[]"?: ("pending" | "sending" | "succeeded" | "failed")[];
+                /** @description At most this many items (1 to 200); without it, 200. */
+                limit?: number[];
+                /** @description At most this many items (1 to 200); without it, 200. */
+                "limit[]"?: number[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                cursor?: string[];
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
+                "cursor[]"?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook endpoint's id (another team's is a 403, an unknown one a 404). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "event_id": "evt_51_1795599991_4200000000000000000001_0",
+                     *         "event_type": "brand.created",
+                     *         "status": "succeeded",
+                     *         "tries": 1,
+                     *         "next_try_at": null,
+                     *         "last_attempt_at": "2026-11-25T09:46:35.123000Z",
+                     *         "finished_at": "2026-11-25T09:46:35.123000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
             /** @description Malformed request: JSON, nesting, encoding, headers */

@@ -176,6 +176,13 @@ export const routes: Route[] = [
     statuses: [200, 403, 404],
   },
   {
+    method: 'GET',
+    path: '/api/v1/events/{id}/deliveries',
+    handler: 'functions/events/deliveries.ts',
+    table: 'read',
+    statuses: [200, 403, 404],
+  },
+  {
     method: 'POST',
     path: '/api/v1/events/{id}/redeliver',
     handler: 'functions/events/redeliver.ts',
@@ -230,6 +237,13 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/api/v1/webhook-endpoints/{id}/attempts',
     handler: 'functions/webhook-endpoints/attempts.ts',
+    table: 'read',
+    statuses: [200, 403, 404, 422],
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhook-endpoints/{id}/deliveries',
+    handler: 'functions/webhook-endpoints/deliveries.ts',
     table: 'read',
     statuses: [200, 403, 404, 422],
   },

@@ -86,6 +86,11 @@ export const LIMITS = {
   /** `limit` of the paged lists (brands, contact fields, pages): 1 to this. */
   listPageSize: 200,
   /**
+   * An endpoint's deliveries one `GET /webhook-endpoints/{id}/deliveries` reads at most: a filter that
+   * matches few answers a shorter page, even an empty one, with a Link to read on.
+   */
+  deliveriesReadPerRequest: 2000,
+  /**
    * Site ids in one `GET /pages` filter (`site_id`, `site_id[]` together): a team's default sites quota,
    * so a filter can name every site of such a team; a team with more lists them all without the filter.
    */

@@ -9,6 +9,7 @@ import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
 import { type ProxyHandler, requestUrl } from '../shared/http/handler.ts';
 import { type Caller, useApi } from './support/api.ts';
+import { endpointDeliveriesMade } from './support/delivery-fixtures.ts';
 import { writeEvents } from './support/events.ts';
 import { nextLink } from './support/link-pages.ts';
 import { ROOT } from './support/processes.ts';
@@ -105,6 +106,7 @@ const FIXTURES: Record<string, (caller: Caller) => Promise<Made>> = {
     }
     return { path, count: 3, filters: [] };
   },
+  'GET /api/v1/webhook-endpoints/{id}/deliveries': (caller) => endpointDeliveriesMade(caller, receivers),
 };
 
 async function created(request: Promise<{ status: number; body: { id: number }; text: string }>) {

@@ -67,6 +67,10 @@ const VARYING: Record<string, (documented: unknown, answered: unknown) => boolea
   event_id: (a, b) => formOf(a) === formOf(b),
   attempted_at: (a, b) => formOf(a) === formOf(b),
   duration_ms: (a, b) => kindOf(a) === kindOf(b),
+  // A delivery's: the run's endpoint and times (the last try's, where the deliverer records it).
+  endpoint_id: (a, b) => kindOf(a) === kindOf(b),
+  finished_at: (a, b) => formOf(a) === formOf(b),
+  last_attempt_at: (a, b) => b === null || formOf(a) === formOf(b),
   // The run's endpoints, as many as documented.
   endpoint_ids: (a, b) =>
     Array.isArray(a) && Array.isArray(b) && a.length === b.length && b.every((id) => typeof id === 'number'),
@@ -331,7 +335,7 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
     expect(problems.flat()).toEqual([]);
   });
 
-  it('the webhook endpoints: create, list, read, update, rotate, redeliver, attempts, recover, delete', async () => {
+  it('the webhook endpoints: create, list, read, update, rotate, redeliver, attempts, deliveries, recover, delete', async () => {
     const { client, teamId } = await newClient();
     // The documented receiver is the integrator's; a local one stands in for it (answering 204), which
     // the URL check allows only under the local switch.
@@ -360,6 +364,16 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
       problems.push(redelivered.problems);
       await attemptsOf(client, id, 1);
       problems.push((await replay(client, 'listWebhookEndpointAttempts', { params: { id } })).problems);
+      // Its delivery, once settled (the attempt is recorded before the outcome).
+      await until(
+        async () =>
+          (await client.get(`/api/v1/webhook-endpoints/${id}/deliveries`)).body[0]?.status === 'succeeded',
+        'a delivery succeeded',
+      );
+      problems.push((await replay(client, 'listWebhookEndpointDeliveries', { params: { id } })).problems);
+      problems.push(
+        (await replay(client, 'listEventDeliveries', { params: { id: event?.id as string } })).problems,
+      );
 
       // A delivery given up: an event while the endpoint is disabled, which recover sends once it is enabled.
       const path = `/api/v1/webhook-endpoints/${id}`;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ROTATION_OVERLAP_MS } from '../../shared/data/webhook-endpoints.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
 import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
 import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
@@ -259,6 +260,13 @@ const QUERY_PARAMETERS: Record<string, JsonSchema> = {
       '`type[]` together; an unknown type is a 422 naming `type`.',
     maxItems: EVENT_TYPES.length,
     items: { enum: [...EVENT_TYPES] },
+  },
+  status: {
+    description:
+      'Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a ' +
+      '422 naming `status`).',
+    maxItems: 1,
+    items: { enum: [...DELIVERY_STATES] },
   },
   resource: {
     description:

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
@@ -11,6 +12,7 @@ import {
 } from '../../shared/domain/requests.ts';
 import {
   createWebhookEndpointSchema,
+  deliveriesQuery,
   recoverSchema,
   redeliverSchema,
   updateWebhookEndpointSchema,
@@ -37,6 +39,7 @@ import {
   ContactFieldListItem,
   ContactFieldType,
   Event,
+  EventDelivery,
   Limits,
   Message,
   OpenApiDocument,
@@ -46,6 +49,7 @@ import {
   SecretRotation,
   UploadUrl,
   WebhookAttempt,
+  WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointCreated,
 } from './representations.ts';
@@ -159,6 +163,16 @@ const endpointExample = {
   disabled_reason: null,
   created_at: '2026-11-25T09:46:33.123000Z',
   updated_at: '2026-11-25T09:46:33.123000Z',
+};
+/** A delivery of the create example's event, done at the first try (as the attempts example shows it). */
+const deliveryExample = {
+  event_id: brandCreatedEvent.id,
+  event_type: 'brand.created',
+  status: 'succeeded',
+  tries: 1,
+  next_try_at: null,
+  last_attempt_at: '2026-11-25T09:46:35.123000Z',
+  finished_at: '2026-11-25T09:46:35.123000Z',
 };
 /** The update example's endpoint: it also hears of its own disabling. */
 const updatedEndpointExample = {
@@ -467,6 +481,19 @@ export const OPERATIONS: Record<string, Operation> = {
     success: Event,
     example: { response: brandUpdatedEvent },
   },
+  'GET /api/v1/events/{id}/deliveries': {
+    id: 'listEventDeliveries',
+    tag: 'Events',
+    summary: "The event's delivery to each webhook endpoint, and where it stands",
+    description:
+      "One item per endpoint of the team's that the event was delivered to (subscribed to its type when " +
+      'it happened, or sent it by `redeliver`), by endpoint id: pending with its next try, being sent, ' +
+      "succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; " +
+      'an unknown or malformed id, or an event older than 30 days, a 404.',
+    pathParameters: { id: EVENT_ID_PARAMETER },
+    success: z.array(EventDelivery),
+    example: { response: [{ endpoint_id: endpointExample.id, ...deliveryExample }] },
+  },
   'POST /api/v1/events/{id}/redeliver': {
     id: 'redeliverEvent',
     tag: 'Events',
@@ -604,6 +631,24 @@ export const OPERATIONS: Record<string, Operation> = {
         },
       ],
     },
+  },
+  'GET /api/v1/webhook-endpoints/{id}/deliveries': {
+    id: 'listWebhookEndpointDeliveries',
+    tag: 'Webhooks',
+    summary: "A webhook endpoint's deliveries and where each stands, newest event first",
+    description:
+      'Each event delivered to the endpoint, once (however many tries it took): pending with its next ' +
+      'try, being sent, succeeded, or given up. `status` keeps those of one state (`status=failed`: what ' +
+      '`recover` would send again); one request reads at most ' +
+      `${DELIVERY_READ_BUDGET.toLocaleString('en-US')} of the endpoint's deliveries, so a filtered page may ` +
+      'hold fewer than `limit`, or none, while a `Link` reads on. In pages: at most `limit` (1 to ' +
+      `${LIMITS.listPageSize}), and ${LIMITS.listPageSize} without it. ${PAGED_REST} Deliveries are kept ` +
+      'as long as their events (30 days); the attempts list has each try.',
+    query: deliveriesQuery,
+    paged: true,
+    defaultLimit: LIMITS.listPageSize,
+    success: z.array(WebhookDelivery).max(LIMITS.listPageSize),
+    example: { response: [deliveryExample] },
   },
   'POST /api/v1/webhook-endpoints/{id}/recover': {
     id: 'recoverWebhookEndpoint',

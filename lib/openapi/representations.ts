@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
-import type { Attempt } from '../../shared/data/webhook-deliveries.ts';
+import type { Attempt, DeliveryView, EventDeliveryView } from '../../shared/data/webhook-deliveries.ts';
 import {
   type DisabledReason,
   ROTATION_OVERLAP_MS,
@@ -13,6 +13,7 @@ import {
   CONTACT_FIELD_TYPES,
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
+import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
 import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
 import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
@@ -278,6 +279,57 @@ export const WebhookAttempt = z
   } satisfies Record<keyof Attempt, z.ZodType>)
   .strict()
   .meta({ description: 'One try of a delivery to the endpoint, as the deliverer recorded it.' });
+
+/** A time that may not be (yet): ISO 8601 in UTC with microseconds, or null. */
+const timeOrNull = z
+  .string()
+  .length('2026-11-25T09:46:31.123000Z'.length)
+  .meta({ format: 'date-time' })
+  .nullable();
+
+const webhookDeliveryShape = {
+  event_id: described(eventId, 'The event delivered (its `id`, which each try carries as `webhook-id`).'),
+  event_type: described(z.enum(EVENT_TYPES), "The event's `type`."),
+  status: described(
+    z.enum(DELIVERY_STATES),
+    '`pending`: due at `next_try_at` (the first try, or a retry after a failed one); `sending`: a try is ' +
+      'in flight; `succeeded`: the endpoint answered 2xx; `failed`: given up (the retry schedule ran out, ' +
+      'or the endpoint was disabled or deleted): `recover` or `redeliver` sends it again.',
+  ),
+  tries: described(
+    z.int().min(0),
+    'Tries made so far, the one in flight included (a redelivery or a recovery starts again from 0).',
+  ),
+  next_try_at: described(
+    timeOrNull,
+    'When the next try is due, while `pending` (ISO 8601 in UTC, with microseconds); otherwise null.',
+  ),
+  last_attempt_at: described(
+    timeOrNull,
+    'When the last try ended (ISO 8601 in UTC, with microseconds); null before the first, or when it ' +
+      'was not recorded: the attempts list has each try.',
+  ),
+  finished_at: described(
+    timeOrNull,
+    'When it succeeded or was given up (ISO 8601 in UTC, with microseconds); null while `pending` or ' +
+      '`sending`.',
+  ),
+} satisfies Record<keyof DeliveryView, z.ZodType>;
+
+export const WebhookDelivery = z
+  .object(webhookDeliveryShape)
+  .strict()
+  .meta({ description: "An event's delivery to the endpoint: where it stands, its tries and the next one." });
+
+export const EventDelivery = z
+  .object({
+    endpoint_id: described(id, 'The webhook endpoint it is delivered to.'),
+    ...webhookDeliveryShape,
+  } satisfies Record<keyof EventDeliveryView, z.ZodType>)
+  .strict()
+  .meta({
+    description: "The event's delivery to one endpoint: where it stands, its tries and the next one.",
+  });
 
 export const Redelivery = z
   .object({

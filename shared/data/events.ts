@@ -1,4 +1,10 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
@@ -174,4 +180,44 @@ const expired = (item: Record<string, unknown>): boolean =>
 function eventOf(item: Record<string, unknown>): ChangeEvent {
   const { pk, sk, expires_at, ...event } = item;
   return event as unknown as ChangeEvent;
+}
+
+/** BatchGetItem's cap. */
+const READ_BATCH = 100;
+
+/**
+ * The types of some of the team's events, by id: one BatchGetItem per 100 events (what DynamoDB leaves
+ * unprocessed is asked again). An event no longer in the log is not in the map.
+ */
+export async function eventTypesOf(
+  teamId: number,
+  eventIds: readonly string[],
+): Promise<Map<string, string>> {
+  const keys = [...new Set(eventIds)].flatMap((id) => {
+    const located = eventPosition(id);
+    return located && located.teamId === teamId ? [eventKey(teamId, located.position)] : [];
+  });
+  const types = new Map<string, string>();
+  for (let start = 0; start < keys.length; start += READ_BATCH) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + READ_BATCH);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
+      const { Responses, UnprocessedKeys } = await dynamo().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: {
+              Keys: pending,
+              ProjectionExpression: '#id, #type, #expires',
+              ExpressionAttributeNames: { '#id': 'id', '#type': 'type', '#expires': 'expires_at' },
+            },
+          },
+        }),
+      );
+      for (const item of Responses?.[tableName()] ?? []) {
+        if (!expired(item)) types.set(item.id as string, item.type as string);
+      }
+      pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
+    }
+  }
+  return types;
 }

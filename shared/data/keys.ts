@@ -73,6 +73,11 @@ export const webhookEndpointKey = (teamId: number, endpointId: number) =>
 /** An endpoint's deliveries sort by event (time first), so `recover` reads those since a time. */
 export const deliveryKey = (teamId: number, endpointId: number, eventPosition: string) =>
   teamItem(teamId, `${DELIVERY_PREFIX}${padId(endpointId)}#${eventPosition}`);
+/** Where an endpoint's deliveries are found: a Query of `pk` on the sort keys that begin with `skPrefix`. */
+export const endpointDeliveries = (teamId: number, endpointId: number) => ({
+  pk: teamPk(teamId),
+  skPrefix: `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+});
 /** An endpoint's attempts sort by time: its attempt list reads them newest first. */
 export const attemptKey = (teamId: number, endpointId: number, atMs: number, eventPosition: string) =>
   teamItem(

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { EVENT_TYPES, type EventType } from '../events/event-shape.ts';
 import { LIMITS } from '../limits.ts';
+import { DELIVERY_STATES, type DeliveryState } from './delivery-states.ts';
 import { requestBody } from './misspelled-keys.ts';
 
 /**
@@ -73,3 +74,17 @@ export const redeliverSchema = requestBody(
 
 export type CreateWebhookEndpointInput = z.output<typeof createWebhookEndpointSchema>;
 export type UpdateWebhookEndpointInput = z.output<typeof updateWebhookEndpointSchema>;
+
+/** `?status=pending|sending|succeeded|failed` of an endpoint's deliveries, given at most once. */
+export const deliveriesQuery = z.object({
+  status: z.optional(
+    z.pipe(
+      z.array(z.string()).check(
+        z.refine((values) => values.length === 1 && DELIVERY_STATES.includes(values[0] as DeliveryState), {
+          message: `The selected status is invalid: the statuses are ${DELIVERY_STATES.join(', ')}.`,
+        }),
+      ),
+      z.transform((values) => values[0] as DeliveryState),
+    ),
+  ),
+});
