@@ -284,9 +284,66 @@ describe('webhook deliveries', () => {
     await brandCreated({ client, ...team });
     await at.received(1);
     const events = await eventsOf(client, 1);
-    expect(await fanOut(events, Date.now())).toEqual([]);
+    // The fan-out writes nothing: the deliverer's claim (written only if absent) finds the delivery done.
+    const again = await fanOut(events);
+    expect(again).toEqual([
+      { team_id: team.teamId, endpoint_id: team.endpoint.id, event_ids: [events[0]?.id], first: true },
+    ]);
+    expect(await Promise.all(again.map((request) => deliverToEndpoint(request)))).toEqual([[]]);
     await deliverPending(team.teamId);
     expect(at.deliveries).toHaveLength(1);
+  });
+
+  it('#2 an endpoint gets only the events made after it was registered, also when a record is read again', async () => {
+    const { client, receiver: older, ...team } = await subscribed(['brand.created']);
+    await brandCreated({ client, ...team });
+    await older.received(1);
+    const events = await eventsOf(client, 1);
+    // Registered more than a second after the change, whatever the precision of either time.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const newer = await subscribed(['brand.created'], { client, ...team });
+    // The batch handed over again (a restart, a retried batch): it reaches the older endpoint only.
+    const requests = await fanOut(events);
+    expect(requests.map((request) => request.endpoint_id)).toEqual([team.endpoint.id]);
+    await Promise.all(requests.map((request) => deliverToEndpoint(request)));
+    await deliverPending(team.teamId);
+    expect(newer.receiver.deliveries).toHaveLength(0);
+    expect(older.deliveries).toHaveLength(1);
+    // What comes after it, it gets.
+    await brandCreated({ client, ...team }, 'Later');
+    const [later] = await newer.receiver.received(1);
+    expect(JSON.parse(later?.body ?? '').data.object.name).toBe('Later');
+  });
+
+  it('#6 an endpoint is never sent its own webhook_endpoint.disabled: not by the fan-out, recover or redeliver', async () => {
+    const types = ['brand.created', 'webhook_endpoint.disabled'];
+    const { client, receiver: gone, endpoint, ...team } = await subscribed(types);
+    const watcher = await subscribed(types, { client, ...team });
+    gone.answer = () => ({ status: 410 });
+    const since = new Date(Date.now() - 1000).toISOString();
+    await brandCreated({ client, ...team });
+    await gone.received(1);
+    // The watcher gets the brand and the notice; the fan-out of the notice is done by then.
+    await watcher.receiver.received(2);
+    const [notice] = await eventsOf(client, 1, '&type=webhook_endpoint.disabled');
+    expect(notice?.resource).toBe(`webhook_endpoint:${endpoint.id}`);
+    gone.answer = () => ({ status: 204 });
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
+    const refused = await client.post(`/api/v1/events/${notice?.id}/redeliver`, { endpoint_id: endpoint.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.endpoint_id).toHaveLength(1);
+    // Recover sends what it failed (the brand), not the notice of its own disabling.
+    const recovered = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
+    expect(recovered.body).toEqual({ deliveries: 1 });
+    await gone.received(2);
+    const toAll = await client.post(`/api/v1/events/${notice?.id}/redeliver`, {});
+    expect(toAll.body).toEqual({ endpoint_ids: [watcher.endpoint.id] });
+    await watcher.receiver.received(3);
+    await deliverPending(team.teamId);
+    expect(gone.deliveries.map((delivery) => JSON.parse(delivery.body).type)).toEqual([
+      'brand.created',
+      'brand.created',
+    ]);
   });
 
   it('one endpoint that does not answer delays no other', async () => {
