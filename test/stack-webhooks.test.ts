@@ -181,7 +181,7 @@ describe('webhooks: the deliverer', () => {
     });
     // Lambda checks the role may invoke the destination when the config is made: its policy comes first.
     const [policyId] = destinationPolicy(s);
-    expect(config.DependsOn).toContain(policyId);
+    expect((config as Resource & { DependsOn?: string[] }).DependsOn).toContain(policyId);
     // Nothing invokes it through a resource policy, a rule or an event source: only the roles below.
     const named = (r: Resource) => stringify(r.Properties).includes(`"${idOf(s, deliverer(s))}"`);
     for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::EventSourceMapping', 'AWS::Events::Rule'])
@@ -217,7 +217,9 @@ describe('webhooks: the deliverer', () => {
       all(s)[logicalId(s.stack, deliverer(s).role?.node.defaultChild)],
     ];
     for (const invoker of invokers(s)) expect(stringify(own)).not.toContain(`"${idOf(s, invoker)}"`);
-    expect(stringify(functionResource(s, deliverer(s)).DependsOn ?? [])).not.toContain(policyId);
+    expect(
+      stringify((functionResource(s, deliverer(s)) as Resource & { DependsOn?: string[] }).DependsOn ?? []),
+    ).not.toContain(policyId);
   });
 });
 

@@ -10,9 +10,14 @@ import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { DISABLE_AFTER_MS, JITTER, RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
+import {
+  type DeliveryRequest,
+  INVOKE_ATTEMPTS,
+  startOrLeaveDue,
+} from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
-import { eventsOf } from '../support/events.ts';
+import { eventsOf, writeEvents } from '../support/events.ts';
 import { runScript, stopChild } from '../support/processes.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
@@ -78,7 +83,14 @@ async function storedDelivery(teamId: number, endpointId: number, eventId: strin
       ConsistentRead: true,
     }),
   );
-  return Item as { status: string; tries: number; next_try_at: number; claim?: string };
+  return Item as {
+    status: string;
+    tries: number;
+    next_try_at: number;
+    claim?: string;
+    lease_until?: number;
+    gsi2pk?: string;
+  };
 }
 
 /** The sweep as the scheduled function runs it, at `now`, for this team's endpoints only (others' are theirs). */
@@ -386,6 +398,90 @@ describe('webhook deliveries', () => {
     expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
     expect(new Set(received.map((delivery) => delivery.id)).size).toBe(1);
     expect((await deliveryItem(team.teamId, endpoint.id, eventId)).status).toBe('succeeded');
+  });
+
+  it('a deliverer killed mid first try: the retried invocation leaves it due at the lease end, the sweep sends it again with the same webhook-id', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    // Events in the log with no stream record: nothing but this test starts their deliveries.
+    const [event] = await writeEvents(team.teamId, 1, { newest: new Date(Date.now() + 3000) });
+    const eventId = event?.id as string;
+    const [request] = await fanOut([event as ChangeEvent]);
+    expect(request).toEqual({
+      team_id: team.teamId,
+      endpoint_id: endpoint.id,
+      event_ids: [eventId],
+      first: true,
+    });
+    at.answer = () => 'hold';
+    const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
+      ...process.env,
+      LOG_LEVEL: 'SILENT',
+      METRICS: 'off',
+      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+    });
+    children.push(run);
+    await at.received(1, 60_000);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    at.answer = () => ({ status: 204 });
+    // Claimed by the dead run (its first try wrote the delivery as its claim), and in no index.
+    const claimed = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(claimed).toMatchObject({ status: 'sending', tries: 1 });
+    expect(claimed.gsi2pk).toBeUndefined();
+    // Lambda runs the failed invocation again: the live claim is left to its holder, due at its end.
+    expect(await deliverToEndpoint(request as DeliveryRequest)).toEqual([]);
+    const due = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(due.gsi2pk).toBeDefined();
+    expect(await sweep(team.teamId, Date.now())).toEqual([]);
+    await sweep(team.teamId, (claimed.lease_until as number) + 1000);
+    const received = await at.received(2);
+    expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
+    expect(await deliveryItem(team.teamId, endpoint.id, eventId)).toMatchObject({
+      status: 'succeeded',
+      tries: 2,
+    });
+  });
+
+  it('an invocation Lambda refuses is tried again, then left due for the sweep: the stream batch does not fail', async () => {
+    const { receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    const events = await writeEvents(team.teamId, 2, { newest: new Date(Date.now() + 4000) });
+    const requests = await fanOut(events);
+    let invokes = 0;
+    // Lambda throttling every invoke (a fault injected around the call; the table is the real one).
+    const throttled = async () => {
+      invokes++;
+      throw Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
+    };
+    expect(await startOrLeaveDue(requests, Date.now, throttled)).toBe(2);
+    expect(invokes).toBe(INVOKE_ATTEMPTS);
+    for (const event of events) {
+      expect(await storedDelivery(team.teamId, endpoint.id, event.id)).toMatchObject({
+        status: 'pending',
+        tries: 0,
+      });
+    }
+    await deliverPending(team.teamId);
+    expect(new Set((await at.received(2)).map((delivery) => delivery.id))).toEqual(
+      new Set(events.map((e) => e.id)),
+    );
+  });
+
+  it("what Lambda gives up on reaches the sweeper (the deliverer's on-failure destination) and is left due", async () => {
+    const { receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    const [event] = await writeEvents(team.teamId, 1, { newest: new Date(Date.now() + 3000) });
+    const [request] = await fanOut([event as ChangeEvent]);
+    const { handler } = await import('../../functions/webhooks/sweeper.ts');
+    await handler({
+      requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+      requestPayload: request,
+      responsePayload: { errorMessage: 'Task timed out' },
+    });
+    expect(await storedDelivery(team.teamId, endpoint.id, event?.id as string)).toMatchObject({
+      status: 'pending',
+    });
+    await deliverPending(team.teamId);
+    const [sent] = await at.received(1);
+    expect(sent?.id).toBe(event?.id);
   });
 });
 
