@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writeUnits } from '../../bench/write-units.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
@@ -6,7 +7,6 @@ import { type Caller, useApi } from '../support/api.ts';
 import { writeEvents } from '../support/events.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
-import { writeUnits } from '../support/write-units.ts';
 
 /**
  * Issue 37: at most 3 write units per successful first try, counted at the wire (DynamoDB Local answers
