@@ -16,6 +16,7 @@ import {
   setRateLimitPlan,
   teamPlans,
 } from '../../shared/data/teams.ts';
+import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
@@ -203,6 +204,7 @@ export async function runCommand(args: Args): Promise<unknown> {
       const restApiId = args.optional('rest-api');
       return {
         default_brand_pointers: await migrateDefaultPointers(),
+        webhook_delivery_keys: await migrateDeliveryKeys(),
         teams_recounted: await recountUsage(),
         ...(sets && { plan_set_teams: await sets.write(await teamsByPlan()) }),
         ...(restApiId && { team_api_keys_deleted: await deleteTeamApiKeys(restApiId) }),

@@ -1,13 +1,28 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from './events.ts';
 import { itemSize } from './item-size.ts';
 import { queryAll, writtenIf } from './items.ts';
-import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
+import {
+  ATTEMPT_PREFIX,
+  attemptKey,
+  DELIVERY_PREFIX,
+  deliveryKey,
+  endpointAttempts,
+  endpointPk,
+  LEGACY_ENDPOINT_ITEM,
+} from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 import { plainItem } from './transactions.ts';
 
@@ -25,7 +40,11 @@ import { plainItem } from './transactions.ts';
  * again (the receiver sees the same webhook-id twice: at least once). Each try is also kept as an attempt
  * item for the attempts list (pruneAttempts). Both expire with the event.
  */
-export const DUE_SHARDS = 128;
+/**
+ * Sized for every delivery failing at 1,000,000 a minute for the schedule's 3 days: 300,000 index writes
+ * a second at steady state, 586 a shard, under a partition's 1,000 (docs/webhooks.md, "Scale").
+ */
+export const DUE_SHARDS = 512;
 /** A claim outlives the longest try (15 s) and the writes around it. */
 export const LEASE_MS = 60_000;
 
@@ -534,8 +553,8 @@ export async function failedDeliveriesSince(
     FilterExpression: '#status = :failed AND settled_at >= :since',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
-      ':pk': teamPk(teamId),
-      ':prefix': `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+      ':pk': endpointPk(teamId, endpointId),
+      ':prefix': DELIVERY_PREFIX,
       ':failed': 'failed',
       ':since': sinceMs,
     },
@@ -625,10 +644,7 @@ export async function pruneAttempts(teamId: number, endpointId: number, upToSeq:
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': teamPk(teamId),
-        ':prefix': `${ATTEMPT_PREFIX}${padId(endpointId)}#`,
-      },
+      ExpressionAttributeValues: { ':pk': endpointPk(teamId, endpointId), ':prefix': ATTEMPT_PREFIX },
       ProjectionExpression: 'pk, sk, seq',
       Limit: PRUNE_READ_LIMIT,
     }),
@@ -659,15 +675,15 @@ export async function listAttempts(
   endpointId: number,
   { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
 ): Promise<ListPage<Attempt, string>> {
-  const prefix = `${ATTEMPT_PREFIX}${padId(endpointId)}#`;
+  const { pk, skPrefix: prefix } = endpointAttempts(teamId, endpointId);
   const { Items = [] } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': prefix },
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
       ScanIndexForward: false,
       Limit: limit + 1,
-      ...(after !== undefined && { ExclusiveStartKey: { pk: teamPk(teamId), sk: `${prefix}${after}` } }),
+      ...(after !== undefined && { ExclusiveStartKey: { pk, sk: `${prefix}${after}` } }),
     }),
   );
   const attempts = Items.map((item) => ({ sk: item.sk as string, attempt: attemptOf(item) }));
@@ -687,4 +703,51 @@ function attemptOf(item: Record<string, unknown>): Attempt {
     response: (item.response as string | undefined) ?? '',
     succeeded: item.succeeded === true,
   };
+}
+
+/**
+ * Moves the deliveries and attempts of tables made before they had their endpoint's partition key (under
+ * the team's, `DELIVERY#<endpoint>#<position>`) to it, due index keys and all, so pending retries stay
+ * due. Each item is put at its new key only if none is there (one the deliverer wrote since is newer and
+ * wins), then deleted at the old. Safe to run again and while deliveries run. Reads the whole table once
+ * (a Scan): an operator's command (`npm run admin -- migrate`). How many it moved.
+ */
+export async function migrateDeliveryKeys(): Promise<{ deliveries: number; attempts: number }> {
+  const moved = { deliveries: 0, attempts: 0 };
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression:
+          'begins_with(pk, :team) AND (begins_with(sk, :delivery) OR begins_with(sk, :attempt))',
+        ExpressionAttributeValues: {
+          ':team': 'TEAM#',
+          ':delivery': DELIVERY_PREFIX,
+          ':attempt': ATTEMPT_PREFIX,
+        },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const legacy = LEGACY_ENDPOINT_ITEM.exec(String(item.sk));
+      if (!legacy) continue;
+      const [, prefix, endpoint, rest] = legacy;
+      const teamId = Number(String(item.pk).slice('TEAM#'.length));
+      const key = { pk: endpointPk(teamId, Number(endpoint)), sk: `${prefix}${rest}` };
+      await writtenIf(
+        dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...item, ...key },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+      moved[prefix === DELIVERY_PREFIX ? 'deliveries' : 'attempts']++;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return moved;
 }

@@ -18,7 +18,7 @@ export const SWEEP_PAGE_SIZE = 1000;
  */
 export const SWEEP_PAGES_PER_SHARD = 20;
 /**
- * Shards read at once: 16 Queries in flight, each a page of 170 KB, so a sweep of DUE_SHARDS = 128 shards
+ * Shards read at once: 16 Queries in flight, each a page of 170 KB, so a sweep of DUE_SHARDS = 512 shards
  * holds at most 16 pages (2.7 MB) in flight, whatever is due.
  */
 export const SHARDS_READ_AT_ONCE = 16;

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
+import { setQuota } from '../../shared/data/quotas.ts';
 import {
   abandonDelivery,
   createDelivery,
@@ -29,7 +30,7 @@ import {
  * in the run's Lambda stand-in (real asynchronous invocations, in parallel), and real receivers on
  * 127.0.0.1 count the requests they have open at once.
  *   #2 redeliver and recover start no second send of a delivery in flight, and are idempotent;
- *      one endpoint has at most 10 tries in flight, a team at most 5 endpoints × 10;
+ *      one endpoint has at most 10 tries in flight, a team at most 20 endpoints × 10 (its leased runs);
  *   #3 one endpoint's backlog of 10,000 due deliveries does not keep another team's retry from the next sweep;
  *   #4 an endpoint keeps its newest attempts only.
  */
@@ -189,20 +190,23 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
   });
 
-  it('#2 a team recovering 7 endpoints at once has 5 endpoints × 10 tries in flight at most; what waited is sent by the sweep', async () => {
+  it('#2 a team recovering more endpoints at once than it may send to has that many endpoints × 10 tries in flight at most; what waited is sent by the sweep', async () => {
     const caller = await api.caller();
     const team = concurrencyMeter();
-    const endpoints = await Promise.all(Array.from({ length: 7 }, () => endpointOf(caller, team)));
+    // The bound is the default endpoint quota (20): a team given a larger quota has two more.
+    const count = WEBHOOK_LIMITS.endpointsSendingPerTeam + 2;
+    await setQuota(caller.teamId, 'webhook_endpoints', count);
+    const endpoints = await Promise.all(Array.from({ length: count }, () => endpointOf(caller, team)));
     for (const { receiver: at } of endpoints) at.answer = () => 'hold';
     const ids = endpoints.map((endpoint) => endpoint.id);
-    const events = await givenUp(caller.teamId, ids, 30);
+    const events = await givenUp(caller.teamId, ids, 12);
     const since = new Date(Date.now() - 3_600_000).toISOString();
 
-    // Before: 7 invocations of 10 tries, 70 in flight for one team.
+    // Without the bound: 22 invocations of 10 tries, 220 in flight for one team.
     const calls = await Promise.all(
       ids.map((id) => caller.client.post(`/api/v1/webhook-endpoints/${id}/recover`, { since })),
     );
-    expect(calls.map((call) => call.body)).toEqual(Array(7).fill({ deliveries: 30 }));
+    expect(calls.map((call) => call.body)).toEqual(Array(count).fill({ deliveries: 12 }));
     const bound = WEBHOOK_LIMITS.endpointsSendingPerTeam * WEBHOOK_LIMITS.triesInFlightPerEndpoint;
     await until(() => team.open >= bound);
     await settle();
@@ -287,7 +291,8 @@ describe('webhook deliveries: a backlog delays only its owner', () => {
 
   it('#3 a team with more endpoints due than it may send to at once gets that many requests a sweep', async () => {
     const caller = await api.caller();
-    const ids = (await Promise.all(Array.from({ length: 7 }, () => endpointOf(caller)))).map((e) => e.id);
+    // Endpoint ids the sweep only reads off the index (no receiver is needed to count its requests).
+    const ids = Array.from({ length: WEBHOOK_LIMITS.endpointsSendingPerTeam + 2 }, (_, index) => index + 1);
     const events = await writeEvents(caller.teamId, 2);
     const at = Date.now() - 60_000;
     const writes = ids.flatMap((endpoint) => events.map((event) => ({ endpoint, event })));
