@@ -79,7 +79,7 @@ describe('webhook delivery keys', () => {
         ...legacyKey('ATTEMPT#', `${String(now - 2000).padStart(13, '0')}#${position(failed?.id as string)}`),
         ...common,
         event_id: failed?.id,
-        attempted_at: new Date(now - 2000).toISOString(),
+        attempted_at: new Date(now - 2000).toISOString().replace('Z', '000Z'),
         status_code: 500,
         error: null,
         duration_ms: 12,
