@@ -190,32 +190,34 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
   });
 
-  it('#2 a team recovering more endpoints at once than it may send to has that many endpoints × 10 tries in flight at most; what waited is sent by the sweep', async () => {
+  it('#2 a team recovering more endpoints at once than it may send to has that many endpoints sending, no more; what waited is sent by the sweep', async () => {
     const caller = await api.caller();
     const team = concurrencyMeter();
-    // The bound is the default endpoint quota (20): a team given a larger quota has two more.
+    // The bound is the default endpoint quota (20): a team given a larger quota has two more. Each endpoint
+    // has one delivery held open by its receiver, so the team's open requests count its endpoints sending
+    // (the 10 tries per endpoint are the test of six invocations above).
     const count = WEBHOOK_LIMITS.endpointsSendingPerTeam + 2;
     await setQuota(caller.teamId, 'webhook_endpoints', count);
     const endpoints = await Promise.all(Array.from({ length: count }, () => endpointOf(caller, team)));
     for (const { receiver: at } of endpoints) at.answer = () => 'hold';
     const ids = endpoints.map((endpoint) => endpoint.id);
-    const events = await givenUp(caller.teamId, ids, 12);
+    const events = await givenUp(caller.teamId, ids, 1);
     const since = new Date(Date.now() - 3_600_000).toISOString();
 
-    // Without the bound: 22 invocations of 10 tries, 220 in flight for one team.
+    // Without the bound: 22 endpoints sending at once for one team.
     const calls = await Promise.all(
       ids.map((id) => caller.client.post(`/api/v1/webhook-endpoints/${id}/recover`, { since })),
     );
-    expect(calls.map((call) => call.body)).toEqual(Array(count).fill({ deliveries: 12 }));
-    const bound = WEBHOOK_LIMITS.endpointsSendingPerTeam * WEBHOOK_LIMITS.triesInFlightPerEndpoint;
-    await until(() => team.open >= bound);
+    expect(calls.map((call) => [call.status, call.body])).toEqual(
+      Array(count).fill([202, { deliveries: 1 }]),
+    );
+    const bound = WEBHOOK_LIMITS.endpointsSendingPerTeam;
+    await until(() => team.open >= bound, 60_000);
     await settle();
     expect(team.open).toBe(bound);
     expect(team.peak).toBe(bound);
     const sending = endpoints.filter((endpoint) => endpoint.receiver.deliveries.length > 0);
-    expect(sending).toHaveLength(WEBHOOK_LIMITS.endpointsSendingPerTeam);
-    for (const { receiver: at } of sending)
-      expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
+    expect(sending).toHaveLength(bound);
 
     // The endpoints the team could not send to meanwhile stay due: the sweeps (here, in a loop) start them.
     for (const { receiver: at } of endpoints) at.release();
@@ -225,10 +227,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
       await new Promise((resolve) => setTimeout(resolve, 500));
       return endpoints.every((endpoint) => distinct(endpoint.receiver).size === events.length);
     }, 90_000);
-    for (const { receiver: at } of endpoints) {
-      expect(distinct(at)).toEqual(new Set(events));
-      expect(at.concurrency.peak).toBeLessThanOrEqual(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
-    }
+    for (const { receiver: at } of endpoints) expect(distinct(at)).toEqual(new Set(events));
     expect(team.peak).toBe(bound);
   }, 180_000);
 });
