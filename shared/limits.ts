@@ -189,6 +189,12 @@ export const WEBHOOK_LIMITS = {
   endpointsSendingPerTeam: 20,
   /** The newest attempts kept per endpoint (older ones are deleted after each run of its deliverer). */
   attemptsKeptPerEndpoint: 1000,
+  /**
+   * A try this slow marks its endpoint slow (until a run's tries are all quicker): a slow endpoint's first
+   * tries take its sender lease, so it has at most triesInFlightPerEndpoint requests open however many
+   * batches come in while it answers, and takes no more than its share of deliverer runs.
+   */
+  slowTryMs: 5000,
   /** Deliveries handed to an endpoint's running deliverer while it holds the endpoint (the rest: the sweep). */
   handedOffPerEndpoint: 100,
 } as const;

@@ -90,7 +90,8 @@ export async function deliverToEndpoint(
     });
   const started = Date.now();
   const inTime = () => Date.now() - started < START_TRIES_WITHIN_MS;
-  if (fresh && endpoint.failing_since === null && eventIds.length <= CONCURRENT_TRIES) {
+  const healthy = endpoint.failing_since === null && endpoint.slow_since === null;
+  if (fresh && healthy && eventIds.length <= CONCURRENT_TRIES) {
     await tryEach(eventIds, true);
     await noteEndpointHealth(endpoint, outcomes, metrics);
     return outcomes.map((tried) => tried.outcome);
@@ -186,6 +187,7 @@ async function noteEndpointHealth(
   metrics: MetricsBatch | undefined,
 ): Promise<void> {
   if (tries.length === 0) return;
+  await noteEndpointSpeed(endpoint, tries);
   const { team_id: teamId, id } = endpoint;
   const disable = async (reason: Exclude<DisabledReason, 'manual'>) => {
     if (!(await noteDeliveryOutcome(teamId, id, { disable: reason }))) return;
@@ -202,6 +204,21 @@ async function noteEndpointHealth(
     await noteDeliveryOutcome(teamId, id, { failingSince: Math.min(...tries.map((tried) => tried.at)) });
   } else if (lastFailure - endpoint.failing_since >= DISABLE_AFTER_MS) {
     await disable('failing');
+  }
+}
+
+/** A slow try marks the endpoint slow; a run of quick tries ends that (a write only when it changes). */
+async function noteEndpointSpeed(
+  endpoint: WebhookEndpoint,
+  tries: ReadonlyArray<{ outcome: DeliveryOutcome; at: number }>,
+): Promise<void> {
+  const slow = tries.filter((tried) => tried.outcome.durationMs >= WEBHOOK_LIMITS.slowTryMs);
+  if (slow.length > 0 && endpoint.slow_since === null) {
+    await noteDeliveryOutcome(endpoint.team_id, endpoint.id, {
+      slowSince: Math.min(...slow.map((tried) => tried.at)),
+    });
+  } else if (slow.length === 0 && endpoint.slow_since !== null) {
+    await noteDeliveryOutcome(endpoint.team_id, endpoint.id, { quick: true });
   }
 }
 

@@ -10,6 +10,7 @@ import {
   restartDelivery,
   shardOf,
 } from '../../shared/data/webhook-deliveries.ts';
+import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { eventId, eventPosition } from '../../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
@@ -230,6 +231,38 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     for (const { receiver: at } of endpoints) expect(distinct(at)).toEqual(new Set(events));
     expect(team.peak).toBe(bound);
   }, 180_000);
+});
+
+describe('webhook deliveries: a slow endpoint takes no more than its share', () => {
+  it("#2 once a try took 5 s, an endpoint's first tries take its lease: one run sends, the others hand theirs to it", async () => {
+    const caller = await api.caller();
+    const { receiver: at, id: endpointId } = await endpointOf(caller);
+    // Events in the log with no stream record, made after the endpoint: only this test starts them.
+    const events = await writeEvents(caller.teamId, 12, { newest: new Date(Date.now() + 15_000) });
+    at.answer = () => ({ status: 204, delayMs: WEBHOOK_LIMITS.slowTryMs + 100 });
+    const first = { team_id: caller.teamId, endpoint_id: endpointId, first: true as const };
+    await deliverToEndpoint({ ...first, event_ids: [events[0]?.id as string] });
+    expect((await findWebhookEndpoint(caller.teamId, endpointId))?.endpoint.slow_since).toBeGreaterThan(0);
+
+    // Two fan-out runs of 6 and 5 first tries at once: without the lease, 11 requests open.
+    at.answer = () => 'hold';
+    const ids = events.slice(1).map((event) => event.id);
+    await startDeliveries([
+      { ...first, event_ids: ids.slice(0, 6) },
+      { ...first, event_ids: ids.slice(6) },
+    ]);
+    await until(() => at.concurrency.open >= 6);
+    await settle();
+    // One run holds the endpoint and sends its 6; the other handed its 5 over to it.
+    expect(at.concurrency.open).toBe(6);
+    at.release();
+    await until(() => distinct(at).size === events.length, 60_000);
+    expect(at.concurrency.peak).toBeLessThanOrEqual(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
+    // Quick again: once the run ends, the mark is gone.
+    await until(
+      async () => (await findWebhookEndpoint(caller.teamId, endpointId))?.endpoint.slow_since === null,
+    );
+  }, 90_000);
 });
 
 describe('webhook deliveries: a backlog delays only its owner', () => {
