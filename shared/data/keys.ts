@@ -23,6 +23,8 @@
  *                                                                  per endpoint: its deliveries never share
  *                                                                  the team's partition
  *   ENDPOINT#<team>#<endpoint>  ATTEMPT#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
+ *   ENDPOINT#<team>#<endpoint>  PARKED#<event position>            a retry parked while the endpoint is
+ *                                                                  disabled: enabling it makes it due again
  *   TEAM#<team>          SENDERS                                   which of the team's endpoints a deliverer
  *                                                                  is sending to now (webhook-senders.ts):
  *                                                                  one item, so the team's bound is one
@@ -97,6 +99,12 @@ export const deliveryKey = (teamId: number, endpointId: number, eventPosition: s
 export const attemptKey = (teamId: number, endpointId: number, atMs: number, eventPosition: string) => ({
   pk: endpointPk(teamId, endpointId),
   sk: `${ATTEMPT_PREFIX}${String(atMs).padStart(13, '0')}#${eventPosition}`,
+});
+/** A retry parked while its endpoint is disabled (webhook-deliveries.ts, parkDelivery). */
+export const PARKED_PREFIX = 'PARKED#';
+export const parkedKey = (teamId: number, endpointId: number, eventPosition: string) => ({
+  pk: endpointPk(teamId, endpointId),
+  sk: `${PARKED_PREFIX}${eventPosition}`,
 });
 /**
  * Where tables made before deliveries moved to the endpoint's partition keep them: under the team's, with

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
+  GetCommand,
   PutCommand,
   QueryCommand,
   ScanCommand,
@@ -22,6 +23,8 @@ import {
   endpointAttempts,
   endpointPk,
   LEGACY_ENDPOINT_ITEM,
+  PARKED_PREFIX,
+  parkedKey,
 } from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 import { plainItem } from './transactions.ts';
@@ -505,6 +508,103 @@ export async function abandonDelivery(
       }),
     ),
   );
+}
+
+/**
+ * Parks a retry whose endpoint is disabled: it stays pending (its schedule and tries kept, `parked`) but
+ * leaves the due index, and a marker under the endpoint's key (`PARKED#<position>`) lets enabling the
+ * endpoint find it without reading its other deliveries (resumeParked). The marker is written first: one
+ * left without a parked delivery is only skipped and deleted by the resume. False when it was not pending.
+ */
+export async function parkDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  atMs: number,
+): Promise<boolean> {
+  const { position } = positionOf(eventId);
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...parkedKey(teamId, endpointId, position),
+        event_id: eventId,
+        [ttlAttribute]: expiryOf(eventId),
+      },
+    }),
+  );
+  return writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression: 'SET parked = :true REMOVE #duePk, #dueSk',
+        ConditionExpression:
+          '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':pending': 'pending',
+          ':sending': 'sending',
+          ':at': atMs,
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * The endpoint's parked retries due again (enabling it: webhook-endpoints.ts): each at its own next try,
+ * or now if that has passed, so its schedule goes on where it stopped. One Query of the markers, then per
+ * parked delivery a read, an update and the marker's delete. How many were resumed.
+ */
+export async function resumeParked(teamId: number, endpointId: number, nowMs: number): Promise<number> {
+  const markers = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': endpointPk(teamId, endpointId), ':prefix': PARKED_PREFIX },
+    ProjectionExpression: 'pk, sk, event_id',
+    ConsistentRead: true,
+  });
+  let resumed = 0;
+  for (const marker of markers) {
+    const eventId = marker.event_id as string;
+    const key = keyOf(teamId, endpointId, eventId);
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    );
+    if (Item?.parked === true) {
+      const due = dueKeys(teamId, endpointId, eventId, Math.max(Number(Item.next_try_at ?? 0), nowMs));
+      const done = await writtenIf(
+        dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: 'SET #status = :pending, #duePk = :duePk, #dueSk = :dueSk REMOVE parked',
+            ConditionExpression: 'parked = :true',
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#duePk': dueIndex.partitionKey,
+              '#dueSk': dueIndex.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':true': true,
+              ':duePk': due[dueIndex.partitionKey],
+              ':dueSk': due[dueIndex.sortKey],
+            },
+          }),
+        ),
+      );
+      if (done) resumed++;
+    }
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: marker.pk, sk: marker.sk } }));
+  }
+  return resumed;
 }
 
 /** A page of the deliveries due in one shard, oldest first, and where the next page starts. */

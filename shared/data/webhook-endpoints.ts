@@ -9,6 +9,7 @@ import { queryAll, requestStamp, throwMissing, writtenIf } from './items.ts';
 import { idIndexKeys, teamPk, WEBHOOK_PREFIX, webhookEndpointKey } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
+import { resumeParked } from './webhook-deliveries.ts';
 
 /**
  * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
@@ -212,7 +213,11 @@ export async function reviseWebhookEndpoint(
         }),
       ),
     );
-    if (written) return { endpoint, version: version + 1 };
+    if (written) {
+      // Enabled again: its retries parked meanwhile are due again, their schedule going on.
+      if (current.disabled && !endpoint.disabled) await resumeParked(teamId, id, Date.now());
+      return { endpoint, version: version + 1 };
+    }
     await beforeRetry(attempt, 'webhook endpoint');
   }
 }

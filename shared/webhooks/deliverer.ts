@@ -4,6 +4,7 @@ import {
   claimDelivery,
   createDelivery,
   markDue,
+  parkDelivery,
   pruneAttempts,
   recordAttempt,
   type Settled,
@@ -69,11 +70,15 @@ export async function deliverToEndpoint(
   const eventIds = request.event_ids.slice(0, DELIVERIES_PER_INVOCATION);
   const endpoint = (await findWebhookEndpoint(teamId, endpointId))?.endpoint;
   if (!endpoint || endpoint.disabled) {
+    // Events made while it is disabled are given up (`recover` sends them); retries due meanwhile are
+    // parked, and enabling it makes them due again; a deleted endpoint's are given up.
     await Promise.all(
       eventIds.map((eventId) =>
-        fresh && endpoint
-          ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
-          : abandonDelivery(teamId, endpointId, eventId, now()),
+        !endpoint
+          ? abandonDelivery(teamId, endpointId, eventId, now())
+          : fresh
+            ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
+            : parkDelivery(teamId, endpointId, eventId, now()),
       ),
     );
     return [];

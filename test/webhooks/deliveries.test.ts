@@ -90,6 +90,7 @@ async function storedDelivery(teamId: number, endpointId: number, eventId: strin
     claim?: string;
     lease_until?: number;
     gsi2pk?: string;
+    parked?: boolean;
   };
 }
 
@@ -289,6 +290,43 @@ describe('webhook deliveries', () => {
     // Nothing failed since then any more.
     const again = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
     expect(again.body).toEqual({ deliveries: 0 });
+  });
+
+  it('#6 retries pending when an endpoint is disabled resume when it is enabled again, their schedule going on', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    at.answer = () => ({ status: 500 });
+    await brandCreated({ client, ...team });
+    const [first] = await at.received(1);
+    const eventId = first?.id as string;
+    const pending = await deliveryItem(team.teamId, endpoint.id, eventId);
+    expect(pending).toMatchObject({ status: 'pending', tries: 1 });
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: true });
+    // Its retry comes due while it is disabled: parked, not given up, and out of the sweeps.
+    await sweep(team.teamId, pending.next_try_at);
+    const parked = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(parked).toMatchObject({
+      status: 'pending',
+      tries: 1,
+      parked: true,
+      next_try_at: pending.next_try_at,
+    });
+    expect(parked.gsi2pk).toBeUndefined();
+    expect(await sweep(team.teamId, pending.next_try_at)).toEqual([]);
+    // Enabled again: due again at its own next try, no recover needed.
+    at.answer = () => ({ status: 204 });
+    expect((await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false })).status).toBe(
+      200,
+    );
+    const resumed = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(resumed.parked).toBeUndefined();
+    expect(resumed.gsi2pk).toBeDefined();
+    await sweep(team.teamId, pending.next_try_at);
+    const [, again] = await at.received(2);
+    expect(again?.id).toBe(eventId);
+    expect(await deliveryItem(team.teamId, endpoint.id, eventId)).toMatchObject({
+      status: 'succeeded',
+      tries: 2,
+    });
   });
 
   it('sends nothing twice when the stream hands the same events over again', async () => {
