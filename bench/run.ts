@@ -30,6 +30,7 @@ import {
 } from './report.ts';
 import { createScenarios } from './scenarios/index.ts';
 import { measureDeliveryLatency } from './webhook-latency.ts';
+import { measureDeliveryScale } from './webhook-scale.ts';
 import { startCountingProxy } from './wire.ts';
 
 /**
@@ -126,6 +127,12 @@ try {
     Math.max(5, Math.round(100 * SCALE)),
   );
 
+  progress('webhooks at scale: many teams and endpoints at once, write units per delivery at the wire...');
+  const deliveryScale = await measureDeliveryScale(
+    { dynamodb_endpoint: services.dynamodbEndpoint, table_name: LOCAL_RESOURCES.tableName },
+    { teams: 20, endpointsPerTeam: 5, changesPerTeam: quick ? 4 : 20 },
+  );
+
   progress('auto-configure: CPU per page, real pages and hostile pages of the largest size read...');
   const autoConfigureCpu = await measureAutoConfigureCpu(
     quick ? { real: 2, hostile: 1 } : { real: 10, hostile: 3 },
@@ -186,6 +193,21 @@ try {
   );
   console.log(autoConfigureCpuTable(autoConfigureCpu));
 
+  console.log(
+    `\n8. Webhooks at scale: ${deliveryScale.teams} teams × ${deliveryScale.endpointsPerTeam} endpoints, ` +
+      `${deliveryScale.changes} changes, every delivery to a receiver on 127.0.0.1; write units of the ` +
+      'delivery bookkeeping counted at the wire (ReturnConsumedCapacity; issue 37: at most 3 a first try)\n',
+  );
+  console.log(
+    `${deliveryScale.deliveries} deliveries in ${deliveryScale.seconds.toFixed(1)} s: ` +
+      `${deliveryScale.deliveriesPerSecond.toFixed(0)} deliveries/s`,
+  );
+  const units = (label: string, tally: typeof deliveryScale.single, perDelivery: number) =>
+    `${label}  ${perDelivery.toFixed(2)} units/delivery  (${tally.units} units, ${tally.indexUnits} of them ` +
+    `the index's; ${tally.writes} writes, ${tally.refused} refused by their condition)`;
+  console.log(units('one delivery alone', deliveryScale.single, deliveryScale.unitsPerDelivery.single));
+  console.log(units('under load        ', deliveryScale.load, deliveryScale.unitsPerDelivery.load));
+
   if (quick) {
     console.log('\n--quick: results not written');
   } else {
@@ -197,6 +219,7 @@ try {
         ...latestJson(environment, results, cold, outages),
         change_events_ms: events,
         webhook_delivery_ms: deliveries,
+        webhook_delivery_scale: deliveryScale,
         auto_configure_cpu: autoConfigureCpuJson(autoConfigureCpu),
       }),
     );

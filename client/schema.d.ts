@@ -1265,7 +1265,7 @@ export interface components {
             event_id: string;
             /**
              * Format: date-time
-             * @description When the try ended (the answer came, or the try gave up): ISO 8601 in UTC, with microseconds.
+             * @description When the try started (the request was sent; `duration_ms` is how long it took): ISO 8601 in UTC, with microseconds.
              * @example 2026-11-25T09:46:31.123000Z
              */
             attempted_at: string;
@@ -1278,7 +1278,7 @@ export interface components {
              * @description How long the try took, in milliseconds (an answer must come within 15 s).
              */
             duration_ms: number;
-            /** @description The first 1024 bytes of the answer's body, decoded as UTF-8 (bytes that are not are replaced; a character cut in two is dropped); `""` when it had none or none came. */
+            /** @description The first 1024 bytes of the answer's body, decoded as UTF-8 (bytes that are not are replaced; a character cut in two is dropped); `""` when it had none or none came. A successful try keeps less of it: as much as fits its record in 1 KB. */
             response: string;
             /** @description Whether the endpoint answered 2xx within 15 s: the delivery is done. */
             succeeded: boolean;

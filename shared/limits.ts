@@ -186,10 +186,20 @@ export const QUOTA_DEFAULTS = {
 export const WEBHOOK_LIMITS = {
   /** Tries one endpoint's deliverer has in flight at once; one deliverer per endpoint sends at a time. */
   triesInFlightPerEndpoint: 10,
-  /** A team's endpoints being sent to at once (each by one deliverer): 5 × 10 = 50 tries in flight. */
-  endpointsSendingPerTeam: 5,
+  /**
+   * A team's endpoints being sent to at once by leased runs (each by one deliverer): the default endpoint
+   * quota, so a team with 20 endpoints at 100 changes a second has every endpoint sending (issue 37;
+   * docs/webhooks.md, "Scale"); 20 × 10 = 200 tries in flight. A team given a larger quota waits its turn.
+   */
+  endpointsSendingPerTeam: 20,
   /** The newest attempts kept per endpoint (older ones are deleted after each run of its deliverer). */
   attemptsKeptPerEndpoint: 1000,
+  /**
+   * A try this slow marks its endpoint slow (until a run's tries are all quicker): a slow endpoint's first
+   * tries take its sender lease, so it has at most triesInFlightPerEndpoint requests open however many
+   * batches come in while it answers, and takes no more than its share of deliverer runs.
+   */
+  slowTryMs: 5000,
   /** Deliveries handed to an endpoint's running deliverer while it holds the endpoint (the rest: the sweep). */
   handedOffPerEndpoint: 100,
 } as const;

@@ -62,6 +62,11 @@ function grantsOf(s: Synthesized, fn: ApiFunction): Record<string, string[]> {
 /** The stack's own functions, by logical id: the routes, the authorizer, the consumer, deliverer, sweeper. */
 const apiFunctions = (s: Synthesized) =>
   ofType(s, 'AWS::Lambda::Function').filter(([id]) => !id.startsWith('LogRetention'));
+/** The policy that lets the deliverer invoke its on-failure destination, the sweeper. */
+const destinationPolicy = (s: Synthesized) =>
+  only(s, 'AWS::IAM::Policy', (r) =>
+    stringify(r.Properties.PolicyDocument.Statement).includes(stringify(getAtt(idOf(s, sweeper(s)), 'Arn'))),
+  );
 /** Who may start deliveries, by the route table and the stream consumer's declaration. */
 const invokers = (s: Synthesized): ApiFunction[] => [
   ...(streamConsumer.deliversWebhooks ? [consumer(s)] : []),
@@ -160,7 +165,7 @@ describe('webhooks: the deliverer', () => {
     expect(webhookDelivery.deliverer.handler).toBe('functions/webhooks/deliverer.ts');
   });
 
-  it('is invoked asynchronously only: no Lambda retry (the sweeper finds what is still due), events kept 5 minutes', () => {
+  it('is invoked asynchronously only: Lambda retries a failed run twice, keeps a throttled one 6 hours, then hands it to the sweeper', () => {
     const s = stacks.synth;
     const [, config] = only(
       s,
@@ -170,9 +175,13 @@ describe('webhooks: the deliverer', () => {
     expect(config.Properties).toEqual({
       FunctionName: { Ref: idOf(s, deliverer(s)) },
       Qualifier: '$LATEST',
-      MaximumRetryAttempts: 0,
-      MaximumEventAgeInSeconds: 300,
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 6 * 3600,
+      DestinationConfig: { OnFailure: { Destination: getAtt(idOf(s, sweeper(s)), 'Arn') } },
     });
+    // Lambda checks the role may invoke the destination when the config is made: its policy comes first.
+    const [policyId] = destinationPolicy(s);
+    expect((config as Resource & { DependsOn?: string[] }).DependsOn).toContain(policyId);
     // Nothing invokes it through a resource policy, a rule or an event source: only the roles below.
     const named = (r: Resource) => stringify(r.Properties).includes(`"${idOf(s, deliverer(s))}"`);
     for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::EventSourceMapping', 'AWS::Events::Rule'])
@@ -186,24 +195,31 @@ describe('webhooks: the deliverer', () => {
     expect(functionResource(s, deliverer(s)).Properties.ReservedConcurrentExecutions).toBe(50);
   });
 
-  it('may read and write the table, and nothing else: no index, no function', () => {
+  it('may read and write the table, and invoke its on-failure destination (the sweeper); no index, no other function', () => {
     const s = stacks.synth;
     const [tableId] = only(s, 'AWS::DynamoDB::GlobalTable');
     expect(grantsOf(s, deliverer(s))).toEqual({
       [stringify(getAtt(tableId, 'Arn'))]: [...TABLE_READ, ...TABLE_WRITE].sort(),
+      [stringify(getAtt(idOf(s, sweeper(s)), 'Arn'))]: ['lambda:InvokeFunction'],
       [logsOf(s, deliverer(s))]: LOGS,
       '"*"': TRACES,
     });
   });
 
-  it('names none of its invokers: the grants point one way, no dependency cycle', () => {
+  it('names none of its invokers but in the destination policy, which it does not depend on: no dependency cycle', () => {
     const s = stacks.synth;
+    const [policyId, policy] = destinationPolicy(s);
     const own = [
       functionResource(s, deliverer(s)),
-      ...statementsOf(s, deliverer(s)),
+      ...statementsOf(s, deliverer(s)).filter(
+        (statement) => !stringify(policy.Properties.PolicyDocument.Statement).includes(stringify(statement)),
+      ),
       all(s)[logicalId(s.stack, deliverer(s).role?.node.defaultChild)],
     ];
     for (const invoker of invokers(s)) expect(stringify(own)).not.toContain(`"${idOf(s, invoker)}"`);
+    expect(
+      stringify((functionResource(s, deliverer(s)) as Resource & { DependsOn?: string[] }).DependsOn ?? []),
+    ).not.toContain(policyId);
   });
 });
 
@@ -263,7 +279,8 @@ describe('webhooks: the sweeper', () => {
       stringify({ 'Fn::Join': ['', [getAtt(tableId, 'Arn'), `/index/${name}`]] });
     const grants = grantsOf(s, sweeper(s));
     expect(grants).toEqual({
-      [stringify(getAtt(tableId, 'Arn'))]: TABLE_READ,
+      // Reads; and, as the deliverer's on-failure destination, writes due records (put, update) only.
+      [stringify(getAtt(tableId, 'Arn'))]: [...TABLE_READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem'].sort(),
       [index(dueIndex.name)]: ['dynamodb:Query'],
       [stringify(getAtt(idOf(s, deliverer(s)), 'Arn'))]: ['lambda:InvokeFunction'],
       [logsOf(s, sweeper(s))]: LOGS,
@@ -292,7 +309,10 @@ describe('webhooks: who may start deliveries', () => {
         )
         .flatMap(([, policy]) => policy.Properties.Roles.map((ref: { Ref: string }) => ref.Ref)),
     );
-    const expected = invokers(s).map((fn) => logicalId(s.stack, fn.role?.node.defaultChild));
+    // And the deliverer, whose one lambda: action is to invoke its on-failure destination (the sweeper).
+    const expected = [...invokers(s), deliverer(s)].map((fn) =>
+      logicalId(s.stack, fn.role?.node.defaultChild),
+    );
     expect([...withLambdaActions].sort()).toEqual(expected.sort());
   });
 

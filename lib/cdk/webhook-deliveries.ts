@@ -2,6 +2,8 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { EventInvokeConfig } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
@@ -29,22 +31,22 @@ export const WEBHOOK_DELIVERIES = {
     /** I/O bound: ten requests in flight and their answers (read up to a limit) fit in 256 MB. */
     memorySize: 256,
     /**
-     * Invoked asynchronously only (the stream consumer, the sweeper, redeliver and recover), and never
-     * retried by Lambda: a failed or timed-out invocation leaves its deliveries due in the `byDueTime`
-     * index, where the sweeper finds them within a minute, as soon as Lambda's own first retry would
-     * (after about a minute). A Lambda retry would add a second invocation for the same endpoint beside
-     * the sweeper's, sending its deliveries twice and doubling the load on an endpoint that is already
-     * failing; the retry schedule lives in the table (shared/webhooks/schedule.ts), not in Lambda.
+     * Invoked asynchronously only (the stream consumer, the sweeper, redeliver and recover). A first try
+     * writes no due record (the success path's three write units), so Lambda's retries are the crash net:
+     * an invocation that failed or timed out is run again (after about 1 and 2 minutes, AWS Lambda
+     * Developer Guide, "Error handling and automatic retries"), and the retried run claims again what it
+     * carried: a claim whose lease ran out is taken over and tried, a live one (its first run still tries)
+     * is put in the due index at its lease's end and left to the sweep. No delivery is sent twice at once:
+     * every try is claimed. The retry schedule of failed tries lives in the table (schedule.ts), not here.
      */
-    retryAttempts: 0,
+    retryAttempts: 2,
     /**
      * A throttled invocation (the deliverer's share of concurrency is full) waits in Lambda's queue and is
-     * retried, at growing intervals of up to 5 minutes, until it is this old, then dropped: its deliveries
-     * are still due in the table, and every sweep (each minute) invokes the deliverer for them again. Five
-     * sweeps' worth: an endpoint has at most about five invocations queued while the share is full, not the
-     * sixty of an hour (or the 360 of Lambda's default six hours) arriving after it frees.
+     * retried until it is this old: Lambda's most, six hours, since a first try's deliveries are in no
+     * index while it waits. Past it (or its retries spent), the invocation goes to its on-failure
+     * destination, the sweeper, which puts what it carried in the due index (leaveDue).
      */
-    maxEventAge: Duration.minutes(5 * webhookDelivery.sweeper.everyMinutes),
+    maxEventAge: Duration.hours(6),
   },
   sweeper: {
     /** Reads the due index's shards and sends one asynchronous invocation per endpoint with deliveries due. */
@@ -112,10 +114,6 @@ export class WebhookDeliveries extends Construct {
     });
     // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index.
     grantTableAccess(this.deliverer, 'write', table, { idIndex: false });
-    this.deliverer.configureAsyncInvoke({
-      retryAttempts: deliverer.retryAttempts,
-      maxEventAge: deliverer.maxEventAge,
-    });
 
     this.sweeper = new ApiFunction(this, 'Sweeper', {
       entry: webhookDelivery.sweeper.handler,
@@ -125,10 +123,35 @@ export class WebhookDeliveries extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency?.sweeper,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // Reads the due index (keys only), nothing else of the table's indexes, and writes nothing.
+    // Reads the due index (keys only), nothing else of the table's indexes; as the deliverer's on-failure
+    // destination it writes due records (a put only if absent, an update of the due keys), nothing else.
     grantTableAccess(this.sweeper, 'read', table, { idIndex: false });
     grantIndexQuery(this.sweeper, table, TABLE_SCHEMA.dueIndex.name);
+    this.sweeper.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+      }),
+    );
     this.allowStart(this.sweeper);
+
+    // The deliverer's retries and its on-failure destination, the sweeper. The permission to invoke it is a
+    // policy of its own, which the deliverer does not depend on: the sweeper's grant names the deliverer,
+    // so the deliverer's role policy naming the sweeper would make a dependency cycle.
+    const destination = new Policy(this, 'DelivererOnFailure', {
+      roles: this.deliverer.role ? [this.deliverer.role] : [],
+      statements: [
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sweeper.functionArn] }),
+      ],
+    });
+    const sweeperArn = this.sweeper.functionArn;
+    const invokeConfig = new EventInvokeConfig(this, 'DelivererInvokeConfig', {
+      function: this.deliverer,
+      retryAttempts: deliverer.retryAttempts,
+      maxEventAge: deliverer.maxEventAge,
+      onFailure: { bind: () => ({ destination: sweeperArn }) },
+    });
+    invokeConfig.node.addDependency(destination);
 
     // A rule rather than EventBridge Scheduler: a fixed rate is all it needs, and a rule invokes through
     // the function's resource policy (scoped to this rule), where a schedule would need a role of its own.

@@ -73,7 +73,10 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
         stops,
       ));
     const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
-    const lambdaEndpoint = await startServer(createFunctionInvoker(LOCAL_FUNCTIONS), stops);
+    const lambdaEndpoint = await startServer(
+      createFunctionInvoker(LOCAL_FUNCTIONS, LOCAL_ASYNC_CONFIG),
+      stops,
+    );
     return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, lambdaEndpoint, stop };
   } catch (error) {
     await stop();
@@ -98,9 +101,19 @@ async function startServer(server: Server, stops: Array<() => Promise<void>>): P
 
 /** The functions the Lambda stand-in runs, by the names the handlers' settings give them. */
 export const LOCAL_DELIVERER_FUNCTION = 'team-messaging-webhook-deliverer';
+const LOCAL_SWEEPER_FUNCTION = 'team-messaging-webhook-sweeper';
 const LOCAL_FUNCTIONS = {
   [LOCAL_DELIVERER_FUNCTION]: () =>
     load<(payload: unknown) => Promise<unknown>>(webhookDelivery.deliverer.handler),
+  [LOCAL_SWEEPER_FUNCTION]: () =>
+    load<(payload: unknown) => Promise<unknown>>(webhookDelivery.sweeper.handler),
+};
+/**
+ * The deliverer's retries and on-failure destination (lib/cdk/webhook-deliveries.ts), sooner than
+ * Lambda's minute: a run that failed is run again after 1 s and 2 s, then what it carried is left due.
+ */
+const LOCAL_ASYNC_CONFIG = {
+  [LOCAL_DELIVERER_FUNCTION]: { retryAttempts: 2, retryDelayMs: 1000, onFailure: LOCAL_SWEEPER_FUNCTION },
 };
 
 async function startDynamoDb(

@@ -252,7 +252,8 @@ export const WebhookAttempt = z
     ),
     attempted_at: described(
       timestamp,
-      'When the try ended (the answer came, or the try gave up): ISO 8601 in UTC, with microseconds.',
+      'When the try started (the request was sent; `duration_ms` is how long it took): ISO 8601 in UTC, ' +
+        'with microseconds.',
     ),
     status_code: described(
       z.int().min(100).max(599).nullable(),
@@ -270,7 +271,8 @@ export const WebhookAttempt = z
     response: described(
       z.string().max(ATTEMPT_RESPONSE_LENGTH),
       `The first ${ATTEMPT_RESPONSE_LENGTH} bytes of the answer's body, decoded as UTF-8 (bytes that are ` +
-        'not are replaced; a character cut in two is dropped); `""` when it had none or none came.',
+        'not are replaced; a character cut in two is dropped); `""` when it had none or none came. A ' +
+        'successful try keeps less of it: as much as fits its record in 1 KB.',
     ),
     succeeded: described(
       z.boolean(),

@@ -15,12 +15,21 @@
  *   TEAM#<team>          TOMBSTONE#<the deleted item's sk>         the request that deleted a brand or field
  *                                                                  (TTL): its change event names it
  *   TEAM#<team>          WEBHOOK#<endpoint, 12 digits>             a webhook endpoint with its secrets
- *   TEAM#<team>          DELIVERY#<endpoint>#<event position>      an event's delivery to an endpoint (TTL);
- *                                                                  while due, in the `byDueTime` index under
- *                                                                  `gsi2pk = DUE#<shard>` (webhook-deliveries.ts)
- *   TEAM#<team>          ATTEMPT#<endpoint>#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
+ *   ENDPOINT#<team>#<endpoint>  DELIVERY#<event position>          an event's delivery to an endpoint (TTL);
+ *                                                                  while due later, in the `byDueTime` index
+ *                                                                  under `gsi2pk = DUE#<shard>`
+ *                                                                  (webhook-deliveries.ts); a partition key
+ *                                                                  per endpoint: its deliveries never share
+ *                                                                  the team's partition
+ *   ENDPOINT#<team>#<endpoint>  ATTEMPT#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
+ *   ENDPOINT#<team>#<endpoint>  PARKED#<event position>            a retry parked while the endpoint is
+ *                                                                  disabled: enabling it makes it due again
  *   TEAM#<team>          SENDERS                                   which of the team's endpoints a deliverer
- *                                                                  is sending to now (webhook-senders.ts)
+ *                                                                  is sending to now (webhook-senders.ts):
+ *                                                                  one item, so the team's bound is one
+ *                                                                  conditional write; two writes per run
+ *                                                                  that takes a lease, none on a healthy
+ *                                                                  endpoint's first tries
  *   EVENTS#<team>        EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts): a partition
  *                                                                  of its own, so the log's writes do not take
  *                                                                  the team's partition's write units
@@ -70,20 +79,43 @@ export const identityKey = (teamId: number, identityId: number) =>
   teamItem(teamId, `IDENTITY#${padId(identityId)}`);
 export const webhookEndpointKey = (teamId: number, endpointId: number) =>
   teamItem(teamId, `${WEBHOOK_PREFIX}${padId(endpointId)}`);
+/**
+ * An endpoint's deliveries and attempts: a partition key of its own, so that a team's brand and field
+ * writes and its endpoints' delivery bookkeeping never share a partition's 1,000 write units a second.
+ */
+export const endpointPk = (teamId: number, endpointId: number): string => `ENDPOINT#${teamId}#${endpointId}`;
+/** Where an endpoint's delivery items are: its partition key, and the sort key prefix the event position follows. */
+export const endpointDeliveries = (teamId: number, endpointId: number): { pk: string; skPrefix: string } => ({
+  pk: endpointPk(teamId, endpointId),
+  skPrefix: DELIVERY_PREFIX,
+});
+/** Where an endpoint's attempt items are (the attempt's time and event position follow the prefix). */
+export const endpointAttempts = (teamId: number, endpointId: number): { pk: string; skPrefix: string } => ({
+  pk: endpointPk(teamId, endpointId),
+  skPrefix: ATTEMPT_PREFIX,
+});
 /** An endpoint's deliveries sort by event (time first), so `recover` reads those since a time. */
-export const deliveryKey = (teamId: number, endpointId: number, eventPosition: string) =>
-  teamItem(teamId, `${DELIVERY_PREFIX}${padId(endpointId)}#${eventPosition}`);
-/** Where an endpoint's deliveries are found: a Query of `pk` on the sort keys that begin with `skPrefix`. */
-export const endpointDeliveries = (teamId: number, endpointId: number) => ({
-  pk: teamPk(teamId),
-  skPrefix: `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+export const deliveryKey = (teamId: number, endpointId: number, eventPosition: string) => ({
+  pk: endpointPk(teamId, endpointId),
+  sk: `${DELIVERY_PREFIX}${eventPosition}`,
 });
 /** An endpoint's attempts sort by time: its attempt list reads them newest first. */
-export const attemptKey = (teamId: number, endpointId: number, atMs: number, eventPosition: string) =>
-  teamItem(
-    teamId,
-    `${ATTEMPT_PREFIX}${padId(endpointId)}#${String(atMs).padStart(13, '0')}#${eventPosition}`,
-  );
+export const attemptKey = (teamId: number, endpointId: number, atMs: number, eventPosition: string) => ({
+  pk: endpointPk(teamId, endpointId),
+  sk: `${ATTEMPT_PREFIX}${String(atMs).padStart(13, '0')}#${eventPosition}`,
+});
+/** A retry parked while its endpoint is disabled (webhook-deliveries.ts, parkDelivery). */
+export const PARKED_PREFIX = 'PARKED#';
+export const parkedKey = (teamId: number, endpointId: number, eventPosition: string) => ({
+  pk: endpointPk(teamId, endpointId),
+  sk: `${PARKED_PREFIX}${eventPosition}`,
+});
+/**
+ * Where tables made before deliveries moved to the endpoint's partition keep them: under the team's, with
+ * the endpoint in the sort key (`DELIVERY#<endpoint, 12 digits>#<event position>`, the same for attempts);
+ * `npm run admin -- migrate` moves them.
+ */
+export const LEGACY_ENDPOINT_ITEM = /^(DELIVERY#|ATTEMPT#)(\d{12})#(.+)$/;
 /** The team's sender leases: one item per team, so that the team's bound is one conditional write. */
 export const webhookSendersKey = (teamId: number) => teamItem(teamId, 'SENDERS');
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */

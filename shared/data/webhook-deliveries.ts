@@ -1,31 +1,57 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from './events.ts';
+import { itemSize } from './item-size.ts';
 import { queryAll, writtenIf } from './items.ts';
-import { ATTEMPT_PREFIX, attemptKey, DELIVERY_PREFIX, deliveryKey, padId, teamPk } from './keys.ts';
+import {
+  ATTEMPT_PREFIX,
+  attemptKey,
+  DELIVERY_PREFIX,
+  deliveryKey,
+  endpointAttempts,
+  endpointPk,
+  LEGACY_ENDPOINT_ITEM,
+  PARKED_PREFIX,
+  parkedKey,
+} from './keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 import { plainItem } from './transactions.ts';
 
 /**
- * Webhook deliveries: one item per (endpoint, event), written only if absent, so an event fanned out twice
- * (a stream record delivered again) is delivered once. While due, a delivery is in the `byDueTime` index,
- * under one of DUE_SHARDS partitions chosen by hashing it (no hot partition however many are due), sorted
- * by due time: the sweeper reads each shard up to now, in pages. A try first claims the delivery with a
- * lease (a conditional update), so two deliverers never send it at once, and a restart (redeliver,
- * recover) never takes a live lease away: it marks the delivery to run again after the try. A deliverer
- * that dies mid-try leaves the lease to expire, and the delivery is tried again (the receiver sees the
- * same webhook-id twice: at least once). Each try is also kept as an attempt item for the attempts list,
- * the endpoint's newest ones only (pruneAttempts). Both expire with the event.
+ * Webhook deliveries: one item per (endpoint, event). The stream consumer writes none: the deliverer's
+ * first try writes the item, as its claim (claimDelivery: a put only if absent, status `sending`, with a
+ * lease), so an event handed over twice (a stream record read again) is sent once, and the success path
+ * is three writes of one unit each: the claim, the settle, the attempt. Only a delivery that is due later
+ * (a retry, a restart, one left for the sweep) is in the `byDueTime` index, under one of DUE_SHARDS
+ * partitions chosen by hashing it (no hot partition however many are due), sorted by due time: the
+ * sweeper reads each shard up to now, in pages. A claim's lease means no two deliverers send it at once,
+ * and a restart (redeliver, recover) never takes a live lease away: it marks the delivery to run again
+ * after the try. A deliverer that dies mid-try leaves the lease to expire; Lambda's retry of its invocation
+ * (or, once those are spent, its on-failure destination: markDue) makes it due again, and it is tried
+ * again (the receiver sees the same webhook-id twice: at least once). Each try is also kept as an attempt
+ * item for the attempts list (pruneAttempts). Both expire with the event.
  */
-export const DUE_SHARDS = 16;
+/**
+ * Sized for every delivery failing at 1,000,000 a minute for the schedule's 3 days: 300,000 index writes
+ * a second at steady state, 586 a shard, under a partition's 1,000 (docs/webhooks.md, "Scale").
+ */
+export const DUE_SHARDS = 512;
 /** A claim outlives the longest try (15 s) and the writes around it. */
 export const LEASE_MS = 60_000;
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed';
 
 export interface Delivery {
   teamId: number;
@@ -82,7 +108,7 @@ function expiryOf(eventId: string): number {
 /**
  * Writes a delivery of the event to the endpoint, due at `dueAt` (or given up already: `failed`, for an
  * endpoint that is disabled, so that `recover` can send it once it is enabled). False when the delivery
- * already exists: nothing is written and nothing is to be sent.
+ * already exists: nothing is written.
  */
 export async function createDelivery(
   teamId: number,
@@ -90,6 +116,7 @@ export async function createDelivery(
   eventId: string,
   dueAt: number,
   status: 'pending' | 'failed' = 'pending',
+  eventType?: string,
 ): Promise<boolean> {
   return writtenIf(
     dynamo().send(
@@ -100,6 +127,7 @@ export async function createDelivery(
           team_id: teamId,
           endpoint_id: endpointId,
           event_id: eventId,
+          ...(eventType !== undefined && { event_type: eventType }),
           status,
           tries: 0,
           next_try_at: dueAt,
@@ -107,6 +135,79 @@ export async function createDelivery(
           [ttlAttribute]: expiryOf(eventId),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+}
+
+/**
+ * Leaves a delivery where the sweeper finds it (the crash net: what a deliverer invocation could not start
+ * or finish): a delivery not yet written is written due at `nowMs`; one claimed (`sending`) and not in the
+ * index is put there at its lease's end, so that it is tried again if its holder never settles it. One
+ * pending is in the index already; one settled stays settled.
+ */
+export async function markDue(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  nowMs: number,
+): Promise<void> {
+  const key = keyOf(teamId, endpointId, eventId);
+  let old: Record<string, unknown> | undefined;
+  try {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          team_id: teamId,
+          endpoint_id: endpointId,
+          event_id: eventId,
+          status: 'pending',
+          tries: 0,
+          next_try_at: nowMs,
+          ...dueKeys(teamId, endpointId, eventId, nowMs),
+          [ttlAttribute]: expiryOf(eventId),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    old = plainItem(error.Item);
+  }
+  if (old?.status !== 'sending' || old[dueIndex.partitionKey] !== undefined) return;
+  await dueAtLeaseEnd(teamId, endpointId, eventId, old);
+}
+
+/** A claimed delivery put in the index at its lease's end, while the claim is still the one seen. */
+async function dueAtLeaseEnd(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  claimed: Record<string, unknown>,
+): Promise<void> {
+  const due = dueKeys(teamId, endpointId, eventId, Number(claimed.lease_until ?? 0));
+  await writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression: 'SET #duePk = :duePk, #dueSk = :dueSk',
+        ConditionExpression: 'claim = :claim AND #status = :sending',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':claim': claimed.claim,
+          ':sending': 'sending',
+          ':duePk': due[dueIndex.partitionKey],
+          ':dueSk': due[dueIndex.sortKey],
+        },
       }),
     ),
   );
@@ -201,30 +302,80 @@ async function writtenOrOwn(restart: string, write: Promise<unknown>): Promise<b
 }
 
 /**
- * Claims a due delivery for one try: it must be pending, due by `nowMs` and not claimed by a live lease.
- * The delivery as claimed (tries counted), or undefined when it is not this caller's to try.
+ * Claims a delivery for one try: status `sending`, a lease, its tries counted. `fresh` (a first try the
+ * fan-out started) claims by writing the item only if absent: one write unit, and the dedup of an event
+ * handed over again. Otherwise (or when the item exists) it must be pending and due by `nowMs`, or
+ * `sending` with its lease run out (its deliverer died), and not claimed by a live lease. A live claim seen
+ * by a fresh claim (a retried invocation while its first run still tries) is left to its holder, and put
+ * in the due index at its lease's end in case that holder never settles it. The delivery as claimed, or
+ * undefined when it is not this caller's to try.
  */
 export async function claimDelivery(
   teamId: number,
   endpointId: number,
   eventId: string,
   nowMs: number,
+  { fresh = false, eventType }: { fresh?: boolean; eventType?: string } = {},
 ): Promise<Delivery | undefined> {
+  const claim = randomUUID();
+  const lease = nowMs + LEASE_MS;
+  if (fresh) {
+    const item = {
+      ...keyOf(teamId, endpointId, eventId),
+      team_id: teamId,
+      endpoint_id: endpointId,
+      event_id: eventId,
+      ...(eventType !== undefined && { event_type: eventType }),
+      status: 'sending',
+      tries: 1,
+      next_try_at: nowMs,
+      claim,
+      lease_until: lease,
+      [ttlAttribute]: expiryOf(eventId),
+    };
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return deliveryOf(item);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = plainItem(error.Item);
+      if (!old) return undefined;
+      const leaseUntil = Number(old.lease_until ?? 0);
+      if (old.status === 'sending' && leaseUntil > nowMs) {
+        if (old[dueIndex.partitionKey] === undefined) await dueAtLeaseEnd(teamId, endpointId, eventId, old);
+        return undefined;
+      }
+      const due = old.status === 'sending' || (old.status === 'pending' && Number(old.next_try_at) <= nowMs);
+      if (!due || leaseUntil > nowMs) return undefined;
+    }
+  }
   try {
     const { Attributes } = await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
-        UpdateExpression: 'SET claim = :claim, lease_until = :lease, tries = tries + :one',
+        UpdateExpression:
+          'SET #status = :sending, claim = :claim, lease_until = :lease, tries = tries + :one' +
+          (eventType !== undefined ? ', event_type = if_not_exists(event_type, :type)' : ''),
         ConditionExpression:
-          '#status = :pending AND next_try_at <= :now AND (attribute_not_exists(lease_until) OR lease_until <= :now)',
+          '((#status = :pending AND next_try_at <= :now) OR #status = :sending) AND ' +
+          '(attribute_not_exists(lease_until) OR lease_until <= :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
-          ':claim': randomUUID(),
-          ':lease': nowMs + LEASE_MS,
+          ':claim': claim,
+          ':lease': lease,
           ':one': 1,
           ':pending': 'pending',
+          ':sending': 'sending',
           ':now': nowMs,
+          ...(eventType !== undefined && { ':type': eventType }),
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -252,30 +403,42 @@ export async function settleDelivery(
   delivery: Delivery,
   outcome: { status: 'succeeded' | 'failed' } | { nextTryAt: number },
   atMs: number,
-  { ignoreRerun = false }: { ignoreRerun?: boolean } = {},
+  {
+    ignoreRerun = false,
+    attempt,
+  }: { ignoreRerun?: boolean; attempt?: { startedAt: number; statusCode: number | null } } = {},
 ): Promise<Settled> {
   const again = 'nextTryAt' in outcome;
   const due = again && dueKeys(delivery.teamId, delivery.endpointId, delivery.eventId, outcome.nextTryAt);
   const key = keyOf(delivery.teamId, delivery.endpointId, delivery.eventId);
+  const tried = attempt ? ', last_attempt_at = :tried, last_status_code = :code' : '';
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
         UpdateExpression: again
-          ? 'SET next_try_at = :next, #dueSk = :dueSk REMOVE claim, lease_until'
-          : 'SET #status = :status, settled_at = :at REMOVE claim, lease_until, rerun, #duePk, #dueSk',
+          ? `SET #status = :pending, next_try_at = :next, #duePk = :duePk, #dueSk = :dueSk${tried} REMOVE claim, lease_until`
+          : `SET #status = :status, settled_at = :at${tried} REMOVE claim, lease_until, rerun, #duePk, #dueSk`,
         ConditionExpression: ignoreRerun
           ? 'claim = :claim'
           : 'claim = :claim AND attribute_not_exists(rerun)',
-        ExpressionAttributeNames: again
-          ? { '#dueSk': dueIndex.sortKey }
-          : { '#status': 'status', '#duePk': dueIndex.partitionKey, '#dueSk': dueIndex.sortKey },
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
         ExpressionAttributeValues: {
           ':claim': delivery.claim,
           ...(due
-            ? { ':next': outcome.nextTryAt, ':dueSk': due[dueIndex.sortKey] }
+            ? {
+                ':pending': 'pending',
+                ':next': outcome.nextTryAt,
+                ':duePk': due[dueIndex.partitionKey],
+                ':dueSk': due[dueIndex.sortKey],
+              }
             : { ':status': (outcome as { status: string }).status, ':at': atMs }),
+          ...(attempt && { ':tried': attempt.startedAt, ':code': attempt.statusCode }),
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -329,16 +492,119 @@ export async function abandonDelivery(
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
         UpdateExpression: 'SET #status = :failed, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
-        ConditionExpression: '#status = :pending',
+        ConditionExpression:
+          '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))',
         ExpressionAttributeNames: {
           '#status': 'status',
           '#duePk': dueIndex.partitionKey,
           '#dueSk': dueIndex.sortKey,
         },
-        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':at': atMs },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ':sending': 'sending',
+          ':at': atMs,
+        },
       }),
     ),
   );
+}
+
+/**
+ * Parks a retry whose endpoint is disabled: it stays pending (its schedule and tries kept, `parked`) but
+ * leaves the due index, and a marker under the endpoint's key (`PARKED#<position>`) lets enabling the
+ * endpoint find it without reading its other deliveries (resumeParked). The marker is written first: one
+ * left without a parked delivery is only skipped and deleted by the resume. False when it was not pending.
+ */
+export async function parkDelivery(
+  teamId: number,
+  endpointId: number,
+  eventId: string,
+  atMs: number,
+): Promise<boolean> {
+  const { position } = positionOf(eventId);
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...parkedKey(teamId, endpointId, position),
+        event_id: eventId,
+        [ttlAttribute]: expiryOf(eventId),
+      },
+    }),
+  );
+  return writtenIf(
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(teamId, endpointId, eventId),
+        UpdateExpression: 'SET parked = :true REMOVE #duePk, #dueSk',
+        ConditionExpression:
+          '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#duePk': dueIndex.partitionKey,
+          '#dueSk': dueIndex.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':pending': 'pending',
+          ':sending': 'sending',
+          ':at': atMs,
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * The endpoint's parked retries due again (enabling it: webhook-endpoints.ts): each at its own next try,
+ * or now if that has passed, so its schedule goes on where it stopped. One Query of the markers, then per
+ * parked delivery a read, an update and the marker's delete. How many were resumed.
+ */
+export async function resumeParked(teamId: number, endpointId: number, nowMs: number): Promise<number> {
+  const markers = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': endpointPk(teamId, endpointId), ':prefix': PARKED_PREFIX },
+    ProjectionExpression: 'pk, sk, event_id',
+    ConsistentRead: true,
+  });
+  let resumed = 0;
+  for (const marker of markers) {
+    const eventId = marker.event_id as string;
+    const key = keyOf(teamId, endpointId, eventId);
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    );
+    if (Item?.parked === true) {
+      const due = dueKeys(teamId, endpointId, eventId, Math.max(Number(Item.next_try_at ?? 0), nowMs));
+      const done = await writtenIf(
+        dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: 'SET #status = :pending, #duePk = :duePk, #dueSk = :dueSk REMOVE parked',
+            ConditionExpression: 'parked = :true',
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#duePk': dueIndex.partitionKey,
+              '#dueSk': dueIndex.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':true': true,
+              ':duePk': due[dueIndex.partitionKey],
+              ':dueSk': due[dueIndex.sortKey],
+            },
+          }),
+        ),
+      );
+      if (done) resumed++;
+    }
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: marker.pk, sk: marker.sk } }));
+  }
+  return resumed;
 }
 
 /** A page of the deliveries due in one shard, oldest first, and where the next page starts. */
@@ -387,8 +653,8 @@ export async function failedDeliveriesSince(
     FilterExpression: '#status = :failed AND settled_at >= :since',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
-      ':pk': teamPk(teamId),
-      ':prefix': `${DELIVERY_PREFIX}${padId(endpointId)}#`,
+      ':pk': endpointPk(teamId, endpointId),
+      ':prefix': DELIVERY_PREFIX,
       ':failed': 'failed',
       ':since': sinceMs,
     },
@@ -423,30 +689,45 @@ export interface Attempt {
   succeeded: boolean;
 }
 
+/** What an attempt item of a successful try holds at most: one write unit (1 KB). */
+export const ATTEMPT_ITEM_BYTES = 1024;
+
 /**
- * Records a try for the attempts list; kept as long as its event, or until it is no longer among the
- * endpoint's newest (pruneAttempts). `seq` numbers the endpoint's attempts (its deliverer counts them).
+ * Records a try for the attempts list, under the time it started (`startedAtMs`); kept as long as its
+ * event, or until it is no longer among the endpoint's newest (pruneAttempts). `seq` numbers the endpoint's
+ * attempts (a deliverer holding the endpoint's sender lease counts them; a run without it leaves them
+ * unnumbered). A successful try's answer is cut so that the item fits one write unit; a failed one keeps
+ * the first 1 KB of its answer, which is what an integrator reads to see why.
  */
 export async function recordAttempt(
   teamId: number,
   endpointId: number,
-  atMs: number,
+  startedAtMs: number,
   attempt: Omit<Attempt, 'attempted_at'>,
-  seq: number,
+  seq?: number,
 ): Promise<void> {
   const { position } = positionOf(attempt.event_id);
-  await dynamo().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...attemptKey(teamId, endpointId, atMs, position),
-        ...attempt,
-        attempted_at: isoMicros(new Date(atMs)),
-        seq,
-        [ttlAttribute]: expiryOf(attempt.event_id),
-      },
-    }),
-  );
+  const item: Record<string, unknown> = {
+    ...attemptKey(teamId, endpointId, startedAtMs, position),
+    ...attempt,
+    attempted_at: isoMicros(new Date(startedAtMs)),
+    ...(seq !== undefined && { seq }),
+    [ttlAttribute]: expiryOf(attempt.event_id),
+  };
+  if (attempt.succeeded) {
+    item.response = cutToBytes(attempt.response, ATTEMPT_ITEM_BYTES - itemSize({ ...item, response: '' }));
+  }
+  await dynamo().send(new PutCommand({ TableName: tableName(), Item: item }));
+}
+
+/** The longest start of `text` within `bytes` UTF-8 bytes, never cutting a character in two. */
+function cutToBytes(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  if (bytes <= 0) return '';
+  return Buffer.from(text)
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /** Attempts one prune reads (and deletes) at most; what is left goes at the deliverer's next run. */
@@ -463,10 +744,7 @@ export async function pruneAttempts(teamId: number, endpointId: number, upToSeq:
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': teamPk(teamId),
-        ':prefix': `${ATTEMPT_PREFIX}${padId(endpointId)}#`,
-      },
+      ExpressionAttributeValues: { ':pk': endpointPk(teamId, endpointId), ':prefix': ATTEMPT_PREFIX },
       ProjectionExpression: 'pk, sk, seq',
       Limit: PRUNE_READ_LIMIT,
     }),
@@ -497,15 +775,15 @@ export async function listAttempts(
   endpointId: number,
   { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
 ): Promise<ListPage<Attempt, string>> {
-  const prefix = `${ATTEMPT_PREFIX}${padId(endpointId)}#`;
+  const { pk, skPrefix: prefix } = endpointAttempts(teamId, endpointId);
   const { Items = [] } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': prefix },
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
       ScanIndexForward: false,
       Limit: limit + 1,
-      ...(after !== undefined && { ExclusiveStartKey: { pk: teamPk(teamId), sk: `${prefix}${after}` } }),
+      ...(after !== undefined && { ExclusiveStartKey: { pk, sk: `${prefix}${after}` } }),
     }),
   );
   const attempts = Items.map((item) => ({ sk: item.sk as string, attempt: attemptOf(item) }));
@@ -525,6 +803,53 @@ function attemptOf(item: Record<string, unknown>): Attempt {
     response: (item.response as string | undefined) ?? '',
     succeeded: item.succeeded === true,
   };
+}
+
+/**
+ * Moves the deliveries and attempts of tables made before they had their endpoint's partition key (under
+ * the team's, `DELIVERY#<endpoint>#<position>`) to it, due index keys and all, so pending retries stay
+ * due. Each item is put at its new key only if none is there (one the deliverer wrote since is newer and
+ * wins), then deleted at the old. Safe to run again and while deliveries run. Reads the whole table once
+ * (a Scan): an operator's command (`npm run admin -- migrate`). How many it moved.
+ */
+export async function migrateDeliveryKeys(): Promise<{ deliveries: number; attempts: number }> {
+  const moved = { deliveries: 0, attempts: 0 };
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression:
+          'begins_with(pk, :team) AND (begins_with(sk, :delivery) OR begins_with(sk, :attempt))',
+        ExpressionAttributeValues: {
+          ':team': 'TEAM#',
+          ':delivery': DELIVERY_PREFIX,
+          ':attempt': ATTEMPT_PREFIX,
+        },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const legacy = LEGACY_ENDPOINT_ITEM.exec(String(item.sk));
+      if (!legacy) continue;
+      const [, prefix, endpoint, rest] = legacy;
+      const teamId = Number(String(item.pk).slice('TEAM#'.length));
+      const key = { pk: endpointPk(teamId, Number(endpoint)), sk: `${prefix}${rest}` };
+      await writtenIf(
+        dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...item, ...key },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+      moved[prefix === DELIVERY_PREFIX ? 'deliveries' : 'attempts']++;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return moved;
 }
 
 // ---------------------------------------------------------------------------------------------------------

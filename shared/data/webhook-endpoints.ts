@@ -9,6 +9,7 @@ import { queryAll, requestStamp, throwMissing, writtenIf } from './items.ts';
 import { idIndexKeys, teamPk, WEBHOOK_PREFIX, webhookEndpointKey } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
+import { resumeParked } from './webhook-deliveries.ts';
 
 /**
  * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
@@ -34,6 +35,11 @@ export interface WebhookEndpoint {
   disabled_reason: DisabledReason | null;
   /** Epoch ms of the first failed try since its last success (or since it was enabled); null while it succeeds. */
   failing_since: number | null;
+  /**
+   * Epoch ms of the first try that took WEBHOOK_LIMITS.slowTryMs or longer since its tries were last all
+   * quick; null while they are. A slow endpoint's first tries take its sender lease, as a failing one's do.
+   */
+  slow_since: number | null;
   secrets: SigningSecret[];
   created_at: string;
   updated_at: string;
@@ -73,6 +79,7 @@ const toItem = (endpoint: WebhookEndpoint, version: number) => ({
   ...endpoint,
   // Absent rather than null while it succeeds: a failure sets it only if absent (if_not_exists).
   failing_since: endpoint.failing_since ?? undefined,
+  slow_since: endpoint.slow_since ?? undefined,
   ...requestStamp(),
   version,
 });
@@ -87,6 +94,7 @@ export function webhookEndpointOfItem(item: Record<string, unknown>): WebhookEnd
     disabled: item.disabled === true,
     disabled_reason: (item.disabled_reason as DisabledReason | null | undefined) ?? null,
     failing_since: (item.failing_since as number | null | undefined) ?? null,
+    slow_since: (item.slow_since as number | null | undefined) ?? null,
     secrets: item.secrets as SigningSecret[],
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
@@ -109,6 +117,7 @@ export async function createWebhookEndpoint(
     disabled: false,
     disabled_reason: null,
     failing_since: null,
+    slow_since: null,
     secrets: [{ secret: newSigningSecret(), expires_at: null }],
     created_at: now,
     updated_at: now,
@@ -204,7 +213,11 @@ export async function reviseWebhookEndpoint(
         }),
       ),
     );
-    if (written) return { endpoint, version: version + 1 };
+    if (written) {
+      // Enabled again: its retries parked meanwhile are due again, their schedule going on.
+      if (current.disabled && !endpoint.disabled) await resumeParked(teamId, id, Date.now());
+      return { endpoint, version: version + 1 };
+    }
     await beforeRetry(attempt, 'webhook endpoint');
   }
 }
@@ -258,28 +271,42 @@ export async function deleteWebhookEndpoint(teamId: number, id: number, expected
 
 /**
  * What a try's outcome changes on its endpoint (the deliverer's writes, outside any request): a success
- * ends its failing period, a failure starts one (unless one is running), `disable` turns it off.
+ * ends its failing period, a failure starts one (unless one is running), `disable` turns it off; a slow
+ * try marks it slow (`slowSince`), a run of quick ones ends that (`quick`).
  * Conditioned on the endpoint still being enabled, so a change by the team in between wins. False when
  * nothing was written.
  */
 export async function noteDeliveryOutcome(
   teamId: number,
   id: number,
-  change: { failingSince: number } | { succeeded: true } | { disable: Exclude<DisabledReason, 'manual'> },
+  change:
+    | { failingSince: number }
+    | { succeeded: true }
+    | { disable: Exclude<DisabledReason, 'manual'> }
+    | { slowSince: number }
+    | { quick: true },
 ): Promise<boolean> {
   const update =
-    'disable' in change
+    'slowSince' in change
       ? {
-          UpdateExpression:
-            'SET disabled = :true, disabled_reason = :reason, updated_at = :now, version = version + :one REMOVE request_id',
-          values: { ':true': true, ':reason': change.disable, ':now': nowIso(), ':one': 1 },
+          UpdateExpression: 'SET slow_since = if_not_exists(slow_since, :since) REMOVE request_id',
+          values: { ':since': change.slowSince },
         }
-      : 'failingSince' in change
-        ? {
-            UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :since) REMOVE request_id',
-            values: { ':since': change.failingSince },
-          }
-        : { UpdateExpression: 'REMOVE failing_since, request_id', values: {} };
+      : 'quick' in change
+        ? { UpdateExpression: 'REMOVE slow_since, request_id', values: {} }
+        : 'disable' in change
+          ? {
+              UpdateExpression:
+                'SET disabled = :true, disabled_reason = :reason, updated_at = :now, version = version + :one REMOVE request_id',
+              values: { ':true': true, ':reason': change.disable, ':now': nowIso(), ':one': 1 },
+            }
+          : 'failingSince' in change
+            ? {
+                UpdateExpression:
+                  'SET failing_since = if_not_exists(failing_since, :since) REMOVE request_id',
+                values: { ':since': change.failingSince },
+              }
+            : { UpdateExpression: 'REMOVE failing_since, request_id', values: {} };
   return writtenIf(
     dynamo().send(
       new UpdateCommand({

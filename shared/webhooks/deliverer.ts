@@ -2,7 +2,9 @@ import { getEvent } from '../data/events.ts';
 import {
   abandonDelivery,
   claimDelivery,
-  type Delivery,
+  createDelivery,
+  markDue,
+  parkDelivery,
   pruneAttempts,
   recordAttempt,
   type Settled,
@@ -18,6 +20,7 @@ import {
 import { acquireSender, releaseSender } from '../data/webhook-senders.ts';
 import { SDK_CALL_BUDGET_MS, WEBHOOK_LIMITS } from '../limits.ts';
 import { logger, type MetricsBatch } from '../telemetry.ts';
+import { isOwnDisabledNotice } from './fan-out.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
 import { type DeliveryOutcome, sendWebhook } from './send.ts';
 import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
@@ -43,12 +46,17 @@ export interface DelivererOptions {
 }
 
 /**
- * One endpoint's due deliveries, tried (each claimed first, so no other deliverer sends it meanwhile),
- * recorded, and settled: succeeded, due again by the schedule, or given up. The run first takes the
- * endpoint (a sender lease, webhook-senders.ts): one deliverer sends to an endpoint at a time, at most
+ * One endpoint's deliveries, tried (each claimed first, so no other deliverer sends it meanwhile),
+ * recorded, and settled: succeeded, due again by the schedule, or given up.
+ *
+ * A healthy endpoint's first tries (a fan-out's request, no more than one round of CONCURRENT_TRIES, the
+ * endpoint not failing) go straight to their claims: three writes a delivery, nothing per run. Anything
+ * else (a retry or restart from the sweep, redeliver or recover; a burst; a failing endpoint) first takes
+ * the endpoint (a sender lease, webhook-senders.ts): one deliverer sends to it at a time, at most
  * CONCURRENT_TRIES tries in flight, and a team has at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints
  * being sent to. A run that finds the endpoint held hands its deliveries to the holder, which tries them
- * before it lets go; one that finds the team at its bound leaves them due, for the sweep. Then what the
+ * before it lets go; one that finds the team at its bound leaves them due, for the sweep. A disabled
+ * endpoint's first tries are recorded given up (`recover` sends them once it is enabled). Then what the
  * tries say of the endpoint: a 410 disables it; failures with no success start (or, after
  * DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
  * outcomes, for tests and logs.
@@ -58,36 +66,61 @@ export async function deliverToEndpoint(
   { now = Date.now, metrics, attemptsKept = WEBHOOK_LIMITS.attemptsKeptPerEndpoint }: DelivererOptions = {},
 ): Promise<DeliveryOutcome[]> {
   const { team_id: teamId, endpoint_id: endpointId } = request;
+  const fresh = request.first === true;
   const eventIds = request.event_ids.slice(0, DELIVERIES_PER_INVOCATION);
   const endpoint = (await findWebhookEndpoint(teamId, endpointId))?.endpoint;
   if (!endpoint || endpoint.disabled) {
-    await Promise.all(eventIds.map((eventId) => abandonDelivery(teamId, endpointId, eventId, now())));
+    // Events made while it is disabled are given up (`recover` sends them); retries due meanwhile are
+    // parked, and enabling it makes them due again; a deleted endpoint's are given up.
+    await Promise.all(
+      eventIds.map((eventId) =>
+        !endpoint
+          ? abandonDelivery(teamId, endpointId, eventId, now())
+          : fresh
+            ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
+            : parkDelivery(teamId, endpointId, eventId, now()),
+      ),
+    );
     return [];
+  }
+  const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
+  const tryEach = (batch: readonly string[], claimFresh: boolean, nextAttempt?: () => number) =>
+    eachAtMost(CONCURRENT_TRIES, batch, async (eventId) => {
+      // A restart during the try makes it due again at once: tried again here while there is time.
+      for (let again = true, first = claimFresh; again && inTime(); first = false) {
+        const tried = await tryDelivery(endpoint, eventId, first, now, nextAttempt);
+        if (tried?.outcome) outcomes.push({ outcome: tried.outcome, at: tried.at });
+        again = tried?.settled === 'rerun';
+      }
+    });
+  const started = Date.now();
+  const inTime = () => Date.now() - started < START_TRIES_WITHIN_MS;
+  const healthy = endpoint.failing_since === null && endpoint.slow_since === null;
+  if (fresh && healthy && eventIds.length <= CONCURRENT_TRIES) {
+    await tryEach(eventIds, true);
+    await noteEndpointHealth(endpoint, outcomes, metrics);
+    return outcomes.map((tried) => tried.outcome);
   }
   const lease = await acquireSender(teamId, endpointId, eventIds, now());
   if (!lease.held) {
     metrics?.count(lease.reason === 'busy' ? 'WebhookSendersBusy' : 'WebhookDeliveriesHandedOff');
+    // A fresh delivery has no item yet: left due, for the sweep (a handed-off one is its holder's now).
+    if (lease.reason === 'busy' && fresh) {
+      await Promise.all(eventIds.map((eventId) => markDue(teamId, endpointId, eventId, now())));
+    }
     return [];
   }
-  const started = Date.now();
-  const inTime = () => Date.now() - started < START_TRIES_WITHIN_MS;
   const held = { token: lease.token, attempts: lease.attempts };
-  const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
   let batch: readonly string[] = eventIds;
+  // What this run was asked for is fresh if its request is; what others handed over may be (it is tried
+  // as fresh: written if absent, else claimed if due).
+  let claimFresh = fresh;
   try {
     while (batch.length > 0) {
-      await eachAtMost(CONCURRENT_TRIES, batch, async (eventId) => {
-        // A restart during the try makes it due again at once: tried again here while there is time.
-        for (let again = true; again && inTime(); ) {
-          const delivery = await claimDelivery(teamId, endpointId, eventId, now());
-          if (!delivery) return;
-          const tried = await tryDelivery(endpoint, delivery, now, () => ++held.attempts);
-          if (tried) outcomes.push(tried);
-          again = tried?.settled === 'rerun';
-        }
-      });
+      await tryEach(batch, claimFresh, () => ++held.attempts);
       await pruneAttempts(teamId, endpointId, held.attempts - attemptsKept);
       batch = await releaseSender(teamId, endpointId, held, { dropWaiting: !inTime() });
+      claimFresh = true;
     }
   } catch (error) {
     // The lease runs out by itself; letting go now lets the next run start at once.
@@ -98,21 +131,31 @@ export async function deliverToEndpoint(
   return outcomes.map((tried) => tried.outcome);
 }
 
-/** One claimed try: send, record, settle. Undefined when the event is gone (given up, nothing sent). */
+/**
+ * One try: the event read, the delivery claimed, sent, recorded, settled. Undefined when it is not this
+ * run's to try; no outcome when the event is gone or is the endpoint's own disabled notice (given up,
+ * nothing sent).
+ */
 async function tryDelivery(
   endpoint: WebhookEndpoint,
-  delivery: Delivery,
+  eventId: string,
+  fresh: boolean,
   now: Clock,
-  nextAttempt: () => number,
-): Promise<{ outcome: DeliveryOutcome; at: number; settled: Settled } | undefined> {
-  const found = await getEvent(delivery.teamId, delivery.eventId);
-  if (!found || !('event' in found)) {
-    await settleDelivery(delivery, { status: 'failed' }, now(), { ignoreRerun: true });
+  nextAttempt: (() => number) | undefined,
+): Promise<{ outcome?: DeliveryOutcome; at: number; settled: Settled } | undefined> {
+  const { team_id: teamId, id: endpointId } = endpoint;
+  const found = await getEvent(teamId, eventId);
+  const event = found && 'event' in found ? found.event : undefined;
+  if (!event || isOwnDisabledNotice(event, endpointId)) {
+    if (!fresh) await abandonDelivery(teamId, endpointId, eventId, now());
     return undefined;
   }
+  const delivery = await claimDelivery(teamId, endpointId, eventId, now(), { fresh, eventType: event.type });
+  if (!delivery) return undefined;
+  const startedAt = now();
   const outcome = await sendWebhook(
-    { url: endpoint.url, secrets: secretsInForce(endpoint, now()) },
-    { id: delivery.eventId, body: JSON.stringify(found.event) },
+    { url: endpoint.url, secrets: secretsInForce(endpoint, startedAt) },
+    { id: delivery.eventId, body: JSON.stringify(event) },
   );
   const at = now();
   const next =
@@ -120,9 +163,9 @@ async function tryDelivery(
   // Independent writes: the attempts list's item and the delivery's outcome.
   const [, settled] = await Promise.all([
     recordAttempt(
-      delivery.teamId,
-      delivery.endpointId,
-      at,
+      teamId,
+      endpointId,
+      startedAt,
       {
         event_id: delivery.eventId,
         status_code: outcome.status ?? null,
@@ -131,12 +174,13 @@ async function tryDelivery(
         response: outcome.response,
         succeeded: outcome.ok,
       },
-      nextAttempt(),
+      nextAttempt?.(),
     ),
     settleDelivery(
       delivery,
       outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
       at,
+      { attempt: { startedAt, statusCode: outcome.status ?? null } },
     ),
   ]);
   return { outcome, at, settled };
@@ -148,6 +192,7 @@ async function noteEndpointHealth(
   metrics: MetricsBatch | undefined,
 ): Promise<void> {
   if (tries.length === 0) return;
+  await noteEndpointSpeed(endpoint, tries);
   const { team_id: teamId, id } = endpoint;
   const disable = async (reason: Exclude<DisabledReason, 'manual'>) => {
     if (!(await noteDeliveryOutcome(teamId, id, { disable: reason }))) return;
@@ -164,6 +209,21 @@ async function noteEndpointHealth(
     await noteDeliveryOutcome(teamId, id, { failingSince: Math.min(...tries.map((tried) => tried.at)) });
   } else if (lastFailure - endpoint.failing_since >= DISABLE_AFTER_MS) {
     await disable('failing');
+  }
+}
+
+/** A slow try marks the endpoint slow; a run of quick tries ends that (a write only when it changes). */
+async function noteEndpointSpeed(
+  endpoint: WebhookEndpoint,
+  tries: ReadonlyArray<{ outcome: DeliveryOutcome; at: number }>,
+): Promise<void> {
+  const slow = tries.filter((tried) => tried.outcome.durationMs >= WEBHOOK_LIMITS.slowTryMs);
+  if (slow.length > 0 && endpoint.slow_since === null) {
+    await noteDeliveryOutcome(endpoint.team_id, endpoint.id, {
+      slowSince: Math.min(...slow.map((tried) => tried.at)),
+    });
+  } else if (slow.length === 0 && endpoint.slow_since !== null) {
+    await noteDeliveryOutcome(endpoint.team_id, endpoint.id, { quick: true });
   }
 }
 

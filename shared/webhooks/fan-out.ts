@@ -1,15 +1,17 @@
-import { createDelivery } from '../data/webhook-deliveries.ts';
 import { allEndpoints, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../events/event-shape.ts';
 import type { DeliveryRequest } from './start-deliveries.ts';
 
 /**
- * The deliveries of new events: one per event and endpoint of its team subscribed to its type, written
- * only if absent (a stream record delivered twice makes no second delivery). Those just written are due
- * now; what the caller starts is returned, per endpoint. A disabled endpoint's deliveries are written as
- * given up, so that `recover` can send them once the team enables it again.
+ * Who gets the new events: per endpoint of the event's team subscribed to its type, the events to try,
+ * oldest first. Reads the team's endpoints once per batch and writes nothing: the deliverer's first try
+ * writes the delivery (its claim, written only if absent, so an event handed over twice is sent once).
+ * An endpoint gets only the events made at or after it was registered (a stream record read again, after
+ * a restart or a retried batch, never reaches an endpoint made since: redeliver and recover send older
+ * ones), and never its own `webhook_endpoint.disabled` (that notice is for the team's other endpoints).
+ * A disabled endpoint's events go to the deliverer too, which records them given up (`recover`).
  */
-export async function fanOut(events: readonly ChangeEvent[], nowMs: number): Promise<DeliveryRequest[]> {
+export async function fanOut(events: readonly ChangeEvent[]): Promise<DeliveryRequest[]> {
   const endpointsOfTeam = new Map<number, Promise<WebhookEndpoint[]>>();
   const endpointsOf = (teamId: number) => {
     let endpoints = endpointsOfTeam.get(teamId);
@@ -19,33 +21,41 @@ export async function fanOut(events: readonly ChangeEvent[], nowMs: number): Pro
     }
     return endpoints;
   };
-  // Every delivery written at once; what each event started, in the events' order.
-  const started = await Promise.all(
-    events.map(async (event) => {
-      const subscribed = (await endpointsOf(event.team_id)).filter((endpoint) =>
-        endpoint.event_types.includes(event.type),
-      );
-      const written = await Promise.all(
-        subscribed.map(async (endpoint) => {
-          const status = endpoint.disabled ? 'failed' : 'pending';
-          const created = await createDelivery(event.team_id, endpoint.id, event.id, nowMs, status);
-          return created && !endpoint.disabled ? [endpoint] : [];
-        }),
-      );
-      return { event, endpoints: written.flat() };
-    }),
-  );
-  const requests = new Map<number, DeliveryRequest>();
-  for (const { event, endpoints } of started) {
-    for (const endpoint of endpoints) {
-      const request = requests.get(endpoint.id) ?? {
+  const requests = new Map<string, DeliveryRequest>();
+  for (const event of events) {
+    for (const endpoint of await endpointsOf(event.team_id)) {
+      if (!endpoint.event_types.includes(event.type)) continue;
+      if (!madeAtOrAfter(event.created_at, endpoint.created_at)) continue;
+      if (isOwnDisabledNotice(event, endpoint.id)) continue;
+      const key = `${event.team_id}#${endpoint.id}`;
+      const request = requests.get(key) ?? {
         team_id: event.team_id,
         endpoint_id: endpoint.id,
         event_ids: [],
+        first: true,
       };
       request.event_ids.push(event.id);
-      requests.set(endpoint.id, request);
+      requests.set(key, request);
     }
   }
   return [...requests.values()];
+}
+
+/** What the event is to an endpoint: never its own `webhook_endpoint.disabled` (that is for the others). */
+export const isOwnDisabledNotice = (event: Pick<ChangeEvent, 'type' | 'resource'>, endpointId: number) =>
+  event.type === 'webhook_endpoint.disabled' && event.resource === `webhook_endpoint:${endpointId}`;
+
+/**
+ * Whether ISO 8601 UTC time `at` is at or after `since`, exactly: both are read to the microsecond
+ * (events and endpoints may carry whole seconds, milliseconds or microseconds), no rounding through Date.
+ */
+export function madeAtOrAfter(at: string, since: string): boolean {
+  return microsOf(at) >= microsOf(since);
+}
+
+function microsOf(iso: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(iso);
+  // Not the API's form: compared as it is (never reached for timestamps this service writes).
+  if (!match) return iso;
+  return `${match[1]}.${(match[2] ?? '').padEnd(6, '0').slice(0, 6)}`;
 }

@@ -2,6 +2,7 @@ import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveri
 import { allEndpoints, getWebhookEndpoint, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../events/event-shape.ts';
 import { ValidationError } from '../http/errors.ts';
+import { isOwnDisabledNotice } from './fan-out.ts';
 import { startDeliveries } from './start-deliveries.ts';
 
 /**
@@ -15,7 +16,8 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
   const endpoints =
     endpointId === undefined
       ? (await allEndpoints(event.team_id)).filter(
-          (endpoint) => subscribed(endpoint, event) && !endpoint.disabled,
+          (endpoint) =>
+            subscribed(endpoint, event) && !endpoint.disabled && !isOwnDisabledNotice(event, endpoint.id),
         )
       : [usable((await getWebhookEndpoint(event.team_id, endpointId)).endpoint, 'endpoint_id', event)];
   const now = Date.now();
@@ -72,6 +74,12 @@ function usable(endpoint: WebhookEndpoint, field: string, event?: ChangeEvent): 
   }
   if (event && !subscribed(endpoint, event)) {
     throw ValidationError.single(field, `The webhook endpoint does not subscribe to ${event.type} events.`);
+  }
+  if (event && isOwnDisabledNotice(event, endpoint.id)) {
+    throw ValidationError.single(
+      field,
+      "An endpoint is not sent its own webhook_endpoint.disabled event: it goes to the team's other endpoints.",
+    );
   }
   return endpoint;
 }

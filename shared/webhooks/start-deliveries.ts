@@ -1,29 +1,40 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
+import { markDue } from '../data/webhook-deliveries.ts';
 
 /**
- * Starts the deliverer for endpoints with deliveries due now: one asynchronous invocation per endpoint
+ * Starts the deliverer for endpoints with deliveries to try now: one asynchronous invocation per endpoint
  * (Lambda queues it and answers at once), so each endpoint is sent to by its own invocation and one that
  * is slow or failing holds up nobody else's deliveries. Locally the stand-in of the Lambda API runs the
- * same handler (LAMBDA_ENDPOINT). A lost invocation costs a sweep interval: the sweeper finds what is due.
+ * same handler (LAMBDA_ENDPOINT).
  */
 export interface DeliveryRequest {
   team_id: number;
   endpoint_id: number;
   /** The events whose deliveries to this endpoint to try, oldest first. */
   event_ids: string[];
+  /**
+   * First tries the fan-out started: no delivery item exists yet, the deliverer's claim writes it (a
+   * delivery that exists already is tried only if it is due). Absent: deliveries that are due (a retry,
+   * a restart).
+   */
+  first?: true;
 }
 
 /** The deliveries one invocation tries at most (the rest wait for the next sweep). */
 export const DELIVERIES_PER_INVOCATION = 50;
+/** Tries of one invocation, when Lambda throttles or fails it, before its deliveries are left due. */
+export const INVOKE_ATTEMPTS = 3;
+const INVOKE_BACKOFF_MS = 200;
 
 let client: LambdaClient | undefined;
 const lambda = (): LambdaClient =>
   (client ??= new LambdaClient(sdkClientOptions(config.lambdaEndpoint(), 'local')));
 
-export async function startDeliveries(requests: readonly DeliveryRequest[]): Promise<void> {
-  const invocations = requests.flatMap((request) => {
+/** The invocations of `requests`: at most DELIVERIES_PER_INVOCATION deliveries each. */
+function invocationsOf(requests: readonly DeliveryRequest[]): DeliveryRequest[] {
+  return requests.flatMap((request) => {
     const chunks: DeliveryRequest[] = [];
     for (let start = 0; start < request.event_ids.length; start += DELIVERIES_PER_INVOCATION) {
       chunks.push({
@@ -33,15 +44,64 @@ export async function startDeliveries(requests: readonly DeliveryRequest[]): Pro
     }
     return chunks;
   });
+}
+
+async function invoke(payload: DeliveryRequest): Promise<void> {
+  await lambda().send(
+    new InvokeCommand({
+      FunctionName: config.webhookDelivererFunction(),
+      InvocationType: 'Event',
+      Payload: new TextEncoder().encode(JSON.stringify(payload)),
+    }),
+  );
+}
+
+/** Starts every request; fails if one could not be started (what is due stays due: the sweep finds it). */
+export async function startDeliveries(requests: readonly DeliveryRequest[]): Promise<void> {
+  await Promise.all(invocationsOf(requests).map(invoke));
+}
+
+/**
+ * The fan-out's start: each invocation is tried INVOKE_ATTEMPTS times (with a short backoff: Lambda's
+ * throttling of asynchronous invocations is momentary); what still could not start is left due
+ * (markDue), for the sweeper. Only if that also fails does this fail: then the stream batch is retried,
+ * which is rare because it needs both Lambda and the table to refuse. Never throws for a throttled invoke
+ * alone, so the event log is not held up by the deliverer's concurrency. What was left due, for logs.
+ */
+export async function startOrLeaveDue(
+  requests: readonly DeliveryRequest[],
+  nowMs: () => number = Date.now,
+  send: (payload: DeliveryRequest) => Promise<void> = invoke,
+): Promise<number> {
+  const unstarted = await Promise.all(
+    invocationsOf(requests).map(async (payload) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await send(payload);
+          return [];
+        } catch (error) {
+          if (attempt >= INVOKE_ATTEMPTS) return [{ payload, error }];
+          await new Promise((resolve) => setTimeout(resolve, INVOKE_BACKOFF_MS * 2 ** (attempt - 1)));
+        }
+      }
+    }),
+  );
+  const left = unstarted.flat();
   await Promise.all(
-    invocations.map((payload) =>
-      lambda().send(
-        new InvokeCommand({
-          FunctionName: config.webhookDelivererFunction(),
-          InvocationType: 'Event',
-          Payload: new TextEncoder().encode(JSON.stringify(payload)),
-        }),
-      ),
+    left.flatMap(({ payload }) =>
+      payload.event_ids.map((eventId) => markDue(payload.team_id, payload.endpoint_id, eventId, nowMs())),
     ),
+  );
+  return left.reduce((sum, { payload }) => sum + payload.event_ids.length, 0);
+}
+
+/**
+ * What a deliverer invocation Lambda gave up on (its retries spent, or too old in its queue) carried,
+ * left where the sweeper finds it: the deliverer's on-failure destination (lib/cdk/webhook-deliveries.ts)
+ * and its local stand-in call this with the request the failed invocation was given.
+ */
+export async function leaveDue(request: DeliveryRequest, nowMs: number): Promise<void> {
+  await Promise.all(
+    request.event_ids.map((eventId) => markDue(request.team_id, request.endpoint_id, eventId, nowMs)),
   );
 }

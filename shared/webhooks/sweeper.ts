@@ -4,7 +4,7 @@ import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliver
 
 /**
  * What is due by `nowMs`, per endpoint, fairly: each shard of the due index is read up to now in pages
- * (the shards in parallel), and an endpoint's items past DELIVERIES_PER_INVOCATION are skipped while the
+ * (SHARDS_READ_AT_ONCE shards at a time), and an endpoint's items past DELIVERIES_PER_INVOCATION are skipped while the
  * reading goes on, so one endpoint's backlog, however long, fills no shard's head: everyone else's due
  * deliveries behind it are still reached. Then one request per endpoint (its oldest due, at most
  * DELIVERIES_PER_INVOCATION) and at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints per team (what a
@@ -12,15 +12,27 @@ import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliver
  */
 export const SWEEP_PAGE_SIZE = 1000;
 /**
- * Pages read per shard and sweep at most: 16 × 20 × 1,000 = 320,000 due deliveries a sweep looks through
- * (keys only, about 170 bytes each: 54 MB, 16 Queries at a time), past which the rest waits a sweep.
+ * Pages read per shard and sweep at most (a Query page is at most 1 MB: about 5,000 keys of 170 bytes, so
+ * a page of 1,000 is 170 KB). Past 20 pages the rest of a shard waits a sweep; only what is taken (at most
+ * DELIVERIES_PER_INVOCATION per endpoint) is kept, not what is read.
  */
 export const SWEEP_PAGES_PER_SHARD = 20;
+/**
+ * Shards read at once: 16 Queries in flight, each a page of 170 KB, so a sweep of DUE_SHARDS = 512 shards
+ * holds at most 16 pages (2.7 MB) in flight, whatever is due.
+ */
+export const SHARDS_READ_AT_ONCE = 16;
 
 export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
-  const shards = await Promise.all(
-    Array.from({ length: DUE_SHARDS }, (_, shard) => dueInShard(shard, nowMs)),
-  );
+  const shards: DueDelivery[][] = [];
+  let nextShard = 0;
+  const reader = async () => {
+    while (nextShard < DUE_SHARDS) {
+      const shard = nextShard++;
+      shards[shard] = await dueInShard(shard, nowMs);
+    }
+  };
+  await Promise.all(Array.from({ length: SHARDS_READ_AT_ONCE }, reader));
   const requests = new Map<string, DeliveryRequest>();
   const endpointsOfTeam = new Map<number, number>();
   for (const due of shards.flat().sort((a, b) => a.dueAt - b.dueAt)) {

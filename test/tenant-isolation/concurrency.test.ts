@@ -192,7 +192,7 @@ describe('concurrency shares: the numbers agree with how each class is invoked',
     }
   });
 
-  it("the deliverer: a throttled invocation waits in Lambda's queue 5 minutes (5 sweeps), never retried after a failure", () => {
+  it("the deliverer: a throttled invocation waits in Lambda's queue up to 6 hours (a first try's deliveries are in no index meanwhile), a failed one is retried twice, then handed to the sweeper", () => {
     const s = production();
     const [, config] = only(
       s,
@@ -201,10 +201,12 @@ describe('concurrency shares: the numbers agree with how each class is invoked',
         stringify(r.Properties.FunctionName) ===
         stringify({ Ref: idOf(s, s.stack.webhookDeliveries.deliverer) }),
     );
-    const sweepSeconds = webhookDelivery.sweeper.everyMinutes * 60;
     expect(config.Properties).toMatchObject({
-      MaximumRetryAttempts: 0,
-      MaximumEventAgeInSeconds: 5 * sweepSeconds,
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 6 * 3600,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [idOf(s, s.stack.webhookDeliveries.sweeper), 'Arn'] } },
+      },
     });
   });
 

@@ -10,9 +10,14 @@ import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { DISABLE_AFTER_MS, JITTER, RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
+import {
+  type DeliveryRequest,
+  INVOKE_ATTEMPTS,
+  startOrLeaveDue,
+} from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
-import { eventsOf } from '../support/events.ts';
+import { eventsOf, writeEvents } from '../support/events.ts';
 import { runScript, stopChild } from '../support/processes.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
@@ -78,7 +83,15 @@ async function storedDelivery(teamId: number, endpointId: number, eventId: strin
       ConsistentRead: true,
     }),
   );
-  return Item as { status: string; tries: number; next_try_at: number; claim?: string };
+  return Item as {
+    status: string;
+    tries: number;
+    next_try_at: number;
+    claim?: string;
+    lease_until?: number;
+    gsi2pk?: string;
+    parked?: boolean;
+  };
 }
 
 /** The sweep as the scheduled function runs it, at `now`, for this team's endpoints only (others' are theirs). */
@@ -279,14 +292,108 @@ describe('webhook deliveries', () => {
     expect(again.body).toEqual({ deliveries: 0 });
   });
 
+  it('#6 retries pending when an endpoint is disabled resume when it is enabled again, their schedule going on', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
+    at.answer = () => ({ status: 500 });
+    await brandCreated({ client, ...team });
+    const [first] = await at.received(1);
+    const eventId = first?.id as string;
+    const pending = await deliveryItem(team.teamId, endpoint.id, eventId);
+    expect(pending).toMatchObject({ status: 'pending', tries: 1 });
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: true });
+    // Its retry comes due while it is disabled: parked, not given up, and out of the sweeps.
+    await sweep(team.teamId, pending.next_try_at);
+    const parked = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(parked).toMatchObject({
+      status: 'pending',
+      tries: 1,
+      parked: true,
+      next_try_at: pending.next_try_at,
+    });
+    expect(parked.gsi2pk).toBeUndefined();
+    expect(await sweep(team.teamId, pending.next_try_at)).toEqual([]);
+    // Enabled again: due again at its own next try, no recover needed.
+    at.answer = () => ({ status: 204 });
+    expect((await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false })).status).toBe(
+      200,
+    );
+    const resumed = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(resumed.parked).toBeUndefined();
+    expect(resumed.gsi2pk).toBeDefined();
+    await sweep(team.teamId, pending.next_try_at);
+    const [, again] = await at.received(2);
+    expect(again?.id).toBe(eventId);
+    expect(await deliveryItem(team.teamId, endpoint.id, eventId)).toMatchObject({
+      status: 'succeeded',
+      tries: 2,
+    });
+  });
+
   it('sends nothing twice when the stream hands the same events over again', async () => {
     const { client, receiver: at, ...team } = await subscribed(['brand.created']);
     await brandCreated({ client, ...team });
     await at.received(1);
     const events = await eventsOf(client, 1);
-    expect(await fanOut(events, Date.now())).toEqual([]);
+    // The fan-out writes nothing: the deliverer's claim (written only if absent) finds the delivery done.
+    const again = await fanOut(events);
+    expect(again).toEqual([
+      { team_id: team.teamId, endpoint_id: team.endpoint.id, event_ids: [events[0]?.id], first: true },
+    ]);
+    expect(await Promise.all(again.map((request) => deliverToEndpoint(request)))).toEqual([[]]);
     await deliverPending(team.teamId);
     expect(at.deliveries).toHaveLength(1);
+  });
+
+  it('#2 an endpoint gets only the events made after it was registered, also when a record is read again', async () => {
+    const { client, receiver: older, ...team } = await subscribed(['brand.created']);
+    await brandCreated({ client, ...team });
+    await older.received(1);
+    const events = await eventsOf(client, 1);
+    // Registered more than a second after the change, whatever the precision of either time.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const newer = await subscribed(['brand.created'], { client, ...team });
+    // The batch handed over again (a restart, a retried batch): it reaches the older endpoint only.
+    const requests = await fanOut(events);
+    expect(requests.map((request) => request.endpoint_id)).toEqual([team.endpoint.id]);
+    await Promise.all(requests.map((request) => deliverToEndpoint(request)));
+    await deliverPending(team.teamId);
+    expect(newer.receiver.deliveries).toHaveLength(0);
+    expect(older.deliveries).toHaveLength(1);
+    // What comes after it, it gets.
+    await brandCreated({ client, ...team }, 'Later');
+    const [later] = await newer.receiver.received(1);
+    expect(JSON.parse(later?.body ?? '').data.object.name).toBe('Later');
+  });
+
+  it('#6 an endpoint is never sent its own webhook_endpoint.disabled: not by the fan-out, recover or redeliver', async () => {
+    const types = ['brand.created', 'webhook_endpoint.disabled'];
+    const { client, receiver: gone, endpoint, ...team } = await subscribed(types);
+    const watcher = await subscribed(types, { client, ...team });
+    gone.answer = () => ({ status: 410 });
+    const since = new Date(Date.now() - 1000).toISOString();
+    await brandCreated({ client, ...team });
+    await gone.received(1);
+    // The watcher gets the brand and the notice; the fan-out of the notice is done by then.
+    await watcher.receiver.received(2);
+    const [notice] = await eventsOf(client, 1, '&type=webhook_endpoint.disabled');
+    expect(notice?.resource).toBe(`webhook_endpoint:${endpoint.id}`);
+    gone.answer = () => ({ status: 204 });
+    await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
+    const refused = await client.post(`/api/v1/events/${notice?.id}/redeliver`, { endpoint_id: endpoint.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.endpoint_id).toHaveLength(1);
+    // Recover sends what it failed (the brand), not the notice of its own disabling.
+    const recovered = await client.post(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { since });
+    expect(recovered.body).toEqual({ deliveries: 1 });
+    await gone.received(2);
+    const toAll = await client.post(`/api/v1/events/${notice?.id}/redeliver`, {});
+    expect(toAll.body).toEqual({ endpoint_ids: [watcher.endpoint.id] });
+    await watcher.receiver.received(3);
+    await deliverPending(team.teamId);
+    expect(gone.deliveries.map((delivery) => JSON.parse(delivery.body).type)).toEqual([
+      'brand.created',
+      'brand.created',
+    ]);
   });
 
   it('one endpoint that does not answer delays no other', async () => {
@@ -329,6 +436,90 @@ describe('webhook deliveries', () => {
     expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
     expect(new Set(received.map((delivery) => delivery.id)).size).toBe(1);
     expect((await deliveryItem(team.teamId, endpoint.id, eventId)).status).toBe('succeeded');
+  });
+
+  it('a deliverer killed mid first try: the retried invocation leaves it due at the lease end, the sweep sends it again with the same webhook-id', async () => {
+    const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    // Events in the log with no stream record: nothing but this test starts their deliveries.
+    const [event] = await writeEvents(team.teamId, 1, { newest: new Date(Date.now() + 3000) });
+    const eventId = event?.id as string;
+    const [request] = await fanOut([event as ChangeEvent]);
+    expect(request).toEqual({
+      team_id: team.teamId,
+      endpoint_id: endpoint.id,
+      event_ids: [eventId],
+      first: true,
+    });
+    at.answer = () => 'hold';
+    const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
+      ...process.env,
+      LOG_LEVEL: 'SILENT',
+      METRICS: 'off',
+      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+    });
+    children.push(run);
+    await at.received(1, 60_000);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    at.answer = () => ({ status: 204 });
+    // Claimed by the dead run (its first try wrote the delivery as its claim), and in no index.
+    const claimed = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(claimed).toMatchObject({ status: 'sending', tries: 1 });
+    expect(claimed.gsi2pk).toBeUndefined();
+    // Lambda runs the failed invocation again: the live claim is left to its holder, due at its end.
+    expect(await deliverToEndpoint(request as DeliveryRequest)).toEqual([]);
+    const due = await storedDelivery(team.teamId, endpoint.id, eventId);
+    expect(due.gsi2pk).toBeDefined();
+    expect(await sweep(team.teamId, Date.now())).toEqual([]);
+    await sweep(team.teamId, (claimed.lease_until as number) + 1000);
+    const received = await at.received(2);
+    expect(received.map((delivery) => delivery.id)).toEqual([eventId, eventId]);
+    expect(await deliveryItem(team.teamId, endpoint.id, eventId)).toMatchObject({
+      status: 'succeeded',
+      tries: 2,
+    });
+  });
+
+  it('an invocation Lambda refuses is tried again, then left due for the sweep: the stream batch does not fail', async () => {
+    const { receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    const events = await writeEvents(team.teamId, 2, { newest: new Date(Date.now() + 4000) });
+    const requests = await fanOut(events);
+    let invokes = 0;
+    // Lambda throttling every invoke (a fault injected around the call; the table is the real one).
+    const throttled = async () => {
+      invokes++;
+      throw Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
+    };
+    expect(await startOrLeaveDue(requests, Date.now, throttled)).toBe(2);
+    expect(invokes).toBe(INVOKE_ATTEMPTS);
+    for (const event of events) {
+      expect(await storedDelivery(team.teamId, endpoint.id, event.id)).toMatchObject({
+        status: 'pending',
+        tries: 0,
+      });
+    }
+    await deliverPending(team.teamId);
+    expect(new Set((await at.received(2)).map((delivery) => delivery.id))).toEqual(
+      new Set(events.map((e) => e.id)),
+    );
+  });
+
+  it("what Lambda gives up on reaches the sweeper (the deliverer's on-failure destination) and is left due", async () => {
+    const { receiver: at, endpoint, ...team } = await subscribed(['brand.updated']);
+    const [event] = await writeEvents(team.teamId, 1, { newest: new Date(Date.now() + 3000) });
+    const [request] = await fanOut([event as ChangeEvent]);
+    const { handler } = await import('../../functions/webhooks/sweeper.ts');
+    await handler({
+      requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+      requestPayload: request,
+      responsePayload: { errorMessage: 'Task timed out' },
+    });
+    expect(await storedDelivery(team.teamId, endpoint.id, event?.id as string)).toMatchObject({
+      status: 'pending',
+    });
+    await deliverPending(team.teamId);
+    const [sent] = await at.received(1);
+    expect(sent?.id).toBe(event?.id);
   });
 });
 
