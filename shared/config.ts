@@ -70,4 +70,12 @@ export const config = {
    */
   cursorSecret: () => setting('CURSOR_SECRET'),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
+  /**
+   * The webhook due index's shard count when not the deployed one (webhook-deliveries.ts): locally only.
+   * A deployment keeps one count: a delivery due in a shard past it would never be swept.
+   */
+  webhookDueShards: (): number | undefined => {
+    const shards = setting('WEBHOOK_DUE_SHARDS');
+    return shards === undefined ? undefined : Number(shards);
+  },
 };

@@ -192,8 +192,16 @@ export const WEBHOOK_LIMITS = {
    * docs/webhooks.md, "Scale"); 20 × 10 = 200 tries in flight. A team given a larger quota waits its turn.
    */
   endpointsSendingPerTeam: 20,
-  /** The newest attempts kept per endpoint (older ones are deleted after each run of its deliverer). */
+  /**
+   * The newest attempts kept per endpoint: older ones are deleted after each leased run of its deliverer,
+   * and by about one in attemptsPrunedEvery of a healthy endpoint's lease-free attempts' runs.
+   */
   attemptsKeptPerEndpoint: 1000,
+  /**
+   * How often a lease-free run prunes (a chance of its tries in this many): finding the newest 1,000 reads
+   * about 125 read units, so about 1.25 a delivery; each attempt past them is one delete when it goes.
+   */
+  attemptsPrunedEvery: 100,
   /**
    * A try this slow marks its endpoint slow (until a run's tries are all quicker): a slow endpoint's first
    * tries take its sender lease, so it has at most triesInFlightPerEndpoint requests open however many

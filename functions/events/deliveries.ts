@@ -1,7 +1,7 @@
 import { getEvent } from '../../shared/data/events.ts';
-import { eventDeliveries } from '../../shared/data/webhook-deliveries.ts';
 import { ForbiddenError, NotFoundError } from '../../shared/http/errors.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
+import { deliveriesOfEvent } from '../../shared/webhooks/delivery-states.ts';
 
 /** The event's delivery to each of the team's endpoints that has one; 403 another team's event, 404 none. */
 export const handler = httpHandler(async (req) => {
@@ -9,5 +9,5 @@ export const handler = httpHandler(async (req) => {
   const found = await getEvent(req.teamId, id);
   if (found === undefined) throw new NotFoundError('Event', id);
   if ('forbidden' in found) throw new ForbiddenError();
-  return ok(await eventDeliveries(req.teamId, found.event));
+  return ok(await deliveriesOfEvent(found.event));
 });

@@ -111,6 +111,8 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     EVENT_BUS_NAME: config.event_bus_name,
     LAMBDA_ENDPOINT: config.lambda_endpoint,
     WEBHOOK_DELIVERER_FUNCTION: LOCAL_DELIVERER_FUNCTION,
+    // 16 due shards, not AWS's 512: the local sweep runs every second (webhook-deliveries.ts).
+    WEBHOOK_DUE_SHARDS: '16',
     AWS_REGION: 'us-east-1',
   };
 }

@@ -9,6 +9,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
@@ -44,10 +45,13 @@ import { plainItem } from './transactions.ts';
  * item for the attempts list (pruneAttempts). Both expire with the event.
  */
 /**
- * Sized for every delivery failing at 1,000,000 a minute for the schedule's 3 days: 300,000 index writes
- * a second at steady state, 586 a shard, under a partition's 1,000 (docs/webhooks.md, "Scale").
+ * The due index's shards: DUE_SHARDS in AWS, sized for every delivery failing at 1,000,000 a minute for
+ * the schedule's 3 days: 300,000 index writes a second at steady state, 586 a shard, under a partition's
+ * 1,000 (docs/webhooks.md, "Scale"). Locally fewer (WEBHOOK_DUE_SHARDS): `npm start` sweeps every second,
+ * and 512 Queries a second would keep DynamoDB Local busy for nothing.
  */
 export const DUE_SHARDS = 512;
+export const dueShards = (): number => config.webhookDueShards() ?? DUE_SHARDS;
 /** A claim outlives the longest try (15 s) and the writes around it. */
 export const LEASE_MS = 60_000;
 
@@ -88,7 +92,7 @@ const keyOf = (teamId: number, endpointId: number, eventId: string) =>
 
 /** Its shard: a hash of the delivery, so one endpoint's backlog spreads over every shard. */
 export function shardOf(endpointId: number, eventId: string): number {
-  return createHash('sha256').update(`${endpointId}#${eventId}`).digest().readUInt32BE(0) % DUE_SHARDS;
+  return createHash('sha256').update(`${endpointId}#${eventId}`).digest().readUInt32BE(0) % dueShards();
 }
 
 /** The index keys of a delivery due at `dueAt` (its sort key names it, so the index is keys only). */
@@ -765,6 +769,56 @@ export async function pruneAttempts(teamId: number, endpointId: number, upToSeq:
   return stale.length;
 }
 
+/**
+ * What one prune past the newest deletes at most: prunes come about once per
+ * WEBHOOK_LIMITS.attemptsPrunedEvery attempts, so this catches up on runs of bad luck.
+ */
+const PRUNE_PAST_LIMIT = 250;
+
+/**
+ * Deletes an endpoint's attempts older than its newest `keep`, at most PRUNE_PAST_LIMIT of them, for runs
+ * that number none (a healthy endpoint's first tries take no sender item to count on): reads the newest
+ * `keep` keys to find where the oldest kept one is (pages of up to 1 MB), then the older ones after it.
+ * Read units, not write units, find them; each one deleted is a write. How many were deleted.
+ */
+export async function pruneAttemptsPast(teamId: number, endpointId: number, keep: number): Promise<number> {
+  const { pk, skPrefix } = endpointAttempts(teamId, endpointId);
+  const query = (limit: number, start?: Record<string, unknown>) =>
+    dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ProjectionExpression: 'pk, sk',
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(start && { ExclusiveStartKey: start }),
+      }),
+    );
+  let kept = 0;
+  let start: Record<string, unknown> | undefined;
+  while (kept < keep) {
+    const page = await query(keep - kept, start);
+    kept += page.Items?.length ?? 0;
+    start = page.LastEvaluatedKey;
+    if (!start) return 0;
+  }
+  const { Items: stale = [] } = await query(PRUNE_PAST_LIMIT, start);
+  for (let first = 0; first < stale.length; first += 25) {
+    // What a throttled batch leaves is still past the newest: the next prune deletes it.
+    await dynamo().send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tableName()]: stale
+            .slice(first, first + 25)
+            .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
+        },
+      }),
+    );
+  }
+  return stale.length;
+}
+
 /** The attempts position: the sort key after the endpoint's prefix. */
 export const isAttemptPosition = (value: unknown): value is string =>
   typeof value === 'string' && /^[0-9]{13}#[0-9]{12}#[0-9]{40}#[0-9]$/.test(value);
@@ -865,7 +919,6 @@ import * as table from './dynamo.ts';
 import { eventTypesOf } from './events.ts';
 import * as layout from './keys.ts';
 import * as schema from './table-schema.ts';
-import { allEndpoints } from './webhook-endpoints.ts';
 
 /** One delivery of an event to an endpoint, as the API shows it. */
 export interface DeliveryView {
@@ -981,22 +1034,22 @@ export async function listEndpointDeliveries(
 }
 
 /**
- * The event's delivery to each of the team's endpoints that has one (by endpoint id): one Query of the
- * endpoints (at most the quota, 20) and one BatchGetItem of their deliveries.
+ * The event's delivery to each of the endpoints named that has one (by endpoint id): one BatchGetItem per
+ * 100 endpoints (a team has at most its quota, 20).
  */
 export async function eventDeliveries(
   teamId: number,
   event: { id: string; type: string },
+  endpointIds: readonly number[],
 ): Promise<EventDeliveryView[]> {
   const located = eventShape.eventPosition(event.id);
   if (!located) return [];
-  const endpoints = await allEndpoints(teamId);
   const nowMs = Date.now();
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < endpoints.length; start += 100) {
-    let keys: Record<string, unknown>[] = endpoints
+  for (let start = 0; start < endpointIds.length; start += 100) {
+    let keys: Record<string, unknown>[] = endpointIds
       .slice(start, start + 100)
-      .map((endpoint) => layout.deliveryKey(teamId, endpoint.id, located.position));
+      .map((endpointId) => layout.deliveryKey(teamId, endpointId, located.position));
     for (let attempt = 0; keys.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
       const { Responses, UnprocessedKeys } = await table

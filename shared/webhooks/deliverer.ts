@@ -6,6 +6,7 @@ import {
   markDue,
   parkDelivery,
   pruneAttempts,
+  pruneAttemptsPast,
   recordAttempt,
   type Settled,
   settleDelivery,
@@ -43,6 +44,11 @@ export interface DelivererOptions {
   metrics?: MetricsBatch;
   /** The newest attempts kept per endpoint (WEBHOOK_LIMITS.attemptsKeptPerEndpoint; tests use fewer). */
   attemptsKept?: number;
+  /**
+   * A run without a sender lease prunes the endpoint's attempts with a chance of its tries in this many
+   * (about once per that many attempts; tests use 1: every run).
+   */
+  pruneEvery?: number;
 }
 
 /**
@@ -63,7 +69,12 @@ export interface DelivererOptions {
  */
 export async function deliverToEndpoint(
   request: DeliveryRequest,
-  { now = Date.now, metrics, attemptsKept = WEBHOOK_LIMITS.attemptsKeptPerEndpoint }: DelivererOptions = {},
+  {
+    now = Date.now,
+    metrics,
+    attemptsKept = WEBHOOK_LIMITS.attemptsKeptPerEndpoint,
+    pruneEvery = WEBHOOK_LIMITS.attemptsPrunedEvery,
+  }: DelivererOptions = {},
 ): Promise<DeliveryOutcome[]> {
   const { team_id: teamId, endpoint_id: endpointId } = request;
   const fresh = request.first === true;
@@ -98,6 +109,11 @@ export async function deliverToEndpoint(
   const healthy = endpoint.failing_since === null && endpoint.slow_since === null;
   if (fresh && healthy && eventIds.length <= CONCURRENT_TRIES) {
     await tryEach(eventIds, true);
+    // Its attempts are not numbered: now and then (about once per pruneEvery attempts, so finding the
+    // newest ones costs about a read unit an attempt) the endpoint's past its newest are deleted.
+    if (Math.random() < outcomes.length / pruneEvery) {
+      await pruneAttemptsPast(teamId, endpointId, attemptsKept);
+    }
     await noteEndpointHealth(endpoint, outcomes, metrics);
     return outcomes.map((tried) => tried.outcome);
   }

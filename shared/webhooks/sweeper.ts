@@ -1,4 +1,4 @@
-import { DUE_SHARDS, type DueDelivery, dueDeliveries } from '../data/webhook-deliveries.ts';
+import { type DueDelivery, dueDeliveries, dueShards } from '../data/webhook-deliveries.ts';
 import { WEBHOOK_LIMITS } from '../limits.ts';
 import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
 
@@ -26,8 +26,9 @@ export const SHARDS_READ_AT_ONCE = 16;
 export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
   const shards: DueDelivery[][] = [];
   let nextShard = 0;
+  const shardCount = dueShards();
   const reader = async () => {
-    while (nextShard < DUE_SHARDS) {
+    while (nextShard < shardCount) {
       const shard = nextShard++;
       shards[shard] = await dueInShard(shard, nowMs);
     }

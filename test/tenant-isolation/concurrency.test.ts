@@ -174,14 +174,14 @@ describe('concurrency shares in the template', () => {
 });
 
 describe('concurrency shares: the numbers agree with how each class is invoked', () => {
-  it('the stream consumer: its share is whole shards, one batch per shard (parallelization factor 1)', () => {
+  it('the stream consumer: its share is whole shards of ten batches each (parallelization factor 10)', () => {
     for (const [s, shares] of [
       [production(), CONCURRENCY_DEFAULTS],
       [overridden(), OVERRIDDEN],
     ] as const) {
       const [, mapping] = only(s, 'AWS::Lambda::EventSourceMapping');
       const factor = mapping.Properties.ParallelizationFactor;
-      expect(factor).toBe(1);
+      expect(factor).toBe(10);
       // Shards read at once = share / factor: at least one, a whole number.
       expect(shares.streamConsumer % factor).toBe(0);
       expect(shares.streamConsumer / factor).toBeGreaterThanOrEqual(1);

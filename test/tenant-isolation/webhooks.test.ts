@@ -364,4 +364,25 @@ describe('webhook deliveries: attempts kept per endpoint', () => {
     );
     expect(at.deliveries).toHaveLength(8);
   });
+
+  it("#4 a healthy endpoint's first tries (no sender lease, attempts not numbered) keep its newest only too", async () => {
+    const caller = await api.caller();
+    const { receiver: at, id: endpointId } = await endpointOf(caller);
+    const events = (await writeEvents(caller.teamId, 8)).map((event) => event.id);
+    const run = (ids: string[]) =>
+      deliverToEndpoint(
+        { team_id: caller.teamId, endpoint_id: endpointId, event_ids: ids, first: true },
+        { attemptsKept: 3, pruneEvery: 1 },
+      );
+    expect(await run(events.slice(0, 5))).toHaveLength(5);
+    const afterFirst = await caller.client.get(`/api/v1/webhook-endpoints/${endpointId}/attempts`);
+    expect(afterFirst.body).toHaveLength(3);
+    expect(await run(events.slice(5))).toHaveLength(3);
+    const afterSecond = await caller.client.get(`/api/v1/webhook-endpoints/${endpointId}/attempts`);
+    expect(new Set(afterSecond.body.map((attempt: { event_id: string }) => attempt.event_id))).toEqual(
+      new Set(events.slice(5)),
+    );
+    expect(at.deliveries).toHaveLength(8);
+    expect(new Set(at.deliveries.map((delivery) => delivery.id)).size).toBe(8);
+  });
 });
