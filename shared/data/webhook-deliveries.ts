@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -10,10 +11,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import type { DeliveryState } from '../domain/delivery-states.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../events/event-shape.ts';
+import { LIMITS } from '../limits.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
-import { EVENT_RETENTION_SECONDS } from './events.ts';
+import { EVENT_RETENTION_SECONDS, eventTypesOf } from './events.ts';
 import { itemSize } from './item-size.ts';
 import { queryAll, writtenIf } from './items.ts';
 import {
@@ -22,6 +25,7 @@ import {
   DELIVERY_PREFIX,
   deliveryKey,
   endpointAttempts,
+  endpointDeliveries,
   endpointPk,
   LEGACY_ENDPOINT_ITEM,
   PARKED_PREFIX,
@@ -906,19 +910,7 @@ export async function migrateDeliveryKeys(): Promise<{ deliveries: number; attem
   return moved;
 }
 
-// ---------------------------------------------------------------------------------------------------------
 // Delivery state, as the API shows it (GET /webhook-endpoints/{id}/deliveries, GET /events/{id}/deliveries).
-// Only reads, and only of items found by `endpointDeliveries` and `deliveryKey`: how deliveries are written
-// is the rest of this module's. Its own imports (namespaced, so that they never clash with those above).
-import * as lib from '@aws-sdk/lib-dynamodb';
-import type { DeliveryState } from '../domain/delivery-states.ts';
-import type * as pagination from '../domain/pagination.ts';
-import * as eventShape from '../events/event-shape.ts';
-import * as limits from '../limits.ts';
-import * as table from './dynamo.ts';
-import { eventTypesOf } from './events.ts';
-import * as layout from './keys.ts';
-import * as schema from './table-schema.ts';
 
 /** One delivery of an event to an endpoint, as the API shows it. */
 export interface DeliveryView {
@@ -974,7 +966,7 @@ function stateFilter(
 const DELIVERY_READ_GROWTH = 8;
 const DELIVERY_MAX_READ = 1000;
 /** The deliveries one request reads at most (a few Query pages), rather than an endpoint's 30 days. */
-export const DELIVERY_READ_BUDGET = limits.LIMITS.deliveriesReadPerRequest;
+export const DELIVERY_READ_BUDGET = LIMITS.deliveriesReadPerRequest;
 
 /**
  * An endpoint's deliveries, newest event first, a page at a time, of one state when `state` is given (a
@@ -986,9 +978,9 @@ export async function listEndpointDeliveries(
   teamId: number,
   endpointId: number,
   state: DeliveryState | undefined,
-  { limit, after }: Required<Pick<pagination.PageOptions<string>, 'limit'>> & pagination.PageOptions<string>,
-): Promise<pagination.ListPage<DeliveryView, string>> {
-  const { pk, skPrefix } = layout.endpointDeliveries(teamId, endpointId);
+  { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
+): Promise<ListPage<DeliveryView, string>> {
+  const { pk, skPrefix } = endpointDeliveries(teamId, endpointId);
   const nowMs = Date.now();
   const filter = state && stateFilter(state, nowMs);
   const conditions = ['(attribute_not_exists(#expires) OR #expires > :nowSeconds)'];
@@ -1005,13 +997,13 @@ export async function listEndpointDeliveries(
   let readLimit = limit + 1;
   let read = 0;
   do {
-    const page = await table.dynamo().send(
-      new lib.QueryCommand({
-        TableName: table.tableName(),
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         FilterExpression: conditions.join(' AND '),
         ExpressionAttributeNames: {
-          '#expires': schema.TABLE_SCHEMA.ttlAttribute,
+          '#expires': TABLE_SCHEMA.ttlAttribute,
           ...(state && { '#status': 'status' }),
         },
         ExpressionAttributeValues: values,
@@ -1042,21 +1034,21 @@ export async function eventDeliveries(
   event: { id: string; type: string },
   endpointIds: readonly number[],
 ): Promise<EventDeliveryView[]> {
-  const located = eventShape.eventPosition(event.id);
+  const located = eventPosition(event.id);
   if (!located) return [];
   const nowMs = Date.now();
   const found: Record<string, unknown>[] = [];
   for (let start = 0; start < endpointIds.length; start += 100) {
     let keys: Record<string, unknown>[] = endpointIds
       .slice(start, start + 100)
-      .map((endpointId) => layout.deliveryKey(teamId, endpointId, located.position));
+      .map((endpointId) => deliveryKey(teamId, endpointId, located.position));
     for (let attempt = 0; keys.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
-      const { Responses, UnprocessedKeys } = await table
-        .dynamo()
-        .send(new lib.BatchGetCommand({ RequestItems: { [table.tableName()]: { Keys: keys } } }));
-      found.push(...(Responses?.[table.tableName()] ?? []));
-      keys = UnprocessedKeys?.[table.tableName()]?.Keys ?? [];
+      const { Responses, UnprocessedKeys } = await dynamo().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }),
+      );
+      found.push(...(Responses?.[tableName()] ?? []));
+      keys = UnprocessedKeys?.[tableName()]?.Keys ?? [];
     }
   }
   return found
@@ -1084,7 +1076,7 @@ async function withEventTypes(
 }
 
 const isoOrNull = (ms: unknown): string | null =>
-  typeof ms === 'number' && Number.isFinite(ms) ? table.isoMicros(new Date(ms)) : null;
+  typeof ms === 'number' && Number.isFinite(ms) ? isoMicros(new Date(ms)) : null;
 
 /** A stored delivery as the API shows it at `nowMs` (the states as stateFilter reads them). */
 function deliveryView(item: Record<string, unknown>, nowMs: number, eventType: string): DeliveryView {
