@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../client/index.ts';
 import { proxyEvent } from '../lib/local/lambda-events.ts';
 import { OPERATIONS } from '../lib/openapi/operations.ts';
@@ -13,8 +13,7 @@ import { endpointDeliveriesMade } from './support/delivery-fixtures.ts';
 import { writeEvents } from './support/events.ts';
 import { nextLink } from './support/link-pages.ts';
 import { ROOT } from './support/processes.ts';
-import { restoreSettings, useSettings } from './support/settings.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
  * Issue 37, item 5: every list's `Link` can be followed as given. For each paged list of the route table
@@ -24,13 +23,7 @@ import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
  * answers 200, and together they are the whole list, each item once, in order.
  */
 const api = useApi();
-const receivers: Receiver[] = [];
-
-beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-});
-afterAll(() => restoreSettings());
+const receivers = useReceivers();
 
 /** What a fixture made: the list's path for this team, its item count, and filtered queries to walk too. */
 interface Made {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { restoreSettings, useSettings } from './settings.ts';
 
 /**
  * An integrator's receiver on 127.0.0.1, for the webhook tests: it verifies every delivery with the
@@ -119,4 +121,18 @@ function verifies(secret: string, body: string, headers: Record<string, string>)
   } catch {
     return false;
   }
+}
+
+/**
+ * The receivers of a test file: webhooks may go to 127.0.0.1 while it runs (AUTOCONFIGURE_ALLOW_LOOPBACK),
+ * and every receiver a test pushes onto the returned list is closed after that test.
+ */
+export function useReceivers(): Receiver[] {
+  const receivers: Receiver[] = [];
+  beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
+  afterEach(async () => {
+    for (const receiver of receivers.splice(0)) await receiver.close();
+  });
+  afterAll(() => restoreSettings());
+  return receivers;
 }

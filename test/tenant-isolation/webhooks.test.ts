@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { setQuota } from '../../shared/data/quotas.ts';
@@ -18,12 +18,12 @@ import { DELIVERIES_PER_INVOCATION, startDeliveries } from '../../shared/webhook
 import { dueRequests, SWEEP_PAGE_SIZE } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { writeEvents } from '../support/events.ts';
-import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type ConcurrencyMeter,
   concurrencyMeter,
   type Receiver,
   startReceiver,
+  useReceivers,
 } from '../support/webhook-receiver.ts';
 
 /**
@@ -36,13 +36,7 @@ import {
  *   #4 an endpoint keeps its newest attempts only.
  */
 const api = useApi();
-const receivers: Receiver[] = [];
-
-beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-});
-afterAll(() => restoreSettings());
+const receivers = useReceivers();
 
 async function receiver(meter?: ConcurrencyMeter): Promise<Receiver> {
   const started = await startReceiver(meter);

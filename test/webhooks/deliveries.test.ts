@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
@@ -19,8 +19,7 @@ import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { eventsOf, writeEvents } from '../support/events.ts';
 import { runScript, stopChild } from '../support/processes.ts';
-import { restoreSettings, useSettings } from '../support/settings.ts';
-import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Webhook deliveries on the real local stack: API writes → the stream → the consumer's fan-out → the
@@ -29,15 +28,12 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
  * days of the schedule in seconds (the run has no sweeper of its own; the tests sweep).
  */
 const api = useApi();
-const receivers: Receiver[] = [];
+const receivers = useReceivers();
 const children: Array<ReturnType<typeof runScript>> = [];
 
-beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
 afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
   for (const run of children.splice(0)) await stopChild(run.child, run.exited);
 });
-afterAll(() => restoreSettings());
 
 async function receiver(): Promise<Receiver> {
   const started = await startReceiver();

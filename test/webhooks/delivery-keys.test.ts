@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey, endpointDeliveries, padId, teamPk } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, shardOf } from '../../shared/data/webhook-deliveries.ts';
@@ -9,8 +9,7 @@ import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { useApi } from '../support/api.ts';
 import { writeEvents } from '../support/events.ts';
 import { admin } from '../support/processes.ts';
-import { restoreSettings, useSettings } from '../support/settings.ts';
-import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Issue 37, scale: an endpoint's deliveries and attempts have a partition key of their own
@@ -18,12 +17,7 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
  * retries still due after it.
  */
 const api = useApi();
-const receivers: Receiver[] = [];
-beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-});
-afterAll(() => restoreSettings());
+const receivers = useReceivers();
 
 describe('webhook delivery keys', () => {
   it("an endpoint's deliveries are under its own partition key, not the team's", () => {

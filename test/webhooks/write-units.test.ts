@@ -1,12 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeUnits } from '../../bench/write-units.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { writeEvents } from '../support/events.ts';
-import { restoreSettings, useSettings } from '../support/settings.ts';
-import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
+import { startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Issue 37: at most 3 write units per successful first try, counted at the wire (DynamoDB Local answers
@@ -15,13 +14,7 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
  * and deliverer run here, on this process's client, so every write they make is counted.
  */
 const api = useApi();
-const receivers: Receiver[] = [];
-
-beforeAll(() => useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' }));
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) await receiver.close();
-});
-afterAll(() => restoreSettings());
+const receivers = useReceivers();
 
 async function endpointOf(caller: Caller) {
   const at = await startReceiver();
