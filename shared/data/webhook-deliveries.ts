@@ -758,19 +758,28 @@ export async function pruneAttempts(teamId: number, endpointId: number, upToSeq:
     }),
   );
   const stale = Items.filter((item) => ((item.seq as number | undefined) ?? 0) <= upToSeq);
-  for (let start = 0; start < stale.length; start += 25) {
-    // What a throttled batch leaves is still oldest: the next prune deletes it.
-    await dynamo().send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [tableName()]: stale
-            .slice(start, start + 25)
-            .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
-        },
-      }),
-    );
-  }
+  await deleteAttempts(stale);
   return stale.length;
+}
+
+/**
+ * Deletes attempt items, 25 to a BatchWriteItem, the batches side by side. What a throttled batch leaves
+ * is still among the oldest: the next prune deletes it.
+ */
+async function deleteAttempts(items: readonly Record<string, unknown>[]): Promise<void> {
+  const batches: Array<readonly Record<string, unknown>[]> = [];
+  for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
+  await Promise.all(
+    batches.map((batch) =>
+      dynamo().send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [tableName()]: batch.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
+          },
+        }),
+      ),
+    ),
+  );
 }
 
 /**
@@ -808,18 +817,7 @@ export async function pruneAttemptsPast(teamId: number, endpointId: number, keep
     if (!start) return 0;
   }
   const { Items: stale = [] } = await query(PRUNE_PAST_LIMIT, start);
-  for (let first = 0; first < stale.length; first += 25) {
-    // What a throttled batch leaves is still past the newest: the next prune deletes it.
-    await dynamo().send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [tableName()]: stale
-            .slice(first, first + 25)
-            .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
-        },
-      }),
-    );
-  }
+  await deleteAttempts(stale);
   return stale.length;
 }
 

@@ -72,52 +72,36 @@ export async function eventsOfChange(change: ItemChange, lookups: ChangeLookups)
     kind === 'brand'
       ? (brandOfItem(item, await wasDefault(item, teamId, id, lookups)) as unknown as Representation)
       : contactFieldOfItem(item);
-  const resource = `${kind}:${id}`;
+  const event = (
+    type: EventType,
+    item: Record<string, unknown>,
+    object: Representation,
+    made: { requestId: unknown; writtenAt: unknown; previous: Representation | null },
+  ) =>
+    changeEvent(change, 0, {
+      type,
+      teamId,
+      resource: `${kind}:${id}`,
+      version: item.version,
+      object,
+      ...made,
+    });
   const { oldImage, newImage } = change;
   if (!oldImage && newImage) {
-    return [
-      changeEvent(change, 0, {
-        type: `${kind}.created`,
-        teamId,
-        resource,
-        version: newImage.version,
-        requestId: newImage.request_id,
-        object: await render(newImage),
-        previous: null,
-        writtenAt: newImage.updated_at ?? newImage.created_at,
-      }),
-    ];
+    const made = { requestId: newImage.request_id, writtenAt: newImage.updated_at ?? newImage.created_at };
+    return [event(`${kind}.created`, newImage, await render(newImage), { ...made, previous: null })];
   }
   if (oldImage && !newImage) {
     const deletion = await lookups.deletion(teamId, sk);
-    return [
-      changeEvent(change, 0, {
-        type: `${kind}.deleted`,
-        teamId,
-        resource,
-        version: oldImage.version,
-        requestId: deletion?.requestId,
-        object: await render(oldImage),
-        previous: null,
-        writtenAt: deletion?.at,
-      }),
-    ];
+    const made = { requestId: deletion?.requestId, writtenAt: deletion?.at, previous: null };
+    return [event(`${kind}.deleted`, oldImage, await render(oldImage), made)];
   }
   if (!oldImage || !newImage) return [];
-  const previous = previousAttributes(await render(oldImage), await render(newImage));
+  const object = await render(newImage);
+  const previous = previousAttributes(await render(oldImage), object);
   if (!previous) return [];
-  return [
-    changeEvent(change, 0, {
-      type: `${kind}.updated`,
-      teamId,
-      resource,
-      version: newImage.version,
-      requestId: newImage.request_id,
-      object: await render(newImage),
-      previous,
-      writtenAt: newImage.updated_at,
-    }),
-  ];
+  const made = { requestId: newImage.request_id, writtenAt: newImage.updated_at, previous };
+  return [event(`${kind}.updated`, newImage, object, made)];
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   abandonDelivery,
   claimDelivery,
   createDelivery,
-  markDue,
   parkDelivery,
   pruneAttempts,
   pruneAttemptsPast,
@@ -24,7 +23,7 @@ import { logger, type MetricsBatch } from '../telemetry.ts';
 import { isOwnDisabledNotice } from './fan-out.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
 import { type DeliveryOutcome, sendWebhook } from './send.ts';
-import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
+import { DELIVERIES_PER_INVOCATION, type DeliveryRequest, leaveDue } from './start-deliveries.ts';
 
 /** Tries sent to one endpoint at once: a burst drains quickly without flooding the receiver. */
 export const CONCURRENT_TRIES = WEBHOOK_LIMITS.triesInFlightPerEndpoint;
@@ -122,7 +121,7 @@ export async function deliverToEndpoint(
     metrics?.count(lease.reason === 'busy' ? 'WebhookSendersBusy' : 'WebhookDeliveriesHandedOff');
     // A fresh delivery has no item yet: left due, for the sweep (a handed-off one is its holder's now).
     if (lease.reason === 'busy' && fresh) {
-      await Promise.all(eventIds.map((eventId) => markDue(teamId, endpointId, eventId, now())));
+      await leaveDue({ ...request, event_ids: eventIds }, now());
     }
     return [];
   }

@@ -79,20 +79,16 @@ export async function startOrLeaveDue(
         try {
           await send(payload);
           return [];
-        } catch (error) {
-          if (attempt >= INVOKE_ATTEMPTS) return [{ payload, error }];
+        } catch {
+          if (attempt >= INVOKE_ATTEMPTS) return [payload];
           await new Promise((resolve) => setTimeout(resolve, INVOKE_BACKOFF_MS * 2 ** (attempt - 1)));
         }
       }
     }),
   );
   const left = unstarted.flat();
-  await Promise.all(
-    left.flatMap(({ payload }) =>
-      payload.event_ids.map((eventId) => markDue(payload.team_id, payload.endpoint_id, eventId, nowMs())),
-    ),
-  );
-  return left.reduce((sum, { payload }) => sum + payload.event_ids.length, 0);
+  await Promise.all(left.map((payload) => leaveDue(payload, nowMs())));
+  return left.reduce((sum, payload) => sum + payload.event_ids.length, 0);
 }
 
 /**

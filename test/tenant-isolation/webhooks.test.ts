@@ -1,7 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dynamo, tableName } from '../../shared/data/dynamo.ts';
-import { deliveryKey } from '../../shared/data/keys.ts';
 import { setQuota } from '../../shared/data/quotas.ts';
 import {
   abandonDelivery,
@@ -11,12 +8,13 @@ import {
   shardOf,
 } from '../../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
-import { eventId, eventPosition } from '../../shared/events/event-shape.ts';
+import { eventId } from '../../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { DELIVERIES_PER_INVOCATION, startDeliveries } from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests, SWEEP_PAGE_SIZE } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
+import { storedDelivery, until } from '../support/deliveries.ts';
 import { writeEvents } from '../support/events.ts';
 import {
   type ConcurrencyMeter,
@@ -54,26 +52,6 @@ async function endpointOf(caller: Caller, meter?: ConcurrencyMeter) {
   expect(created.status).toBe(201);
   at.secrets = [created.body.secret];
   return { receiver: at, id: created.body.id as number };
-}
-
-async function storedDelivery(teamId: number, endpointId: number, id: string) {
-  const { Item } = await dynamo().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: deliveryKey(teamId, endpointId, eventPosition(id)?.position as string),
-      ConsistentRead: true,
-    }),
-  );
-  return Item as { status: string; claim?: string; rerun?: boolean };
-}
-
-/** Resolves once `condition` holds; fails after a deadline. */
-async function until(condition: () => Promise<boolean> | boolean, deadlineMs = 30_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Long enough for invocations started by a call to have reached a receiver, were they to send. */

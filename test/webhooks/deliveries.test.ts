@@ -1,12 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dynamo, tableName } from '../../shared/data/dynamo.ts';
-import { deliveryKey } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { SENDER_LEASE_MS } from '../../shared/data/webhook-senders.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
-import { eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { DISABLE_AFTER_MS, JITTER, RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
@@ -17,6 +13,7 @@ import {
 } from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
+import { storedDelivery, until } from '../support/deliveries.ts';
 import { eventsOf, writeEvents } from '../support/events.ts';
 import { runScript, stopChild } from '../support/processes.ts';
 import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
@@ -68,26 +65,6 @@ async function deliveryItem(teamId: number, endpointId: number, eventId: string)
     return item.claim === undefined;
   });
   return item;
-}
-
-async function storedDelivery(teamId: number, endpointId: number, eventId: string) {
-  const position = eventPosition(eventId)?.position as string;
-  const { Item } = await dynamo().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: deliveryKey(teamId, endpointId, position),
-      ConsistentRead: true,
-    }),
-  );
-  return Item as {
-    status: string;
-    tries: number;
-    next_try_at: number;
-    claim?: string;
-    lease_until?: number;
-    gsi2pk?: string;
-    parked?: boolean;
-  };
 }
 
 /** The sweep as the scheduled function runs it, at `now`, for this team's endpoints only (others' are theirs). */
@@ -412,19 +389,8 @@ describe('webhook deliveries', () => {
     await client.put(`/api/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
     const eventId = event?.id as string;
     await restartDelivery(team.teamId, endpoint.id, eventId, Date.now());
-    at.answer = () => 'hold';
     const request = { team_id: team.teamId, endpoint_id: endpoint.id, event_ids: [eventId] };
-    const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
-      ...process.env,
-      LOG_LEVEL: 'SILENT',
-      METRICS: 'off',
-      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
-    });
-    children.push(run);
-    await at.received(1, 60_000);
-    run.child.kill('SIGKILL');
-    await run.exited;
-    at.answer = () => ({ status: 204 });
+    await killedMidTry(request, at);
     // Claimed by the dead deliverer (the delivery and the endpoint): nobody sends it until its leases end.
     expect(await sweep(team.teamId, Date.now())).toEqual([]);
     await sweep(team.teamId, Date.now() + Math.max(LEASE_MS, SENDER_LEASE_MS) + 1000);
@@ -446,18 +412,7 @@ describe('webhook deliveries', () => {
       event_ids: [eventId],
       first: true,
     });
-    at.answer = () => 'hold';
-    const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
-      ...process.env,
-      LOG_LEVEL: 'SILENT',
-      METRICS: 'off',
-      AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
-    });
-    children.push(run);
-    await at.received(1, 60_000);
-    run.child.kill('SIGKILL');
-    await run.exited;
-    at.answer = () => ({ status: 204 });
+    await killedMidTry(request, at);
     // Claimed by the dead run (its first try wrote the delivery as its claim), and in no index.
     const claimed = await storedDelivery(team.teamId, endpoint.id, eventId);
     expect(claimed).toMatchObject({ status: 'sending', tries: 1 });
@@ -519,13 +474,23 @@ describe('webhook deliveries', () => {
   });
 });
 
-/** Resolves once `condition` holds; fails after a deadline. */
-async function until(condition: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/**
+ * A deliverer process (test/support/webhook-deliverer-process.ts) running `request`, killed (SIGKILL) while
+ * the receiver holds its try open; the receiver answers 204 from then on.
+ */
+async function killedMidTry(request: unknown, at: Receiver): Promise<void> {
+  at.answer = () => 'hold';
+  const run = runScript('test/support/webhook-deliverer-process.ts', [JSON.stringify(request)], {
+    ...process.env,
+    LOG_LEVEL: 'SILENT',
+    METRICS: 'off',
+    AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
+  });
+  children.push(run);
+  await at.received(1, 60_000);
+  run.child.kill('SIGKILL');
+  await run.exited;
+  at.answer = () => ({ status: 204 });
 }
 
 /** Whatever of the team's is due now, tried (what a sweep would start). */

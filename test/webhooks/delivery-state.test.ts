@@ -9,6 +9,7 @@ import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { type ApiClient, type Caller, useApi } from '../support/api.ts';
+import { until } from '../support/deliveries.ts';
 import { eventsOf } from '../support/events.ts';
 import { roundTrips } from '../support/round-trips.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
@@ -82,6 +83,7 @@ async function deliveryOnce(
       seen = await deliveriesOf(client, endpointId);
       return seen.length === 1 && holds(seen[0] as Delivery);
     },
+    20_000,
     () => JSON.stringify(seen),
   );
   return seen[0] as Delivery;
@@ -381,12 +383,3 @@ describe("a webhook delivery's state", () => {
     expect(Object.keys(badLimit.body.errors)).toEqual(['limit']);
   });
 });
-
-/** Resolves once `condition` holds; fails after a deadline, saying what was last seen. */
-async function until(condition: () => Promise<boolean>, seen: () => string = () => '', deadlineMs = 20_000) {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`the condition never held: ${seen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
