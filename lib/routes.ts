@@ -1,5 +1,6 @@
 import { BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX } from '../shared/data/keys.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
+import type { Scope } from '../shared/scopes.ts';
 
 /**
  * The route table: the single source of truth for endpoints. The CDK stack makes one Lambda per row and
@@ -23,6 +24,11 @@ export interface Route {
   statuses: number[];
   /** Answers without a token (no authorizer): the API's description of itself and its reference page. */
   public?: true;
+  /**
+   * The token scope the route needs (shared/scopes.ts). None on a public route, and none on the one that
+   * tells a token its own limits: any valid token may read them.
+   */
+  scope?: Scope;
 }
 
 /**
@@ -67,6 +73,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/brands/auto-configure',
+    scope: 'brands:write',
     handler: 'functions/brands/auto-configure.ts',
     table: 'none',
     fetchesWeb: true,
@@ -75,6 +82,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/contact-fields/types',
+    scope: 'contact_fields:read',
     handler: 'functions/contact-fields/types.ts',
     table: 'none',
     statuses: [200],
@@ -83,6 +91,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/contact-fields',
+    scope: 'contact_fields:read',
     handler: 'functions/contact-fields/list.ts',
     table: 'read',
     statuses: [200, 422],
@@ -90,6 +99,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/contact-fields',
+    scope: 'contact_fields:write',
     handler: 'functions/contact-fields/create.ts',
     table: 'write',
     statuses: [201, 409, 422],
@@ -97,6 +107,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/contact-fields/{id}',
+    scope: 'contact_fields:read',
     handler: 'functions/contact-fields/get.ts',
     table: 'read',
     statuses: [200, 304, 403, 404],
@@ -104,6 +115,7 @@ export const routes: Route[] = [
   {
     method: 'PUT',
     path: '/api/v1/contact-fields/{id}',
+    scope: 'contact_fields:write',
     handler: 'functions/contact-fields/update.ts',
     table: 'write',
     statuses: [200, 403, 404, 412, 422],
@@ -111,6 +123,7 @@ export const routes: Route[] = [
   {
     method: 'DELETE',
     path: '/api/v1/contact-fields/{id}',
+    scope: 'contact_fields:write',
     handler: 'functions/contact-fields/delete.ts',
     table: 'write',
     statuses: [200, 403, 404, 412],
@@ -118,6 +131,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/pages',
+    scope: 'pages:read',
     handler: 'functions/pages/list.ts',
     table: 'read',
     statuses: [200, 422],
@@ -126,6 +140,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/brands',
+    scope: 'brands:read',
     handler: 'functions/brands/list.ts',
     table: 'read',
     statuses: [200, 422],
@@ -133,6 +148,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/brands',
+    scope: 'brands:write',
     handler: 'functions/brands/create.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
@@ -141,6 +157,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/brands/{id}',
+    scope: 'brands:read',
     handler: 'functions/brands/get.ts',
     table: 'read',
     statuses: [200, 304, 403, 404],
@@ -148,6 +165,7 @@ export const routes: Route[] = [
   {
     method: 'PUT',
     path: '/api/v1/brands/{id}',
+    scope: 'brands:write',
     handler: 'functions/brands/update.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
@@ -156,6 +174,7 @@ export const routes: Route[] = [
   {
     method: 'DELETE',
     path: '/api/v1/brands/{id}',
+    scope: 'brands:write',
     handler: 'functions/brands/delete.ts',
     table: 'write',
     statuses: [200, 403, 404, 412],
@@ -164,6 +183,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/events',
+    scope: 'events:read',
     handler: 'functions/events/list.ts',
     table: 'read',
     statuses: [200, 422],
@@ -171,6 +191,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/events/{id}',
+    scope: 'events:read',
     handler: 'functions/events/get.ts',
     table: 'read',
     statuses: [200, 403, 404],
@@ -178,6 +199,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/events/{id}/deliveries',
+    scope: 'webhooks:read',
     handler: 'functions/events/deliveries.ts',
     table: 'read',
     statuses: [200, 403, 404],
@@ -185,6 +207,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/events/{id}/redeliver',
+    scope: 'webhooks:write',
     handler: 'functions/events/redeliver.ts',
     table: 'write',
     deliversWebhooks: true,
@@ -194,6 +217,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/webhook-endpoints',
+    scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/list.ts',
     table: 'read',
     statuses: [200, 422],
@@ -201,6 +225,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/webhook-endpoints',
+    scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/create.ts',
     table: 'write',
     statuses: [201, 409, 422],
@@ -208,6 +233,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/webhook-endpoints/{id}',
+    scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/get.ts',
     table: 'read',
     statuses: [200, 304, 403, 404],
@@ -215,6 +241,7 @@ export const routes: Route[] = [
   {
     method: 'PUT',
     path: '/api/v1/webhook-endpoints/{id}',
+    scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/update.ts',
     table: 'write',
     statuses: [200, 403, 404, 412, 422],
@@ -222,6 +249,7 @@ export const routes: Route[] = [
   {
     method: 'DELETE',
     path: '/api/v1/webhook-endpoints/{id}',
+    scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/delete.ts',
     table: 'write',
     statuses: [200, 403, 404, 412],
@@ -229,6 +257,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/webhook-endpoints/{id}/secret/rotate',
+    scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/rotate-secret.ts',
     table: 'write',
     statuses: [200, 403, 404, 422],
@@ -236,6 +265,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/webhook-endpoints/{id}/attempts',
+    scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/attempts.ts',
     table: 'read',
     statuses: [200, 403, 404, 422],
@@ -243,6 +273,7 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/api/v1/webhook-endpoints/{id}/deliveries',
+    scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/deliveries.ts',
     table: 'read',
     statuses: [200, 403, 404, 422],
@@ -250,6 +281,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/webhook-endpoints/{id}/recover',
+    scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/recover.ts',
     table: 'write',
     deliversWebhooks: true,
@@ -265,6 +297,7 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/api/v1/files',
+    scope: 'files:write',
     handler: 'functions/files/create.ts',
     // The team's upload quotas (one UpdateItem before the URL is signed).
     table: 'write',

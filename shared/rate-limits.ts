@@ -111,3 +111,11 @@ export function planSetTeams(patterns: Iterable<string>): Set<number> {
   }
   return teams;
 }
+
+/**
+ * Where a token names its rate limit plan: a token is `tm_<plan>_<team>_<secret>` (shared/data/teams.ts),
+ * so that WAF tells a plan's tokens by their first characters, for any number of teams and with nothing
+ * per team in AWS. Tokens made before plans were named in them (`tm_<team>_<secret>`, `tm_<secret>`) are in
+ * the default plan.
+ */
+export const planTokenPrefix = (plan: string): string => `tm_${plan}_`;
