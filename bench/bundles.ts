@@ -10,7 +10,7 @@ import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-la
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { type Route, routeKey, routes } from '../lib/routes.ts';
+import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { synthesize } from '../test/support/synth.ts';
 
 /**

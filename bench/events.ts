@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import * as build from '../lib/local/lambda-events.ts';
-import type { Route } from '../lib/routes.ts';
+import type { Route } from '../shared/routes.ts';
 
 /**
  * The bench's requests as Lambda events, built as the local gateway builds them (lib/local/lambda-events.ts):

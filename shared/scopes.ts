@@ -2,7 +2,7 @@
  * What a token may do: scopes in the form `<family>:<level>`, a read and a write level per resource family,
  * as GitHub's fine-grained tokens and Stripe's restricted keys have (write includes read, as in both). A token
  * holds a list of them, or full access: every token made before scopes existed, and a token made without
- * naming any. Each route of the table (lib/routes.ts) names the one scope it needs; the authorizer hands the
+ * naming any. Each route of the table (shared/routes.ts) names the one scope it needs; the authorizer hands the
  * token's scopes to the route in its answer's context (no extra read), and the route refuses a token without
  * it: 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`
  * (RFC 6750 §3.1).

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../lib/openapi/operations.ts';
-import { type Route, routeKey, routes } from '../lib/routes.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { LIMITS } from '../shared/limits.ts';
+import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, apiClient, newTeam, startApi, type TestTeam } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { routes } from '../lib/routes.ts';
 import { configure } from '../shared/config.ts';
+import { routes } from '../shared/routes.ts';
 import { newTeam, useApi } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
 

@@ -3,7 +3,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { buildDocument } from '../lib/openapi/document.ts';
 import { OPERATIONS } from '../lib/openapi/operations.ts';
-import { COMMON_STATUSES, routeKey, routes } from '../lib/routes.ts';
+import { COMMON_STATUSES, routeKey, routes } from '../shared/routes.ts';
 import { apiClient, useApi } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
 import { ROOT } from './support/processes.ts';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3rver, freePort, startDynamoDbProcess } from '../lib/local/services.ts';
-import { type Route, routes } from '../lib/routes.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
+import { type Route, routes } from '../shared/routes.ts';
 import { type ApiResult, apiClient } from './support/api.ts';
 import { runScript, stopChild, waitForOutput } from './support/processes.ts';
 

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { routes } from '../lib/routes.ts';
+import { routes } from '../shared/routes.ts';
 import { newTeam } from './support/api.ts';
 import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
 
@@ -167,7 +167,7 @@ describe('CDK bundles', () => {
     }
   });
 
-  // A route that declares no table access (lib/routes.ts) pays no DynamoDB client in its cold start: an
+  // A route that declares no table access (shared/routes.ts) pays no DynamoDB client in its cold start: an
   // import of a module that reaches the data layer (once: the events' types, through the request schemas)
   // would put the SDK's client into auto-configure's bundle.
   it('bundles the DynamoDB client only into functions that use the table', () => {

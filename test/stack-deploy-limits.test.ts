@@ -12,7 +12,7 @@ import {
 } from '../lib/cdk/settings.ts';
 import type { CfnTemplate } from '../lib/cdk/synth-offline.ts';
 import { functionId, TeamMessagingStack } from '../lib/cdk/team-messaging-stack.ts';
-import { routes } from '../lib/routes.ts';
+import { routes } from '../shared/routes.ts';
 import { LARGEST_SETTINGS, largestPlans } from './support/largest-settings.ts';
 import {
   CDK_JSON_CONTEXT,

@@ -1,7 +1,6 @@
 import { ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { describe, expect, it } from 'vitest';
 import { guardFailure } from '../lib/cdk/stateful-guard.ts';
-import { routes, streamConsumer } from '../lib/routes.ts';
 import {
   attemptKey,
   brandKey,
@@ -19,6 +18,7 @@ import {
   webhookEndpointKey,
 } from '../shared/data/keys.ts';
 import { SDK_CALL_BUDGET_MS } from '../shared/limits.ts';
+import { routes, streamConsumer } from '../shared/routes.ts';
 import {
   acknowledgments,
   defaultAndOverridden,

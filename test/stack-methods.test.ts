@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../lib/routes.ts';
+import { routes } from '../shared/routes.ts';
 import { acknowledgments, reportedViolations, type Synthesized, synthesize } from './support/synth.ts';
 
 /**

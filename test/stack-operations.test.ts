@@ -7,9 +7,9 @@ import { readReleasedTemplate } from '../lib/cdk/released-template.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
 import { STATEFUL_TYPES } from '../lib/cdk/stateful-guard.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
+import { type Route, routes } from '../shared/routes.ts';
 import { ROOT } from './support/processes.ts';
 import {
   defaultAndOverridden,

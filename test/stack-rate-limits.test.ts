@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { routes } from '../lib/routes.ts';
 import { EMPTY_PLAN_PATTERN, RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
+import { routes } from '../shared/routes.ts';
 import {
   defaultAndOverridden,
   logicalId,

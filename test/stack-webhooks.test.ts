@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { guardFailure } from '../lib/cdk/stateful-guard.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { routes, streamConsumer, webhookDelivery } from '../lib/routes.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { SDK_CALL_BUDGET_MS } from '../shared/limits.ts';
+import { routes, streamConsumer, webhookDelivery } from '../shared/routes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../shared/webhooks/schedule.ts';
 import {
   acknowledgments,

@@ -5,10 +5,10 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { functionTimeoutSeconds, type Route, routes } from '../lib/routes.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
+import { functionTimeoutSeconds, type Route, routes } from '../shared/routes.ts';
 import {
   acknowledgments,
   logicalId,

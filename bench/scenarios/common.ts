@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { authorizer, findRoute, type Route } from '../../lib/routes.ts';
 import { createTeam } from '../../shared/data/teams.ts';
+import { authorizer, findRoute, type Route } from '../../shared/routes.ts';
 import { type BenchRequest, lambdaContext, proxyEvent, tokenEvent } from '../events.ts';
 
 /**

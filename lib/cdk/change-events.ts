@@ -7,7 +7,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
-import { streamConsumer } from '../routes.ts';
+import { streamConsumer } from '../../shared/routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantImageMarking, grantTableAccess } from './grants.ts';
 import { acknowledgeFailedRecordsQueue, acknowledgeObjectWildcards } from './nag.ts';

@@ -1,4 +1,4 @@
-import { type Route, routes } from '../routes.ts';
+import { type Route, routes } from '../../shared/routes.ts';
 
 /**
  * Who owns the account's Lambda concurrency (README, "Tenant isolation", "Concurrency"): every function of

@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
-import type { Route } from '../routes.ts';
+import type { Route } from '../../shared/routes.ts';
 import type { ApiFunction } from './api-function.ts';
 
 /** IAM actions behind the route table's `table` access levels (transactions need the per-item actions). */

@@ -46,7 +46,7 @@ import {
   functionTimeoutSeconds,
   resourcePaths,
   routes,
-} from '../routes.ts';
+} from '../../shared/routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
 import { type ConcurrencySettings, reservation, routeClass } from './concurrency.ts';

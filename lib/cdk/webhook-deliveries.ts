@@ -7,8 +7,8 @@ import { EventInvokeConfig } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
+import { webhookDelivery } from '../../shared/routes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
-import { webhookDelivery } from '../routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { grantDeliveryStart, grantIndexQuery, grantTableAccess } from './grants.ts';
 

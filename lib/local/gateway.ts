@@ -20,7 +20,13 @@ import {
   rateLimitOf,
   rateLimitPolicyHeader,
 } from '../../shared/rate-limits.ts';
-import { allowedMethods, authorizer, functionTimeoutSeconds, type Route, routes } from '../routes.ts';
+import {
+  allowedMethods,
+  authorizer,
+  functionTimeoutSeconds,
+  type Route,
+  routes,
+} from '../../shared/routes.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { configure } from '../../shared/config.ts';
-import { streamConsumer, webhookDelivery } from '../routes.ts';
+import { streamConsumer, webhookDelivery } from '../../shared/routes.ts';
 import { type AnsweredRequest, createGateway, load } from './gateway.ts';
 import { LOCAL_DELIVERER_FUNCTION, provision, type Resources, startServices } from './services.ts';
 import { startStreamPoller } from './stream-poller.ts';

@@ -19,7 +19,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
-import { webhookDelivery } from '../routes.ts';
+import { webhookDelivery } from '../../shared/routes.ts';
 import { createEventBus } from './event-bus.ts';
 import { createFunctionInvoker } from './function-invoker.ts';
 import { load } from './gateway.ts';

@@ -9,7 +9,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { streamConsumer } from '../routes.ts';
+import { streamConsumer } from '../../shared/routes.ts';
 
 /**
  * Lambda's event source mapping, locally: reads every shard of the table's stream, hands each batch to the

@@ -16,6 +16,7 @@ import {
   PLAN_NAME_LENGTH,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
+import { COMMON_STATUSES, type Route, routeKey, routes } from '../../shared/routes.ts';
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
@@ -23,7 +24,6 @@ import {
   MAX_RETRY_AFTER_MS,
   RETRY_DELAYS_MS,
 } from '../../shared/webhooks/schedule.ts';
-import { COMMON_STATUSES, type Route, routeKey, routes } from '../routes.ts';
 import { EVENT_RESOURCE_LENGTH } from './descriptions.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import * as representations from './representations.ts';

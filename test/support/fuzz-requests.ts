@@ -3,9 +3,9 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { buildDocument } from '../../lib/openapi/document.ts';
 import { OPERATIONS } from '../../lib/openapi/operations.ts';
-import { COMMON_STATUSES, type Route, routeKey, routes } from '../../lib/routes.ts';
 import { CONTACT_FIELD_TYPE_VALUES } from '../../shared/domain/contact-field-types.ts';
 import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
+import { COMMON_STATUSES, type Route, routeKey, routes } from '../../shared/routes.ts';
 
 /**
  * Generators of malformed and adversarial requests for the routes of the route table, a sender that puts

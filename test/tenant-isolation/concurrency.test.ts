@@ -15,9 +15,9 @@ import {
 } from '../../lib/cdk/concurrency.ts';
 import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
 import { functionId } from '../../lib/cdk/team-messaging-stack.ts';
-import { routes, webhookDelivery } from '../../lib/routes.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
+import { routes, webhookDelivery } from '../../shared/routes.ts';
 import { CDK_JSON_CONTEXT, reportedViolations, type Synthesized, synthesize } from '../support/synth.ts';
 import { idOf, ofType, only, type Resource, stringify } from '../support/template.ts';
 

@@ -1,6 +1,6 @@
-import { BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX } from '../shared/data/keys.ts';
-import { TIMEOUTS } from '../shared/limits.ts';
-import type { Scope } from '../shared/scopes.ts';
+import { BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX } from './data/keys.ts';
+import { TIMEOUTS } from './limits.ts';
+import type { Scope } from './scopes.ts';
 
 /**
  * The route table: the single source of truth for endpoints. The CDK stack makes one Lambda per row and
