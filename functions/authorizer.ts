@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { isDependencyFailure } from '../shared/aws.ts';
 import { bearerToken, tokenOwner } from '../shared/data/teams.ts';
+import { formatScopes } from '../shared/scopes.ts';
 import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
 
 /**
@@ -24,8 +25,14 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeStage(event.methodArn) }],
     },
-    // Context values are strings, numbers or booleans: no plan is '' (the default's).
-    context: { teamId: owner.teamId, rateLimitPlan: owner.rateLimitPlan ?? '' },
+    // Context values are strings, numbers or booleans: no plan is '' (the default's), no expiry 0. The
+    // answer is cached per token: the route checks the scopes and the expiry on every request.
+    context: {
+      teamId: owner.teamId,
+      rateLimitPlan: owner.rateLimitPlan ?? '',
+      scopes: formatScopes(owner.scopes),
+      expiresAt: owner.expiresAt ? Math.floor(owner.expiresAt.getTime() / 1000) : 0,
+    },
   };
 };
 

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { rateLimitOf, type TeamRateLimit } from '../rate-limits.ts';
+import type { Scope } from '../scopes.ts';
 import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, scanSortKey } from './items.ts';
@@ -58,7 +59,14 @@ export async function getTeam(teamId: number): Promise<Team | undefined> {
  * A new token of the team, carrying the team's rate limit plan (the authorizer reads only the token's item)
  * and listed under the team in the id index, so that a plan change reaches every token.
  */
-export async function createToken(teamId: number): Promise<string> {
+export interface TokenOptions {
+  /** What the token may do; full access when not given (shared/scopes.ts). */
+  scopes?: readonly Scope[];
+  /** When the token stops working; never when not given. */
+  expiresAt?: Date;
+}
+
+export async function createToken(teamId: number, { scopes, expiresAt }: TokenOptions = {}): Promise<string> {
   const token = `tm_${teamId}_${toBase62(randomBytes(32))}`;
   const plan = await recordedPlan(teamId);
   await dynamo().send(
@@ -69,6 +77,8 @@ export async function createToken(teamId: number): Promise<string> {
         ...teamTokensIndexKeys(teamId),
         team_id: teamId,
         ...(plan && { rate_limit_plan: plan }),
+        ...(scopes && { scopes: [...scopes] }),
+        ...(expiresAt && { expires_at: expiresAt.toISOString() }),
         created_at: nowIso(),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -90,21 +100,32 @@ export interface TokenOwner {
   teamId: number;
   /** The plan WAF holds the token to, if not the default: only a token that names its team can be in one. */
   rateLimitPlan: string | undefined;
+  /** What the token may do: undefined for full access (every token made before scopes existed). */
+  scopes: Scope[] | undefined;
+  /** When the token stops working, if it does. */
+  expiresAt: Date | undefined;
 }
 
-/** The owner of a token, or undefined for a malformed, unknown or revoked token. One read. */
+/** The owner of a token, or undefined for a malformed, unknown, revoked or expired token. One read. */
 export async function tokenOwner(token: string): Promise<TokenOwner | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const { Item } = await dynamo().send(
     new GetCommand({
       TableName: tableName(),
       Key: tokenKey(hashToken(token)),
-      ProjectionExpression: 'team_id, rate_limit_plan',
+      ProjectionExpression: 'team_id, rate_limit_plan, scopes, expires_at',
     }),
   );
   if (!Item) return undefined;
+  const expiresAt = Item.expires_at ? new Date(Item.expires_at) : undefined;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) return undefined;
   const namesTeam = tokenTeamId(token) === Item.team_id;
-  return { teamId: Item.team_id, rateLimitPlan: namesTeam ? Item.rate_limit_plan : undefined };
+  return {
+    teamId: Item.team_id,
+    rateLimitPlan: namesTeam ? Item.rate_limit_plan : undefined,
+    scopes: Item.scopes,
+    expiresAt,
+  };
 }
 
 /**
