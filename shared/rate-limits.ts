@@ -18,10 +18,18 @@ export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
 /** AWS WAF's lowest and highest rate limits. */
 export const MIN_RATE_LIMIT = 10;
 export const MAX_RATE_LIMIT = 2_000_000_000;
+/**
+ * The most plans a deployment may define: one rate-based rule per plan (the default's included) in one web
+ * ACL, which AWS WAF holds to 10 rate-based rules, a fixed quota (WAF_QUOTAS_URL). The settings refuse more.
+ */
+export const MAX_RATE_LIMIT_PLANS = 10;
+export const WAF_QUOTAS_URL = 'https://docs.aws.amazon.com/waf/latest/developerguide/limits.html';
 
 /**
- * A plan's name: it names WAF rules and regex pattern sets and is a CLI argument. Unanchored, so that the
- * OpenAPI document can say the RateLimit headers that carry it.
+ * A plan's name: it names a WAF rule, starts the tokens of the plan (`planTokenPrefix`) and is a CLI
+ * argument. No `_`: a plan's prefix ends at the first one, so no plan's prefix starts another's (`bulk`'s
+ * `tm_bulk_` is not the start of `tm_bulk-2_`). Unanchored, so that the OpenAPI document can say the
+ * RateLimit headers that carry it.
  */
 export const PLAN_NAME_LENGTH = 32;
 export const PLAN_NAME_FORM = `[a-z][a-z0-9-]{0,${PLAN_NAME_LENGTH - 1}}`;
@@ -57,7 +65,7 @@ export function rateLimitOf(recordedPlan: unknown, limits: RateLimits): TeamRate
   return { plan, ...planLimits };
 }
 
-/** The plans a team must be assigned to be in: every plan but the default, which holds everyone else. */
+/** The plans a token must name to be in: every plan but the default, which holds every other token. */
 export const namedPlans = (limits: RateLimits): string[] =>
   Object.keys(limits.plans).filter((plan) => plan !== limits.defaultPlan);
 
@@ -71,51 +79,26 @@ export const rateLimitHeader = (plan: string, remaining: number, resetSeconds: n
   `"${plan}";r=${remaining};t=${resetSeconds}`;
 
 /**
- * How AWS WAF tells a named plan's teams from the rest without a per-request lookup: their tokens name their
- * team (`tm_<team>_<secret>`, shared/data/teams.ts), and each named plan has a regex pattern set of its teams
- * matched against the lower-cased Authorization header. WAF's fixed quotas bound a set: 10 patterns of at most
- * 200 characters (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html).
- */
-export const PLAN_SET_QUOTA = { patterns: 10, patternCharacters: 200 } as const;
-const PATTERN_HEAD = '^bearer tm_(?:';
-const PATTERN_TAIL = ')_';
-/** What a plan's set holds while no team is in it: team 0 never exists (ids start at 1). */
-export const EMPTY_PLAN_PATTERN = `${PATTERN_HEAD}0${PATTERN_TAIL}`;
-
-/** The patterns that match the tokens of these teams, or undefined if they do not fit in one set. */
-export function planSetPatterns(teamIds: Iterable<number>): string[] | undefined {
-  const ids = [...new Set(teamIds)].sort((a, b) => a - b).map(String);
-  if (!ids.length) return [EMPTY_PLAN_PATTERN];
-  const room = PLAN_SET_QUOTA.patternCharacters - PATTERN_HEAD.length - PATTERN_TAIL.length;
-  const patterns: string[] = [];
-  let group: string[] = [];
-  for (const id of ids) {
-    if (group.length && [...group, id].join('|').length > room) {
-      patterns.push(`${PATTERN_HEAD}${group.join('|')}${PATTERN_TAIL}`);
-      group = [];
-    }
-    group.push(id);
-  }
-  patterns.push(`${PATTERN_HEAD}${group.join('|')}${PATTERN_TAIL}`);
-  return patterns.length <= PLAN_SET_QUOTA.patterns ? patterns : undefined;
-}
-
-/** The teams a plan's patterns match (what `planSetPatterns` wrote). */
-export function planSetTeams(patterns: Iterable<string>): Set<number> {
-  const teams = new Set<number>();
-  for (const pattern of patterns) {
-    if (!pattern.startsWith(PATTERN_HEAD) || !pattern.endsWith(PATTERN_TAIL)) continue;
-    for (const id of pattern.slice(PATTERN_HEAD.length, -PATTERN_TAIL.length).split('|')) {
-      if (/^[1-9][0-9]*$/.test(id)) teams.add(Number(id));
-    }
-  }
-  return teams;
-}
-
-/**
  * Where a token names its rate limit plan: a token is `tm_<plan>_<team>_<secret>` (shared/data/teams.ts),
  * so that WAF tells a plan's tokens by their first characters, for any number of teams and with nothing
  * per team in AWS. Tokens made before plans were named in them (`tm_<team>_<secret>`, `tm_<secret>`) are in
  * the default plan.
  */
 export const planTokenPrefix = (plan: string): string => `tm_${plan}_`;
+
+/**
+ * What a named plan's WAF rule matches at the start of the lower-cased Authorization header (lib/cdk/rate-
+ * limits.ts): the scheme, one space and the plan's prefix. Plan names are lower case already.
+ */
+export const planMatchString = (plan: string): string => `bearer ${planTokenPrefix(plan)}`;
+
+/**
+ * The plan the web ACL counts a request in, from its Authorization header alone, as WAF decides it before any
+ * code runs: the named plan whose match string starts the lower-cased header, else the default plan (every
+ * older token form, a token naming a plan the deployment does not define, any other header). The local
+ * gateway counts by it (lib/local/gateway.ts).
+ */
+export function planOfAuthorization(authorization: string, limits: RateLimits): string {
+  const header = authorization.toLowerCase();
+  return namedPlans(limits).find((plan) => header.startsWith(planMatchString(plan))) ?? limits.defaultPlan;
+}

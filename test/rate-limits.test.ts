@@ -51,8 +51,11 @@ describe('the authorizer tells the plan a token is counted under', () => {
     const withPlan = await answer(planned.token);
     expect(send).toHaveBeenCalledTimes(1);
     send.mockRestore();
-    expect(withPlan.context).toEqual({ teamId: planned.teamId, rateLimitPlan: 'roomy' });
-    expect((await answer(unplanned.token)).context).toEqual({ teamId: unplanned.teamId, rateLimitPlan: '' });
+    expect(withPlan.context).toMatchObject({ teamId: planned.teamId, rateLimitPlan: 'roomy' });
+    expect((await answer(unplanned.token)).context).toMatchObject({
+      teamId: unplanned.teamId,
+      rateLimitPlan: '',
+    });
     expect(withPlan.usageIdentifierKey).toBeUndefined();
   });
 
@@ -67,7 +70,7 @@ describe('the authorizer tells the plan a token is counted under', () => {
       }),
     );
     const answer = await authorize(tokenEvent(`Bearer ${legacy}`, 'arn:aws:execute-api:r:a:api/s/GET/x'));
-    expect(answer.context).toEqual({ teamId, rateLimitPlan: '' });
+    expect(answer.context).toMatchObject({ teamId, rateLimitPlan: '' });
     // A token cannot claim another team: its team part is hashed with the rest.
     const claimed = await authorize(
       tokenEvent(`Bearer tm_${teamId}_${'x'.repeat(43)}`, 'arn:aws:execute-api:r:a:api/s/GET/x'),
@@ -101,26 +104,25 @@ describe('the local gateway counts each token as the web ACL does', () => {
   it('refuses one team’s flood with 429 while two other teams, flooding less, are all served', async () => {
     const runaway = await newTeam();
     const neighbours = [await newTeam(), await newTeam()];
-    for (const team of [runaway, ...neighbours]) await setRateLimitPlan(team.teamId, 'wide');
     const flood = (token: string, requests: number) =>
       Promise.all(Array.from({ length: requests }, () => apiClient(url, token).get(TYPES)));
-    // All at once: the runaway's 120 against a limit of 40, each neighbour's 30 under it.
+    // All at once, in the default plan: the runaway's 30 against a limit of 10, each neighbour's 8 under it.
     const [runawayResults, ...neighbourResults] = await Promise.all([
-      flood(runaway.token, 120),
-      ...neighbours.map((team) => flood(team.token, 30)),
+      flood(runaway.token, 30),
+      ...neighbours.map((team) => flood(team.token, 8)),
     ]);
     for (const results of neighbourResults) expect(statuses(results).every((s) => s === 200)).toBe(true);
-    expect(count(runawayResults, 200)).toBe(40);
-    expect(count(runawayResults, 429)).toBe(80);
+    expect(count(runawayResults, 200)).toBe(10);
+    expect(count(runawayResults, 429)).toBe(20);
     for (const response of runawayResults.filter((r) => r.status === 429)) {
       expect(response.body).toEqual({ message: MESSAGES.tooManyRequests });
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
       const retryAfter = Number(response.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(120);
-      expect(response.headers.get('ratelimit-policy')).toBe('"wide";q=40;w=120');
-      expect(response.headers.get('ratelimit')).toMatch(/^"wide";r=0;t=\d+$/);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(response.headers.get('ratelimit-policy')).toBe('"tiny";q=10;w=60');
+      expect(response.headers.get('ratelimit')).toMatch(/^"tiny";r=0;t=\d+$/);
     }
     // The neighbours are still served afterwards.
     expect((await apiClient(url, neighbours[0]?.token).get(TYPES)).status).toBe(200);
@@ -139,19 +141,39 @@ describe('the local gateway counts each token as the web ACL does', () => {
     expect(docs.headers.get('ratelimit-policy')).toBeNull();
   });
 
-  it('counts a plan change from the next request: the new plan’s rule has its own count', async () => {
-    const { teamId, token } = await newTeam();
-    const client = apiClient(url, token);
-    const burst = await Promise.all(Array.from({ length: 15 }, () => client.get(TYPES)));
-    expect(count(burst, 429)).toBe(5);
-    expect((await client.get(TYPES)).status).toBe(429);
-    await setRateLimitPlan(teamId, 'roomy');
-    const next = await client.get(TYPES);
-    expect(next.status).toBe(200);
-    expect(next.headers.get('ratelimit-policy')).toBe('"roomy";q=100000;w=60');
-    // And back: the default plan's count of this token is still full.
-    await setRateLimitPlan(teamId, 'tiny');
-    expect((await client.get(TYPES)).status).toBe(429);
+  it('counts a token under the plan its first characters name, before the authorizer runs, as WAF does', async () => {
+    // Tokens no team holds: the authorizer refuses them (401), but WAF has counted them first, each under
+    // the plan its prefix names (shared/rate-limits.ts planOfAuthorization, the web ACL's own rule).
+    const unknown = (prefix: string) => `Bearer ${prefix}${String(Date.now()).slice(-9)}_${'Zz9'.repeat(14)}`;
+    const send = (authorization: string, requests: number, path = TYPES) =>
+      Promise.all(
+        Array.from({ length: requests }, () => fetch(`${url}${path}`, { headers: { authorization } })),
+      );
+    const wide = await send(unknown('tm_wide_'), 45);
+    expect(wide.filter((r) => r.status === 401)).toHaveLength(40);
+    const refused = wide.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const response of refused)
+      expect(response.headers.get('ratelimit-policy')).toBe('"wide";q=40;w=120');
+    // A plan the deployment does not define, and the older forms, count in the default plan.
+    for (const prefix of ['tm_gold_', 'tm_']) {
+      const results = await send(unknown(prefix), 12);
+      expect(
+        results.filter((r) => r.status === 401),
+        prefix,
+      ).toHaveLength(10);
+      const over = results.filter((r) => r.status === 429);
+      expect(over, prefix).toHaveLength(2);
+      for (const response of over) expect(response.headers.get('ratelimit-policy')).toBe('"tiny";q=10;w=60');
+    }
+    // The scheme in another case is the same token, and a public route's request with it is counted too.
+    const token = unknown('tm_roomy_');
+    const mixed = [
+      ...(await send(token.replace('Bearer', 'BEARER'), 3)),
+      ...(await send(token, 3, '/api/v1/openapi.json')),
+    ];
+    expect(mixed.map((r) => r.status)).toEqual([401, 401, 401, 200, 200, 200]);
+    expect(mixed.at(-1)?.headers.get('ratelimit')).toMatch(/^"roomy";r=99994;t=\d+$/);
   });
 
   it('counts each token of a team on its own, as WAF aggregates per Authorization header', async () => {

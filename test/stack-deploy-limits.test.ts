@@ -8,10 +8,12 @@ import {
   DEFAULT_SETTINGS,
   environmentBytes,
   LAMBDA_ENVIRONMENT_BYTES,
+  rateLimitsEnvironment,
   readSettings,
 } from '../lib/cdk/settings.ts';
 import type { CfnTemplate } from '../lib/cdk/synth-offline.ts';
 import { functionId, TeamMessagingStack } from '../lib/cdk/team-messaging-stack.ts';
+import { MAX_RATE_LIMIT_PLANS } from '../shared/rate-limits.ts';
 import { routes } from '../shared/routes.ts';
 import { LARGEST_SETTINGS, largestPlans } from './support/largest-settings.ts';
 import {
@@ -21,6 +23,7 @@ import {
   type Synthesized,
   synthesize,
 } from './support/synth.ts';
+import { WCU, webAclCost } from './support/waf-capacity.ts';
 
 /**
  * AWS limits the CloudFormation validator does not check, each of which fails a deploy on the way: at the
@@ -32,6 +35,14 @@ const MAX_RESOURCES = 450; // CloudFormation takes 500 a stack
 const MAX_TEMPLATE_BYTES = 800 * 1024; // CloudFormation takes 1 MB from S3 (where the CLI uploads it)
 const MAX_PARAMETERS = 200; // CloudFormation's, a stack: the nested stack's are what it watches
 const MAX_OUTPUTS = 60; // CloudFormation's, a stack
+/**
+ * AWS WAF's fixed quotas per web ACL (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html):
+ * 10 rate-based rules, 50 reference statements, 5,000 capacity units, of which the web ACL's price includes
+ * 1,500 (more are charged per request: https://aws.amazon.com/waf/pricing/). The web ACL is held to 1,500.
+ */
+const WAF_RATE_BASED_RULES = 10;
+const WAF_REFERENCE_STATEMENTS = 50;
+const WAF_WCU_INCLUDED = 1_500;
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read synthesized CloudFormation loosely and assert on it.
 type Resources = Record<string, { Type: string; Properties: Record<string, any> }>;
@@ -166,19 +177,44 @@ describe('CDK stack: deploy limits at the largest settings', () => {
   });
 });
 
-describe('CDK stack: environment size', () => {
-  /** One more plan than the settings take: RATE_LIMITS alone leaves no room for the rest. */
-  const plansOverTheSettingsShare = () => {
-    for (let count = 25; ; count++) {
-      const context = { ...CDK_JSON_CONTEXT, ...LARGEST_SETTINGS, ...largestPlans(count) };
-      try {
-        readSettings(new App({ context }).node);
-      } catch (error) {
-        if (/too large/.test(String(error))) return count;
-        throw error;
-      }
+describe("CDK stack: the web ACL within AWS WAF's fixed quotas at the most plans", () => {
+  const webAcls = (synth: Synthesized) =>
+    Object.values(synth.template.toJSON().Resources as Resources).filter(
+      (r) => r.Type === 'AWS::WAFv2::WebACL',
+    );
+
+  it('takes 10 plans in 10 rate-based rules, no reference statement, 636 WCU of the 1,500 included', () => {
+    for (const synth of largest) {
+      const [acl, ...others] = webAcls(synth);
+      expect(others).toEqual([]);
+      const cost = webAclCost(acl?.Properties ?? {});
+      expect(cost.rateBasedRules).toBe(MAX_RATE_LIMIT_PLANS);
+      expect(cost.rateBasedRules).toBeLessThanOrEqual(WAF_RATE_BASED_RULES);
+      expect(cost.referenceStatements).toBeLessThanOrEqual(WAF_REFERENCE_STATEMENTS);
+      // Plans live in the tokens: nothing is referred to (the regex pattern sets of before took two each).
+      expect(cost.referenceStatements).toBe(0);
+      // Each rule: a rate-based statement (2) keyed on the lower-cased header (30 + 10). Each of the 9 named
+      // plans: a starts-with match of the lower-cased header (2 + 10) in its own rule and again under the
+      // default plan's NOT(OR(...)). docs/rate-limits.md has the same sum.
+      const rule = WCU.rateBasedBase + WCU.rateBasedCustomKey + WCU.textTransformation;
+      const prefixMatch = WCU.byteMatch.STARTS_WITH + WCU.textTransformation;
+      const named = MAX_RATE_LIMIT_PLANS - 1;
+      expect(cost.wcu).toBe(MAX_RATE_LIMIT_PLANS * rule + 2 * named * prefixMatch);
+      expect(cost.wcu).toBe(636);
+      expect(cost.wcu).toBeLessThanOrEqual(WAF_WCU_INCLUDED);
     }
-  };
+  });
+});
+
+describe('CDK stack: environment size', () => {
+  it("leaves RATE_LIMITS a small share of Lambda's 4 KB at the most plans the settings take", () => {
+    const settings = readSettings(new App({ context: { ...CDK_JSON_CONTEXT, ...LARGEST_SETTINGS } }).node);
+    expect(Object.keys(settings.rateLimitPlans)).toHaveLength(MAX_RATE_LIMIT_PLANS);
+    const share = environmentBytes(rateLimitsEnvironment(settings));
+    // 10 plans of 32-character names and 10-digit limits: under a quarter of the 4 KB.
+    expect(share).toBeGreaterThan(800);
+    expect(share).toBeLessThanOrEqual(LAMBDA_ENVIRONMENT_BYTES / 4);
+  });
 
   it('the check reports every function that carries the plans, in a stack built with too many', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'tm-cdk-'));
@@ -203,17 +239,27 @@ describe('CDK stack: environment size', () => {
     }
   });
 
-  it('the settings refuse one plan too many, naming rateLimitPlans; one fewer fits every function', () => {
-    const count = plansOverTheSettingsShare();
-    const context = { ...LARGEST_SETTINGS, ...largestPlans(count) };
-    expect(() => synthesize({ context })).toThrow(
-      /context rateLimitPlans: too large for Lambda's 4 KB of environment variables/,
+  it('the settings refuse an 11th plan, naming the WAF quota and its source; 10 fit every function', () => {
+    const context = { ...LARGEST_SETTINGS, ...largestPlans(MAX_RATE_LIMIT_PLANS + 1) };
+    expect(() => synthesize({ full: false, context })).toThrow(
+      "context rateLimitPlans: at most 10 plans, 11 given: each plan, the default's included, is a " +
+        "rate-based rule of the API's web ACL, and AWS WAF allows 10 rate-based rules per web ACL, a fixed " +
+        'quota (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html)',
     );
-    const atTheLimit = synthesize({ context: { ...LARGEST_SETTINGS, ...largestPlans(count - 1) } });
-    try {
-      expect(over(environmentSizes(atTheLimit.template), LAMBDA_ENVIRONMENT_BYTES)).toEqual([]);
-    } finally {
-      rmSync(atTheLimit.outdir, { recursive: true, force: true });
+    // The largest settings hold the most plans: every function's environment fits (checked above too).
+    for (const synth of largest) {
+      const plans = JSON.parse(synth.stack.node.tryGetContext('rateLimitPlans'));
+      expect(Object.keys(plans)).toHaveLength(MAX_RATE_LIMIT_PLANS);
+      expect(over(environmentSizes(synth.template), LAMBDA_ENVIRONMENT_BYTES)).toEqual([]);
     }
+  });
+
+  it("the settings refuse variables too large for Lambda's 4 KB, naming the key that makes them so", () => {
+    // Plans can no longer fill the environment; browser origins, a list of any length, can.
+    const origins = Array.from({ length: 60 }, (_, i) => `https://app-${i}.customer-platform.example.com`);
+    const context = { ...CDK_JSON_CONTEXT, ...LARGEST_SETTINGS, corsOrigins: origins.join(',') };
+    expect(() => readSettings(new App({ context }).node)).toThrow(
+      /context corsOrigins: too large for Lambda's 4 KB of environment variables/,
+    );
   });
 });

@@ -1,7 +1,12 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionId } from '../lib/cdk/team-messaging-stack.ts';
-import { EMPTY_PLAN_PATTERN, RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
+import {
+  planOfAuthorization,
+  planTokenPrefix,
+  RATE_LIMIT_DEFAULTS,
+  type RateLimits,
+} from '../shared/rate-limits.ts';
 import { routes } from '../shared/routes.ts';
 import {
   defaultAndOverridden,
@@ -13,14 +18,15 @@ import {
 
 /**
  * Per-team rate limits in the stack: AWS WAF rate-based rules on the stage, one per plan, counting each token,
- * with a regex pattern set of teams per named plan. The production stack with cdk.json's defaults (one named
- * plan), the dev stack with `-c` overrides (strings, as the CLI passes them; two named plans) and a stack
- * with the default plan only, synthesized once each.
+ * a named plan's rule scoped to the tokens that name it in their first characters. The production stack with
+ * cdk.json's defaults (one named plan), the dev stack with `-c` overrides (strings, as the CLI passes them;
+ * three named plans, `bulk` and `bulk-2` among them) and a stack with the default plan only, synthesized once
+ * each.
  */
 const OVERRIDES = {
   rateLimitPlans:
-    '{"tiny": {"limit": 10, "windowSeconds": 60}, "big": {"limit": 900, "windowSeconds": 300}, ' +
-    '"huge": {"limit": 6000, "windowSeconds": 120}}',
+    '{"tiny": {"limit": 10, "windowSeconds": 60}, "bulk": {"limit": 900, "windowSeconds": 300}, ' +
+    '"bulk-2": {"limit": 6000, "windowSeconds": 120}, "big": {"limit": 50, "windowSeconds": 600}}',
   defaultRateLimitPlan: 'tiny',
 };
 const ONE_PLAN = {
@@ -49,33 +55,52 @@ const only = (s: Synthesized, type: string): [string, Resource] => {
 };
 const stackName = (s: Synthesized) => s.stack.stackName;
 
-/** The logical id of a named plan's regex pattern set, found by its name. */
-function setId(s: Synthesized, plan: string): string {
-  const [id] = Object.entries(resources(s, 'AWS::WAFv2::RegexPatternSet')).find(
-    ([, set]) => set.Properties.Name === `${stackName(s)}-plan-${plan}`,
-  ) ?? [''];
-  expect(id, plan).not.toBe('');
-  return id;
-}
-
-/** What a rule matches a named plan's tokens with: its set, on the lower-cased Authorization header. */
-const inSet = (s: Synthesized, plan: string) => ({
-  RegexPatternSetReferenceStatement: {
-    Arn: { 'Fn::GetAtt': [setId(s, plan), 'Arn'] },
+/** What a rule matches a named plan's tokens with: the start of the lower-cased Authorization header. */
+const namesPlan = (plan: string) => ({
+  ByteMatchStatement: {
     FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+    PositionalConstraint: 'STARTS_WITH',
+    SearchString: `bearer ${planTokenPrefix(plan)}`,
     TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }],
   },
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized statement, read loosely and checked here.
+type Statement = Record<string, any>;
+/**
+ * Whether a synthesized scope-down statement matches a request with this Authorization header, as WAF
+ * evaluates it: the statement types the web ACL uses, any other failing the test.
+ */
+function matches(statement: Statement | undefined, authorization: string): boolean {
+  if (!statement) return true;
+  const [[type, body]] = Object.entries(statement) as [[string, Statement]];
+  switch (type) {
+    case 'ByteMatchStatement': {
+      expect(body.FieldToMatch).toEqual({ SingleHeader: { Name: 'authorization' } });
+      expect(body.TextTransformations).toEqual([{ Priority: 0, Type: 'LOWERCASE' }]);
+      expect(body.PositionalConstraint).toBe('STARTS_WITH');
+      return authorization.toLowerCase().startsWith(body.SearchString);
+    }
+    case 'NotStatement':
+      return !matches(body.Statement, authorization);
+    case 'OrStatement':
+      expect(body.Statements.length).toBeGreaterThanOrEqual(2);
+      return body.Statements.some((nested: Statement) => matches(nested, authorization));
+    default:
+      throw new Error(`unexpected ${type}`);
+  }
+}
 
 /** The web ACL's rules as plan, priority, limit, window and scope-down. */
 function rulesOf(s: Synthesized) {
   const [, acl] = only(s, 'AWS::WAFv2::WebACL');
   return (acl.Properties.Rules as Array<Resource['Properties']>).map((rule) => {
     expect(rule.Action, rule.Name).toEqual({ Block: {} });
+    // Metrics, never samples: a sampled request shows its Authorization header, the token in clear.
     expect(rule.VisibilityConfig, rule.Name).toEqual({
       CloudWatchMetricsEnabled: true,
       MetricName: rule.Name,
-      SampledRequestsEnabled: true,
+      SampledRequestsEnabled: false,
     });
     const { Limit, EvaluationWindowSec, AggregateKeyType, CustomKeys, ScopeDownStatement, ...rest } =
       rule.Statement.RateBasedStatement;
@@ -112,34 +137,26 @@ describe('CDK stack: per-team rate limits', () => {
     }
   });
 
-  it('makes an empty regex pattern set per named plan, with a fixed name and nothing that changes', () => {
-    const setsOf = (s: Synthesized) =>
-      Object.values(resources(s, 'AWS::WAFv2::RegexPatternSet')).map(({ Properties: p }) => {
-        expect(p.Scope).toBe('REGIONAL');
-        expect(p.Description).toMatch(WAF_DESCRIPTION);
-        expect(p.Name).toMatch(WAF_NAME);
-        // A literal: a CloudFormation update would put back the empty list over the admin CLI's teams.
-        expect(JSON.stringify(p)).not.toMatch(/"(Ref|Fn::[A-Za-z]+)"/);
-        return { name: p.Name, patterns: p.RegularExpressionList };
-      });
-    expect(setsOf(stacks.synth)).toEqual([
-      { name: 'TeamMessagingApi-plan-bulk', patterns: [EMPTY_PLAN_PATTERN] },
-    ]);
-    expect(setsOf(stacks.overridden)).toEqual([
-      { name: 'TeamMessagingApiDev-plan-big', patterns: [EMPTY_PLAN_PATTERN] },
-      { name: 'TeamMessagingApiDev-plan-huge', patterns: [EMPTY_PLAN_PATTERN] },
-    ]);
-    expect(setsOf(onePlan)).toEqual([]);
+  it('makes nothing per plan or per team but the rules: no regex pattern set, no IP set, no rule group', () => {
+    for (const s of all()) {
+      for (const type of ['RegexPatternSet', 'IPSet', 'RuleGroup', 'LoggingConfiguration'])
+        expect(Object.keys(resources(s, `AWS::WAFv2::${type}`)), type).toEqual([]);
+      const wafTypes = Object.values(s.template.toJSON().Resources as Record<string, Resource>)
+        .map((r) => r.Type)
+        .filter((type) => type.startsWith('AWS::WAFv2::'));
+      expect(wafTypes.sort()).toEqual(['AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation']);
+    }
   });
 
-  it('puts a regional web ACL on the stage that allows what no rule blocks, with metrics and samples', () => {
+  it('puts a regional web ACL on the stage that allows what no rule blocks, with metrics and no samples', () => {
     for (const s of all()) {
       const [aclId, acl] = only(s, 'AWS::WAFv2::WebACL');
       expect(acl.Properties).toMatchObject({
         Name: `${stackName(s)}-rate-limits`,
         Scope: 'REGIONAL',
         DefaultAction: { Allow: {} },
-        VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true },
+        // The default action's samples would show every allowed request's token.
+        VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: false },
       });
       expect(acl.Properties.Description).toMatch(WAF_DESCRIPTION);
       expect(acl.Properties.Name).toMatch(WAF_NAME);
@@ -166,19 +183,18 @@ describe('CDK stack: per-team rate limits', () => {
     }
   });
 
-  it("blocks each plan's tokens over its limit: a named plan's by its set, the default's by none of them", () => {
+  it("blocks each plan's tokens over its limit: a named plan's by its prefix, the default's by none of them", () => {
     expect(rulesOf(stacks.synth)).toEqual([
       {
         name: 'plan-standard',
         priority: 0,
         limit: 1500,
         window: 60,
-        scope: { NotStatement: { Statement: inSet(stacks.synth, 'bulk') } },
+        scope: { NotStatement: { Statement: namesPlan('bulk') } },
       },
-      { name: 'plan-bulk', priority: 1, limit: 3000, window: 60, scope: inSet(stacks.synth, 'bulk') },
+      { name: 'plan-bulk', priority: 1, limit: 3000, window: 60, scope: namesPlan('bulk') },
     ]);
-    const dev = stacks.overridden;
-    expect(rulesOf(dev)).toEqual([
+    expect(rulesOf(stacks.overridden)).toEqual([
       {
         name: 'plan-tiny',
         priority: 0,
@@ -186,18 +202,93 @@ describe('CDK stack: per-team rate limits', () => {
         window: 60,
         scope: {
           NotStatement: {
-            Statement: { OrStatement: { Statements: [inSet(dev, 'big'), inSet(dev, 'huge')] } },
+            Statement: {
+              OrStatement: { Statements: [namesPlan('bulk'), namesPlan('bulk-2'), namesPlan('big')] },
+            },
           },
         },
       },
-      { name: 'plan-big', priority: 1, limit: 900, window: 300, scope: inSet(dev, 'big') },
-      { name: 'plan-huge', priority: 2, limit: 6000, window: 120, scope: inSet(dev, 'huge') },
+      { name: 'plan-bulk', priority: 1, limit: 900, window: 300, scope: namesPlan('bulk') },
+      { name: 'plan-bulk-2', priority: 2, limit: 6000, window: 120, scope: namesPlan('bulk-2') },
+      { name: 'plan-big', priority: 3, limit: 50, window: 600, scope: namesPlan('big') },
     ]);
     // With the default plan alone, its rule counts every token.
     expect(rulesOf(onePlan)).toEqual([
       { name: 'plan-only', priority: 0, limit: 50, window: 600, scope: undefined },
     ]);
     for (const s of all()) for (const rule of rulesOf(s)) expect(rule.name).toMatch(WAF_NAME);
+  });
+
+  it('counts every token under exactly one rule, the plan its first characters name, as the gateway does', () => {
+    const limits: RateLimits = { plans: JSON.parse(OVERRIDES.rateLimitPlans), defaultPlan: 'tiny' };
+    const secret = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfG';
+    const cases: Array<[string, string]> = [
+      [`Bearer tm_bulk_42_${secret}`, 'bulk'],
+      // `bulk` is a prefix of `bulk-2`'s name, not of its tokens': the prefix ends with `_`.
+      [`Bearer tm_bulk-2_42_${secret}`, 'bulk-2'],
+      [`Bearer tm_big_42_${secret}`, 'big'],
+      // WAF lower-cases the header first, as the authorizer takes the scheme in any case.
+      [`BEARER TM_BULK-2_42_${secret}`, 'bulk-2'],
+      // The default plan's own name, and plans the deployment does not define, count in the default.
+      [`Bearer tm_tiny_42_${secret}`, 'tiny'],
+      [`Bearer tm_gold_42_${secret}`, 'tiny'],
+      [`Bearer tm_bulk-3_42_${secret}`, 'tiny'],
+      // Tokens made before plans were named in them: team first, or a secret alone.
+      [`Bearer tm_42_${secret}`, 'tiny'],
+      [`Bearer tm_${secret}`, 'tiny'],
+      // A prefix elsewhere than at the start names nothing.
+      [`Bearer xtm_bulk_42_${secret}`, 'tiny'],
+      [`Basic tm_bulk_42_${secret}`, 'tiny'],
+    ];
+    const rules = rulesOf(stacks.overridden);
+    for (const [authorization, plan] of cases) {
+      const counting = rules.filter((rule) => matches(rule.scope, authorization)).map((rule) => rule.name);
+      expect(counting, authorization).toEqual([`plan-${plan}`]);
+      // The local gateway's rule (lib/local/gateway.ts) decides the same.
+      expect(planOfAuthorization(authorization, limits), authorization).toBe(plan);
+    }
+  });
+
+  it('samples nothing that inspects Authorization, and logs nothing of WAF (a log would need it redacted)', () => {
+    for (const s of all()) {
+      // Every visibility configuration anywhere in the template: the web ACL's and each rule's.
+      const configs: Statement[] = [];
+      JSON.stringify(s.template.toJSON(), (key, value) => {
+        if (key === 'VisibilityConfig') configs.push(value);
+        return value;
+      });
+      expect(configs.length).toBe(rulesOf(s).length + 1);
+      for (const config of configs) expect(config.SampledRequestsEnabled).toBe(false);
+      // No WAF logging: a logging configuration added later must list the header in RedactedFields.
+      const logging = Object.values(resources(s, 'AWS::WAFv2::LoggingConfiguration'));
+      const redacting = logging.filter((config) =>
+        (config.Properties.RedactedFields ?? []).some(
+          (field: Statement) => field.SingleHeader?.Name?.toLowerCase() === 'authorization',
+        ),
+      );
+      expect(logging).toEqual(redacting);
+      expect(logging).toEqual([]);
+    }
+  });
+
+  it("keeps tokens out of API Gateway's logs: errors only without bodies, no header in the access log", () => {
+    for (const s of all()) {
+      const [, stage] = only(s, 'AWS::ApiGateway::Stage');
+      for (const settings of stage.Properties.MethodSettings) {
+        expect(settings.LoggingLevel).toBe('ERROR');
+        expect(settings.DataTraceEnabled).toBe(false);
+      }
+      const format = stage.Properties.AccessLogSetting.Format as string;
+      // Context variables only ($context.identity.sourceIp, $context.authorizer.teamId, ...): no request
+      // header, no API key, no authorizer token.
+      const variables = format.match(/\$[a-zA-Z.]+/g) ?? [];
+      expect(variables.length).toBeGreaterThan(10);
+      for (const variable of variables) {
+        expect(variable).toMatch(/^\$context\./);
+        expect(variable.toLowerCase()).not.toMatch(/header|authorization|apikey|token/);
+      }
+      expect(format).toContain('$context.authorizer.teamId');
+    }
   });
 
   it('answers a blocked request 429 with the longest plan window as Retry-After and the request id', () => {
@@ -207,7 +298,7 @@ describe('CDK stack: per-team rate limits', () => {
       )?.Properties;
     for (const [s, retryAfter] of [
       [stacks.synth, '60'],
-      [stacks.overridden, '300'],
+      [stacks.overridden, '600'],
       [onePlan, '600'],
     ] as const) {
       const response = rateLimited(s);
@@ -222,12 +313,9 @@ describe('CDK stack: per-team rate limits', () => {
     }
   });
 
-  it('points the admin CLI at the API (for migrate), the default plan and each named plan set, and outputs the web ACL', () => {
+  it('points the admin CLI at the API (for migrate) and the default plan, and outputs the web ACL', () => {
     const outputs = (s: Synthesized) => s.template.findOutputs('*');
     const target = (s: Synthesized) => outputs(s).AdminTarget?.Value['Fn::Join'];
-    const planSet = (s: Synthesized, plan: string) => ({
-      'Fn::Join': ['=', [plan, { 'Fn::GetAtt': [setId(s, plan), 'Arn'] }]],
-    });
     for (const s of all()) {
       const [apiId] = only(s, 'AWS::ApiGateway::RestApi');
       const [aclId] = only(s, 'AWS::WAFv2::WebACL');
@@ -235,16 +323,12 @@ describe('CDK stack: per-team rate limits', () => {
       expect(separator).toBe(' ');
       expect(flags.slice(6, 8)).toEqual(['--rest-api', { Ref: apiId }]);
       expect(outputs(s).WebAclArn?.Value).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+      // No WAF resource for the CLI to write: a plan change is new tokens.
+      expect(JSON.stringify(flags)).not.toContain('--plan-sets');
     }
     // CloudFormation's join is given adjacent literal flags as one string.
-    expect(target(stacks.synth)[1].slice(8)).toEqual([
-      '--default-plan standard --plan-sets',
-      planSet(stacks.synth, 'bulk'),
-    ]);
-    expect(target(stacks.overridden)[1].slice(8)).toEqual([
-      '--default-plan tiny --plan-sets',
-      { 'Fn::Join': [',', [planSet(stacks.overridden, 'big'), planSet(stacks.overridden, 'huge')]] },
-    ]);
+    expect(target(stacks.synth)[1].slice(8)).toEqual(['--default-plan standard']);
+    expect(target(stacks.overridden)[1].slice(8)).toEqual(['--default-plan tiny']);
     expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only']);
   });
 
@@ -305,6 +389,18 @@ describe('CDK stack: per-team rate limits', () => {
       /rateLimitPlans.Gold Plan: a-z/,
     ],
     [{ rateLimitPlans: '{}' }, /rateLimitPlans: at least one plan/],
+    // AWS WAF's fixed 10 rate-based rules per web ACL: one per plan.
+    [
+      {
+        rateLimitPlans: JSON.stringify(
+          Object.fromEntries(
+            Array.from({ length: 11 }, (_, i) => [`p${i}`, { limit: 100, windowSeconds: 60 }]),
+          ),
+        ),
+        defaultRateLimitPlan: 'p0',
+      },
+      /rateLimitPlans: at most 10 plans, 11 given: .*AWS WAF allows 10 rate-based rules per web ACL, a fixed quota \(https:\/\/docs.aws.amazon.com\/waf\/latest\/developerguide\/limits.html\)/,
+    ],
     [{ defaultRateLimitPlan: 'gold' }, /defaultRateLimitPlan: one of standard, bulk/],
   ])('refuses the context %j, naming the key', (context, message) => {
     expect(() => synthesize({ full: false, context })).toThrow(message);

@@ -1,15 +1,15 @@
 import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
-import { CfnRegexPatternSet, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { EMPTY_PLAN_PATTERN, namedPlans, type RateLimits } from '../../shared/rate-limits.ts';
+import { namedPlans, planMatchString, type RateLimits } from '../../shared/rate-limits.ts';
 
-/** The header every rule counts by and matches: `Bearer tm_<team>_<secret>`. */
+/** The header every rule counts by and matches: `Bearer tm_<plan>_<team>_<secret>`. */
 const AUTHORIZATION = 'authorization';
 /**
  * The authorizer takes the scheme in any case (`Bearer`, `bearer`, ...): counted as written, each spelling
- * of one token would have a count of its own. Lower-cased, a token is one count, and the plan sets' patterns
- * (shared/rate-limits.ts) match it.
+ * of one token would have a count of its own. Lower-cased, a token is one count, and a named plan's match
+ * string (shared/rate-limits.ts) matches it.
  */
 const LOWERCASE: CfnWebACL.TextTransformationProperty[] = [{ priority: 0, type: 'LOWERCASE' }];
 
@@ -20,54 +20,43 @@ export interface TeamRateLimitsProps {
 }
 
 /**
- * Per-team rate limits as AWS WAF rate-based rules on the API's stage, counted per token: one rule per plan,
- * and for each plan but the default a regex pattern set of its teams, which the admin CLI rewrites when it
- * assigns a plan. Nothing here is per team, so the number of teams is not bounded by an AWS resource quota
- * (as it was by the 10,000 API keys of usage plans): README "Rate limits", docs/rate-limits.md.
+ * Per-team rate limits as AWS WAF rate-based rules on the API's stage, counted per token: one rule per plan.
+ * A token names its plan in its first characters (`tm_<plan>_`, shared/rate-limits.ts), so a named plan's
+ * rule counts the tokens that start with its prefix and the default plan's rule every other token. Nothing
+ * here is per team or changes with the teams: a plan holds any number of teams, and the number of plans is
+ * WAF's quota of rate-based rules per web ACL (README "Rate limits", docs/rate-limits.md).
+ *
+ * No rule samples requests, nor does the web ACL: a sampled request shows its headers, the token included,
+ * to whoever can read WAF in the console or the API. Metrics stay on.
  */
 export class TeamRateLimits extends Construct {
-  /** Each named plan's set of teams, by plan name (the default plan holds every token none of them match). */
-  readonly planSets: ReadonlyMap<string, CfnRegexPatternSet>;
   readonly webAcl: CfnWebACL;
-  /** The plan of every team not in a named plan's set. */
+  /** The plan of every token that names no other plan. */
   readonly defaultPlan: string;
 
   constructor(scope: Construct, id: string, { stage, limits }: TeamRateLimitsProps) {
     super(scope, id);
     this.defaultPlan = limits.defaultPlan;
     const { stackName } = Stack.of(this);
-    this.planSets = new Map(
-      namedPlans(limits).map((plan) => [
-        plan,
-        // Every property is fixed: any update by CloudFormation would put back the empty list, dropping the
-        // teams the admin CLI has put in the plan.
-        new CfnRegexPatternSet(this, `PlanSet-${plan}`, {
-          name: `${stackName}-plan-${plan}`,
-          scope: 'REGIONAL',
-          // WAF descriptions allow letters, digits, spaces and + = : # @ / - , . only.
-          description:
-            `Teams in rate limit plan ${plan} as patterns of their tokens. Created empty by the stack, ` +
-            'written by the admin CLI team plan command: a stack update must never touch it.',
-          regularExpressionList: [EMPTY_PLAN_PATTERN],
-        }),
-      ]),
-    );
-    const inSet = (set: CfnRegexPatternSet): CfnWebACL.StatementProperty => ({
-      regexPatternSetReferenceStatement: {
-        arn: set.attrArn,
+    const named = namedPlans(limits);
+    const namesPlan = (plan: string): CfnWebACL.StatementProperty => ({
+      byteMatchStatement: {
         fieldToMatch: { singleHeader: { Name: AUTHORIZATION } },
+        positionalConstraint: 'STARTS_WITH',
+        searchString: planMatchString(plan),
         textTransformations: LOWERCASE,
       },
     });
-    const namedStatements = [...this.planSets.values()].map(inSet);
     const scopeOf = (plan: string): CfnWebACL.StatementProperty | undefined => {
-      const set = this.planSets.get(plan);
-      if (set) return inSet(set);
-      // The default plan: every token no named plan matches (WAF's OR takes two statements or more).
-      const [first, ...others] = namedStatements;
+      if (named.includes(plan)) return namesPlan(plan);
+      // The default plan: every token that names no named plan (WAF's OR takes two statements or more).
+      const [first, ...others] = named.map(namesPlan);
       if (!first) return undefined;
-      const named = others.length ? { orStatement: { statements: namedStatements } } : first;
-      return { notStatement: { statement: named } };
+      return {
+        notStatement: {
+          statement: others.length ? { orStatement: { statements: [first, ...others] } } : first,
+        },
+      };
     };
 
     // No custom response: a blocked request gets API Gateway's WAF_FILTERED gateway response (the stack's 429).
@@ -76,6 +65,7 @@ export class TeamRateLimits extends Construct {
       description: 'Per-team rate limits: one rate-based rule per plan, counting each API token',
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
+      // The default action's samples would show every allowed request's headers: off too.
       visibilityConfig: visibility(`${stackName}-rate-limits`),
       rules: Object.entries(limits.plans).map(([plan, { limit, windowSeconds }], priority) => {
         const scopeDownStatement = scopeOf(plan);
@@ -106,7 +96,10 @@ export class TeamRateLimits extends Construct {
   }
 }
 
-/** CloudWatch metrics and sampled requests: what a blocked team's support request is checked against. */
+/**
+ * CloudWatch metrics per rule (requests counted, blocked), never sampled requests: every rule inspects the
+ * Authorization header, and a sample carries it in clear (docs/rate-limits.md, "No token in WAF").
+ */
 function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
-  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
+  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: false };
 }

@@ -3,6 +3,7 @@ import { ORIGIN_SHAPE } from '../../shared/cors.ts';
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_PLANS,
   MIN_RATE_LIMIT,
   PLAN_NAME,
   RATE_LIMIT_DEFAULTS,
@@ -10,6 +11,7 @@ import {
   type RateLimitPlan,
   type RateLimits,
   type RateLimitWindow,
+  WAF_QUOTAS_URL,
 } from '../../shared/rate-limits.ts';
 import { CONCURRENCY_DEFAULTS, type ConcurrencySettings, checkConcurrencyFits } from './concurrency.ts';
 
@@ -167,7 +169,8 @@ export function functionEnvironment(settings: Settings): Record<string, string> 
  * to (RateLimit-Policy on every answer, GET /limits). No other function reads them: the authorizer answers
  * with the plan's name alone, the stream consumer and the webhook functions answer no caller, and a public
  * route's caller has no plan.
- * About 2 KB a function at the settings' largest: given to the others, it would only fill the template.
+ * About 0.9 KB a function at the settings' largest (10 plans): given to the others, it would only fill the
+ * template.
  */
 export const rateLimitsEnvironment = (settings: Settings): Record<string, string> => ({
   RATE_LIMITS: JSON.stringify(rateLimitsOf(settings)),
@@ -239,15 +242,24 @@ function quotaDefaults(context: unknown): { quotas?: Partial<typeof QUOTA_DEFAUL
 
 /**
  * `rateLimitPlans` as an object (cdk.json) or JSON text (`-c rateLimitPlans=...`): given, it replaces the
- * default plans as a whole (a plan left out is a plan removed). Plan names become WAF rule and regex pattern
- * set names and CLI arguments: letters, digits and dashes.
+ * default plans as a whole (a plan left out is a plan removed). Plan names become WAF rule names, token
+ * prefixes and CLI arguments: letters, digits and dashes. At most MAX_RATE_LIMIT_PLANS: each plan is a
+ * rate-based rule of the one web ACL, and WAF's quota of them is fixed.
  */
 function rateLimits(
   context: unknown,
   defaultContext: unknown,
 ): Pick<Settings, 'rateLimitPlans' | 'defaultRateLimitPlan'> {
   const plans = contextObject('rateLimitPlans', context ?? DEFAULT_SETTINGS.rateLimitPlans);
-  if (!Object.keys(plans).length) throw new Error('context rateLimitPlans: at least one plan');
+  const count = Object.keys(plans).length;
+  if (!count) throw new Error('context rateLimitPlans: at least one plan');
+  if (count > MAX_RATE_LIMIT_PLANS) {
+    throw new Error(
+      `context rateLimitPlans: at most ${MAX_RATE_LIMIT_PLANS} plans, ${count} given: each plan, the default's ` +
+        `included, is a rate-based rule of the API's web ACL, and AWS WAF allows ${MAX_RATE_LIMIT_PLANS} ` +
+        `rate-based rules per web ACL, a fixed quota (${WAF_QUOTAS_URL})`,
+    );
+  }
   const checked: Record<string, RateLimitPlan> = {};
   for (const [name, plan] of Object.entries(plans)) {
     if (!PLAN_NAME.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);

@@ -424,7 +424,7 @@ export class TeamMessagingStack extends Stack {
 
   /**
    * What clients, the admin CLI (`--table`, `--private-bucket`, `--public-bucket`, `--rest-api`,
-   * `--default-plan`, `--plan-sets`), operators and the change events' subscribers need.
+   * `--default-plan`), operators and the change events' subscribers need.
    */
   private addOutputs(
     publicBaseUrl: string,
@@ -466,8 +466,8 @@ export class TeamMessagingStack extends Stack {
       value: rateLimits.webAcl.attrArn,
     });
     // `--rest-api`: the admin CLI's `migrate` deletes the API keys of the former usage plans from it.
-    // `--plan-sets name=arn,...`: the regex pattern set of each named plan, which `team plan` rewrites.
-    const planSets = [...rateLimits.planSets].map(([plan, set]) => Fn.join('=', [plan, set.attrArn]));
+    // `--default-plan`: the plan a new token names when its team has none assigned (WAF counts tokens by
+    // the plan they name: no WAF resource for the CLI to write).
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
       value: Fn.join(' ', [
@@ -481,7 +481,6 @@ export class TeamMessagingStack extends Stack {
         this.api.restApiId,
         '--default-plan',
         rateLimits.defaultPlan,
-        ...(planSets.length ? ['--plan-sets', Fn.join(',', planSets)] : []),
       ]),
     });
   }

@@ -15,6 +15,7 @@ import { BEARER_CHALLENGE, MESSAGES, methodNotAllowed } from '../../shared/http/
 import { dictionary } from '../../shared/http/request-data.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import {
+  planOfAuthorization,
   type RateLimits,
   rateLimitHeader,
   rateLimitOf,
@@ -87,8 +88,6 @@ export interface AnsweredRequest {
 interface RateLimiting {
   limits: () => RateLimits;
   limiter: RateLimiter;
-  /** Each Authorization header's plan, as the authorizer last answered it. */
-  tokenPlans: Map<string, unknown>;
 }
 
 export function createGateway(
@@ -98,7 +97,6 @@ export function createGateway(
   const rateLimiting: RateLimiting = {
     limits: () => rateLimits ?? config.rateLimits(),
     limiter: new RateLimiter(),
-    tokenPlans: new Map(),
   };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
     if (onAnswered) {
@@ -153,10 +151,11 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
 
   const requestId = randomUUID();
   const { route, params } = match;
+  // The web ACL counts, and blocks, before API Gateway runs the authorizer.
+  const rateLimitHeaders = withinRateLimit(request.headers.authorization, plans, response, requestId);
+  if (!rateLimitHeaders) return; // answered: 429
   const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
   if (policy === null) return; // answered: 401 (no token), 403 or 503
-  const rateLimitHeaders = withinRateLimit(request.headers.authorization, policy, plans, response, requestId);
-  if (!rateLimitHeaders) return; // answered: 429
   if (policy === 'refused') return sendUnauthenticated(response, requestId);
   const event = proxyEvent(LOCAL_API, {
     method: route.method,
@@ -228,28 +227,20 @@ async function authorize(
 /**
  * Counts the request under its token's plan as the stage's web ACL does (lib/cdk/rate-limits.ts: one
  * rate-based rule per plan, keyed on the Authorization header): null once it has answered 429, else the
- * RateLimit header fields of the count. WAF counts before API Gateway authorizes, matching a named plan's
- * teams by a pattern set; the gateway counts after, by the plan the authorizer read with the token (what
- * `team plan` writes to both), so it makes no read of its own. A refused token counts in the default plan,
- * and a request without the header is not counted, as WAF counts none without its key.
+ * RateLimit header fields of the count. The plan is the one the header's first characters name, by WAF's
+ * own rule (planOfAuthorization), before any authorizer runs and with no read: a token the authorizer
+ * will refuse is counted too, under the plan it names, and a public route's request with a token as well.
+ * A request without the header is not counted, as WAF counts none without its key.
  */
 function withinRateLimit(
   authorization: string | undefined,
-  policy: APIGatewayAuthorizerResult | 'refused' | undefined,
   plans: RateLimiting,
   response: ServerResponse,
   requestId: string,
 ): Record<string, string> | null {
   if (!authorization) return {};
-  // A public route has no authorizer: the token's plan is the one last seen with it.
-  const plan =
-    policy === undefined
-      ? plans.tokenPlans.get(authorization)
-      : policy === 'refused'
-        ? undefined
-        : policy.context?.rateLimitPlan;
-  if (typeof policy === 'object') plans.tokenPlans.set(authorization, plan);
-  const limit = rateLimitOf(plan, plans.limits());
+  const limits = plans.limits();
+  const limit = rateLimitOf(planOfAuthorization(authorization, limits), limits);
   // Lower-cased, as the web ACL's key is: `Bearer` and `bearer` are one token.
   const admission = plans.limiter.admit(`${limit.plan} ${authorization.toLowerCase()}`, limit);
   const headers = {

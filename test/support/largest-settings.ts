@@ -1,7 +1,6 @@
 import { QUOTA_DEFAULTS } from '../../shared/limits.ts';
+import { MAX_RATE_LIMIT_PLANS } from '../../shared/rate-limits.ts';
 
-/** The most plans a web ACL takes: 24 named plans and the default (docs/rate-limits.md: 50 references). */
-const WAF_PLANS = 25;
 /** The longest plan name the settings take (lib/cdk/settings.ts). */
 const planName = (index: number) => `plan-${String(index).padStart(2, '0')}-`.padEnd(32, 'x');
 
@@ -21,7 +20,8 @@ export const largestPlans = (count: number) => ({
 /**
  * Every optional setting on, each at the longest value the settings take or a deployment would plausibly
  * use, as `-c key=value` strings: what makes the functions' environment, the roles, and the template
- * largest. The names are at their 255-character limit, the plans as many as WAF takes.
+ * largest. The names are at their 255-character limit, the plans as many as the settings take (AWS WAF's
+ * 10 rate-based rules per web ACL).
  */
 export const LARGEST_SETTINGS: Record<string, string> = {
   serviceName: 's'.repeat(255),
@@ -29,7 +29,7 @@ export const LARGEST_SETTINGS: Record<string, string> = {
   logLevel: 'CRITICAL',
   throttleRate: '9999.5',
   throttleBurst: '19999',
-  ...largestPlans(WAF_PLANS),
+  ...largestPlans(MAX_RATE_LIMIT_PLANS),
   alarms: JSON.stringify({
     api5xxRatePercent: 2.5,
     p99LatencyMs: 2000,
