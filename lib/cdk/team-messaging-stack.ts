@@ -493,8 +493,9 @@ export class TeamMessagingStack extends Stack {
   private restApi(id: string, dev: boolean, settings: Settings, authorizerFunction: ApiFunction): RestApi {
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
-      // Cached per token; the policy covers the whole stage, so one answer serves every route.
-      resultsCacheTtl: Duration.minutes(5),
+      // Cached per token (cdk.json authorizerCacheSeconds: how long a revoked token may still work); the
+      // policy covers the whole stage, so one answer serves every route.
+      resultsCacheTtl: Duration.seconds(settings.authorizerCacheSeconds),
     });
 
     const api = new RestApi(this, 'Api', {
