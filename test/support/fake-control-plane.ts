@@ -22,9 +22,8 @@ export class FakeControlPlane {
   }
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
+    // Read to the end before answering; no call it answers needs the body.
+    for await (const _chunk of request);
     const target = String(request.headers['x-amz-target'] ?? '');
     const url = new URL(request.url ?? '/', 'http://localhost');
     const call = target ? (target.split('.').pop() ?? target) : `${request.method} ${url.pathname}`;
