@@ -141,11 +141,8 @@ export function readSettings(node: Node): Settings {
     throttleRate: positive('throttleRate', node.tryGetContext('throttleRate') ?? defaults.throttleRate),
     // API Gateway's burst is a whole number of requests.
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
-    authorizerCacheSeconds: whole(
-      'authorizerCacheSeconds',
+    authorizerCacheSeconds: authorizerCacheSeconds(
       node.tryGetContext('authorizerCacheSeconds') ?? defaults.authorizerCacheSeconds,
-      0,
-      MAX_AUTHORIZER_CACHE_SECONDS,
     ),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
@@ -280,6 +277,23 @@ function rateLimits(
     throw new Error(`context defaultRateLimitPlan: one of ${Object.keys(checked).join(', ')}`);
   }
   return { rateLimitPlans: checked, defaultRateLimitPlan };
+}
+
+/** Whole seconds in API Gateway's range for an authorizer's cache, also as `-c` text. */
+function authorizerCacheSeconds(value: unknown): number {
+  const seconds = typeof value === 'string' && value.trim() ? Number(value) : value;
+  if (
+    typeof seconds !== 'number' ||
+    !Number.isInteger(seconds) ||
+    seconds < 0 ||
+    seconds > MAX_AUTHORIZER_CACHE_SECONDS
+  ) {
+    throw new Error(
+      `context authorizerCacheSeconds: whole seconds, 0 (no cache) to ${MAX_AUTHORIZER_CACHE_SECONDS} ` +
+        "(API Gateway's range for an authorizer's cache)",
+    );
+  }
+  return seconds;
 }
 
 /** One of AWS WAF's evaluation windows: WAF refuses any other. */
