@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { isDependencyFailure } from '../shared/aws.ts';
-import { bearerToken, tokenOwner } from '../shared/data/teams.ts';
+import { bearerToken, recordTokenUse, tokenOwner, utcDay } from '../shared/data/tokens.ts';
 import { formatScopes } from '../shared/scopes.ts';
 import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
 
@@ -8,8 +8,10 @@ import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is
  * how API Gateway is told to answer 401 (its Gateway Response renders `{"message":"Unauthenticated."}`);
  * any other error is an authorizer failure, which the stack answers 503 with Retry-After. One DynamoDB read
- * (the token's item), which also holds the rate limit plan WAF counts the token under: the handlers announce
- * it (RateLimit-Policy). Counting is WAF's, before this runs: no per-team key is named here.
+ * (the token's item); the rate limit plan WAF counts the token under is in the token's first characters: the
+ * handlers announce it (RateLimit-Policy). Counting is WAF's, before this runs: no per-team key is named here.
+ * The first answer of a UTC day also records the day on the token (`last_used_on`, what `admin token list`
+ * shows): one conditional write per token per day, and API Gateway caches the answer besides.
  */
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const token = bearerToken(event.authorizationToken);
@@ -18,6 +20,8 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
   metrics.count(owner === undefined ? 'AuthorizerDenied' : 'AuthorizerAllowed');
   metrics.publish();
   if (owner === undefined) throw new Error('Unauthorized');
+  const today = utcDay();
+  if (token && owner.lastUsedOn !== today) await recordTokenUse(token, today).catch(logUseNotRecorded);
   return {
     principalId: `team:${owner.teamId}`,
     // The policy covers every route of the stage: API Gateway caches it per token, not per method.
@@ -40,6 +44,11 @@ function logFailure(error: unknown): never {
   if (isDependencyFailure(error)) logger().warn('dependency unavailable', describeError(error));
   else logger().error('authorizer failure', describeError(error));
   throw error;
+}
+
+/** A day not recorded is a listing a day behind: never a reason to refuse the caller. */
+function logUseNotRecorded(error: unknown): void {
+  logger().warn('token use not recorded', describeError(error));
 }
 
 /** `arn:aws:execute-api:region:account:api/stage/GET/path` -> `arn:aws:execute-api:region:account:api/stage/*` */

@@ -3,12 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenOwner } from '../shared/data/teams.ts';
+import { hashToken, tokenOwner } from '../shared/data/tokens.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { LIMITS } from '../shared/limits.ts';
+import { apiClient, useApi } from './support/api.ts';
 import { admin, writeTestRunLocalConfig } from './support/processes.ts';
 
-/** The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json. */
+/**
+ * The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json; the tokens it
+ * makes are used against the local gateway.
+ */
+const api = useApi();
 let dataDir = '';
 let env: Record<string, string>;
 beforeAll(async () => {
@@ -47,7 +52,13 @@ describe('admin CLI', () => {
       admin(['list', 'create', '--team', teamId, '--kind', 'email', '--name', 'News'], env),
     ]);
     expect(token.json).toEqual({
-      token: expect.stringMatching(new RegExp(`^tm_${teamId}_[0-9A-Za-z]{43}$`)),
+      token: expect.stringMatching(new RegExp(`^tm_standard_${teamId}_[0-9A-Za-z]{43}$`)),
+      id: expect.any(Number),
+      name: null,
+      prefix: `${token.json.token.slice(0, `tm_standard_${teamId}_`.length + 4)}…`,
+      scopes: 'all',
+      created_at: expect.any(String),
+      expires_at: null,
     });
     expect(site.json).toEqual({ site_id: expect.any(Number) });
     expect(identity.json).toEqual({ identity_id: expect.any(Number) });
@@ -85,7 +96,7 @@ describe('admin CLI', () => {
 
     const revoked = await admin(['token', 'revoke', '--token', token.json.token], env);
     expect(revoked.json).toEqual({ revoked: true });
-  }, 60_000);
+  }, 120_000);
 
   it(`refuses a site's or a page's name, domain or URL over ${LIMITS.textLength} characters`, async () => {
     const team = await admin(['team', 'create', '--name', 'Long'], env);
@@ -111,29 +122,121 @@ describe('admin CLI', () => {
     expect((await page('x'.repeat(LIMITS.textLength), `/${'u'.repeat(LIMITS.textLength - 1)}`)).code).toBe(0);
   }, 60_000);
 
-  it('assigns a team to a rate limit plan, telling the plan it had', async () => {
+  it('assigns a team to a rate limit plan, telling the plan it had and reissuing its token with it', async () => {
     const team = await admin(['team', 'create', '--name', 'Planned'], env);
     const teamId = String(team.json.team_id);
+    const token = String(team.json.token);
+    expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
     const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], env);
     expect(bulk.code).toBe(0);
-    expect(bulk.json).toEqual({ team_id: Number(teamId), plan: 'bulk', previous_plan: null });
-    const token = String(team.json.token);
-    expect((await tokenOwner(token))?.rateLimitPlan).toBe('bulk');
+    expect(bulk.json).toMatchObject({ team_id: Number(teamId), plan: 'bulk', previous_plan: null });
+    expect(bulk.json.note).toContain('reissued');
+    const [reissued] = bulk.json.tokens;
+    expect((await tokenOwner(reissued.token))?.rateLimitPlan).toBe('bulk');
+    // The old token works on through the overlap (24 hours by default), in the plan it names.
+    expect(Date.parse(reissued.replaced_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
     const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], env);
     expect(standard.json).toMatchObject({ plan: 'standard', previous_plan: 'bulk' });
     // Only the deployment's plans.
     const unknown = await admin(['team', 'plan', '--team', teamId, '--plan', 'gold'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--plan');
-    expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
+    expect((await tokenOwner(standard.json.tokens[0].token))?.rateLimitPlan).toBe('standard');
   });
 
-  it('refuses to assign a plan on a deployed stack without its plan sets', async () => {
-    const deployed = { DATA_DIR: join(dataDir, 'none'), DYNAMODB_ENDPOINT: '', AWS_REGION: 'eu-west-1' };
-    const planned = await admin(['team', 'plan', '--team', '1', '--plan', 'bulk', '--table', 't'], deployed);
-    expect(planned.code).toBe(1);
-    expect(planned.stderr).toContain('--plan-sets');
-  });
+  it('creates a token with a name, scopes and an expiry, and lists the team’s tokens by their first characters only', async () => {
+    const team = await admin(['team', 'create', '--name', 'Lifecycle'], env);
+    const teamId = String(team.json.team_id);
+    const created = await admin(
+      [
+        'token',
+        'create',
+        '--team',
+        teamId,
+        '--name',
+        'Zapier',
+        '--scopes',
+        'brands:read,webhooks:write',
+        '--expires',
+        '90d',
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ name: 'Zapier', scopes: ['brands:read', 'webhooks:write'] });
+    const days = (Date.parse(created.json.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+    const owner = await tokenOwner(created.json.token);
+    expect(owner).toMatchObject({ scopes: ['brands:read', 'webhooks:write'] });
+    expect(owner?.expiresAt?.toISOString()).toBe(created.json.expires_at);
+    const dated = await admin(['token', 'create', '--team', teamId, '--expires', '2099-01-31'], env);
+    expect(dated.json.expires_at).toBe('2099-01-31T00:00:00.000Z');
+
+    const list = () => admin(['token', 'list', '--team', teamId], env);
+    const before = await list();
+    expect(before.json.tokens).toEqual([
+      expect.objectContaining({ id: expect.any(Number), name: null, scopes: 'all', expires_at: null }),
+      {
+        id: created.json.id,
+        name: 'Zapier',
+        prefix: created.json.prefix,
+        scopes: ['brands:read', 'webhooks:write'],
+        created_at: created.json.created_at,
+        expires_at: created.json.expires_at,
+        last_used_on: null,
+        replaced_by: null,
+      },
+      expect.objectContaining({ id: dated.json.id }),
+    ]);
+    // Enough to recognise a token, never the token or its hash.
+    expect(created.json.prefix).toMatch(new RegExp(`^tm_standard_${teamId}_[0-9A-Za-z]{4}…$`));
+    for (const token of [team.json.token, created.json.token, dated.json.token]) {
+      expect(before.stdout).not.toContain(token.slice(-20));
+      expect(before.stdout).not.toContain(hashToken(token));
+    }
+    // Used today: the listing says so.
+    expect((await apiClient(api.url, created.json.token).get('/api/v1/brands')).status).toBe(200);
+    const after = await list();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(after.json.tokens[1].last_used_on).toBe(today);
+    expect(after.json.tokens[0].last_used_on).toBeNull();
+  }, 120_000);
+
+  it('revokes a token by id and every token of a team, refusing another team’s id', async () => {
+    const [mine, theirs] = await Promise.all([
+      admin(['team', 'create', '--name', 'Mine'], env),
+      admin(['team', 'create', '--name', 'Theirs'], env),
+    ]);
+    const teamId = String(mine.json.team_id);
+    const [second, third, other] = await Promise.all([
+      admin(['token', 'create', '--team', teamId, '--name', 'second'], env),
+      admin(['token', 'create', '--team', teamId, '--name', 'third'], env),
+      admin(['token', 'create', '--team', String(theirs.json.team_id)], env),
+    ]);
+    const status = async (token: string) => (await apiClient(api.url, token).get('/api/v1/brands')).status;
+    expect(await status(second.json.token)).toBe(200);
+
+    const refused = await admin(['token', 'revoke', '--team', teamId, '--id', String(other.json.id)], env);
+    expect([refused.code, refused.error]).toEqual([1, `team ${teamId} has no token ${other.json.id}`]);
+    expect(await status(other.json.token)).toBe(200);
+
+    const byId = await admin(['token', 'revoke', '--team', teamId, '--id', String(second.json.id)], env);
+    expect(byId.json).toEqual({ team_id: Number(teamId), id: second.json.id, revoked: true });
+    expect(await status(second.json.token)).toBe(401);
+    expect(await status(third.json.token)).toBe(200);
+    const again = await admin(['token', 'revoke', '--team', teamId, '--id', String(second.json.id)], env);
+    expect(again.error).toBe(`team ${teamId} has no token ${second.json.id}`);
+
+    const all = await admin(['token', 'revoke', '--team', teamId, '--all'], env);
+    expect(all.json).toEqual({ team_id: Number(teamId), revoked: 2 });
+    expect(await status(third.json.token)).toBe(401);
+    expect(await status(mine.json.token)).toBe(401);
+    expect((await admin(['token', 'list', '--team', teamId], env)).json.tokens).toEqual([]);
+    // Another team's tokens are untouched.
+    expect(await status(other.json.token)).toBe(200);
+  }, 120_000);
 
   it('puts a file into the team library', async () => {
     const team = await admin(['team', 'create', '--name', 'Files'], env);
@@ -169,6 +272,18 @@ describe('admin CLI', () => {
     [['token', 'revoke', '--token', 'tm_nope'], /no such token/],
     [['team', 'plan', '--team', '1', '--plan', 'gold'], /--plan must be one of standard, bulk/],
     [['team', 'plan', '--team', '999999999', '--plan', 'bulk'], /no team 999999999/],
+    [['team', 'plan', '--team', '1', '--plan', 'bulk', '--overlap', 'a day'], /--overlap must be a duration/],
+    [
+      ['token', 'create', '--team', '1', '--scopes', 'brands:read,brands:delete'],
+      /--scopes: unknown scope "brands:delete"; valid scopes: brands:read, brands:write, .*webhooks:write .*or all/,
+    ],
+    [
+      ['token', 'create', '--team', '1', '--expires', '2001-01-01'],
+      /--expires 2001-01-01 is not in the future/,
+    ],
+    [['token', 'create', '--team', '1', '--expires', 'soon'], /--expires must be an ISO date/],
+    [['token', 'create', '--team', '1', '--expires', '0d'], /not in the future/],
+    [['token', 'revoke', '--team', '1'], /--id is required/],
   ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
     const result = await admin(args, env);
     expect(result.code).not.toBe(0);

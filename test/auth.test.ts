@@ -1,8 +1,9 @@
 import { request } from 'node:http';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
-import { createToken, hashToken, revokeToken } from '../shared/data/teams.ts';
+import { tokenKey } from '../shared/data/keys.ts';
+import { createToken, hashToken, recordTokenUse, revokeToken } from '../shared/data/tokens.ts';
 import { CONTACT_FIELD_TYPES } from '../shared/domain/contact-field-types.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { apiClient, newTeam, useApi } from './support/api.ts';
@@ -73,9 +74,9 @@ describe('authentication through the gateway and authorizer', () => {
     expect(await revokeToken(token)).toBe(false);
   });
 
-  it('stores only the SHA-256 of a token, and tokens name their team and are long', async () => {
+  it('stores only the SHA-256 of a token, and tokens name their plan and team and are long', async () => {
     const { teamId, token } = await newTeam();
-    expect(token).toMatch(new RegExp(`^tm_${teamId}_[0-9A-Za-z]{43}$`));
+    expect(token).toMatch(new RegExp(`^tm_standard_${teamId}_[0-9A-Za-z]{43}$`));
     const hashed = await dynamo().send(
       new GetCommand({ TableName: tableName(), Key: { pk: `TOKEN#${hashToken(token)}`, sk: 'TOKEN' } }),
     );
@@ -85,6 +86,88 @@ describe('authentication through the gateway and authorizer', () => {
       new GetCommand({ TableName: tableName(), Key: { pk: `TOKEN#${token}`, sk: 'TOKEN' } }),
     );
     expect(plain.Item).toBeUndefined();
+  });
+});
+
+describe('token lifecycle', () => {
+  const tokenWrites = (send: { mock: { calls: unknown[][] } }, token: string) =>
+    send.mock.calls.filter(
+      ([command]) =>
+        command instanceof UpdateCommand &&
+        (command.input.Key as { pk?: string } | undefined)?.pk === tokenKey(hashToken(token)).pk,
+    ).length;
+  const lastUsedOn = async (token: string) =>
+    (await dynamo().send(new GetCommand({ TableName: tableName(), Key: tokenKey(hashToken(token)) }))).Item
+      ?.last_used_on;
+
+  it('records the UTC day a token was last used: one write a day, not one a request', async () => {
+    const { token } = await newTeam();
+    const client = apiClient(api.url, token);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await lastUsedOn(token)).toBeUndefined();
+    const send = vi.spyOn(dynamo(), 'send');
+    try {
+      for (let i = 0; i < 3; i++) expect((await client.get(TYPES)).status).toBe(200);
+      expect(tokenWrites(send, token)).toBe(1);
+      expect(await lastUsedOn(token)).toBe(today);
+      // Last used yesterday: today's first request writes today, once.
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: tokenKey(hashToken(token)),
+          UpdateExpression: 'SET last_used_on = :day',
+          ExpressionAttributeValues: { ':day': '2000-01-01' },
+        }),
+      );
+      const before = tokenWrites(send, token);
+      for (let i = 0; i < 2; i++) expect((await client.get(TYPES)).status).toBe(200);
+      expect(tokenWrites(send, token) - before).toBe(1);
+      expect(await lastUsedOn(token)).toBe(today);
+    } finally {
+      send.mockRestore();
+    }
+  });
+
+  it('records the day once when a token’s first requests of the day race, and never on a revoked token', async () => {
+    const { teamId, token } = await newTeam();
+    const results = await Promise.all(Array.from({ length: 8 }, () => apiClient(api.url, token).get(TYPES)));
+    expect(results.every((result) => result.status === 200)).toBe(true);
+    expect(await lastUsedOn(token)).toBe(new Date().toISOString().slice(0, 10));
+    // Each write is conditional on the day being earlier: the racers' writes after the first change nothing.
+    expect(await recordTokenUse(token)).toBe(false);
+    const revoked = await createToken(teamId);
+    await revokeToken(revoked);
+    expect(await recordTokenUse(revoked)).toBe(false);
+    expect(await lastUsedOn(revoked)).toBeUndefined();
+  });
+
+  it('stops accepting a token at its expiry, to the second', async () => {
+    // The clock of this process, where the gateway runs the authorizer, stopped: no waiting, no race.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const { teamId } = await newTeam();
+      const expiresAt = new Date(Date.now() + 1000);
+      const token = await createToken(teamId, { expiresAt });
+      const client = apiClient(api.url, token);
+      expect((await client.get(TYPES)).status).toBe(200);
+      vi.setSystemTime(expiresAt.getTime() - 1);
+      expect((await client.get(TYPES)).status).toBe(200);
+      vi.setSystemTime(expiresAt);
+      const expired = await client.get(TYPES);
+      expect([expired.status, expired.body]).toEqual([401, { message: 'Unauthenticated.' }]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps accepting a token of the form made before tokens named their plan, in the default plan', async () => {
+    const { teamId } = await newTeam();
+    const old = `tm_${teamId}_${'Q'.repeat(43)}`;
+    await dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: { ...tokenKey(hashToken(old)), team_id: teamId } }),
+    );
+    const limits = await apiClient(api.url, old).get('/api/v1/limits');
+    expect([limits.status, limits.body.rate_limit.plan]).toEqual([200, 'standard']);
   });
 });
 

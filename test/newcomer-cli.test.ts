@@ -23,7 +23,7 @@ describe('the admin CLI for a person', () => {
   it('prints no AWS SDK notice about Node versions, only its JSON', async () => {
     const created = await admin(['team', 'create', '--name', 'Quiet'], env);
     expect(created.code).toBe(0);
-    expect(created.stdout).toMatch(/^\{"team_id":\d+,"token":"tm_\d+_\w+"\}\n$/);
+    expect(created.stdout).toMatch(/^\{"team_id":\d+,"token":"tm_[a-z][a-z0-9-]*_\d+_\w+"\}\n$/);
     expect(created.stderr).toBe('');
   });
 

@@ -447,7 +447,7 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
       if (output.team_id !== undefined) made['<team id>'] = String(output.team_id);
       if (typeof output.token === 'string') {
         made['<token>'] = output.token;
-        expect(output.token).toMatch(/^tm_[0-9]+_[0-9A-Za-z]+$/);
+        expect(output.token).toMatch(/^tm_[a-z][a-z0-9-]*_[0-9]+_[0-9A-Za-z]+$/);
         expect((await client().get('/api/v1/limits')).status, command).toBe(200);
       }
     }

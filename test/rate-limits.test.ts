@@ -7,15 +7,15 @@ import { tokenEvent } from '../lib/local/lambda-events.ts';
 import { RateLimiter } from '../lib/local/rate-limiter.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { tokenKey } from '../shared/data/keys.ts';
-import { createToken, hashToken, setRateLimitPlan } from '../shared/data/teams.ts';
+import { changeTeamPlan, createToken, hashToken, setRateLimitPlan } from '../shared/data/teams.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimits } from '../shared/rate-limits.ts';
 import { type ApiResult, apiClient, newTeam } from './support/api.ts';
 import { roundTrips } from './support/round-trips.ts';
 
 /**
- * Per-team rate limits as the stage's web ACL counts them: per token, under the plan of the team the token
- * names, requests in the last window against the plan's limit. The local gateway counts the same way.
+ * Per-team rate limits as the stage's web ACL counts them: per token, under the plan the token names in
+ * its first characters, requests in the last window against the plan's limit. The local gateway counts the same way.
  */
 const LIMITS: RateLimits = {
   plans: {
@@ -41,20 +41,28 @@ const statuses = (results: ApiResult[]) => results.map((r) => r.status);
 const count = (results: ApiResult[], status: number) => results.filter((r) => r.status === status).length;
 
 describe('the authorizer tells the plan a token is counted under', () => {
-  it('answers the team and its plan from the one read of the token item, no API key', async () => {
+  it('answers the team and the plan its token names from the one read of the token item, no API key', async () => {
     const planned = await newTeam();
     const unplanned = await newTeam();
     await setRateLimitPlan(planned.teamId, 'roomy');
+    // A token names its team's plan when it is made: `team plan` reissues the team's tokens.
+    const plannedToken = await createToken(planned.teamId);
+    expect(plannedToken).toMatch(new RegExp(`^tm_roomy_${planned.teamId}_`));
     const answer = (token: string) =>
       authorize(tokenEvent(`Bearer ${token}`, 'arn:aws:execute-api:r:a:api/s/GET/x'));
+    // The first answer of the day also records the day on the token; the next ones read alone.
+    await answer(plannedToken);
     const send = vi.spyOn(dynamo(), 'send');
-    const withPlan = await answer(planned.token);
+    const withPlan = await answer(plannedToken);
     expect(send).toHaveBeenCalledTimes(1);
     send.mockRestore();
-    expect(withPlan.context).toMatchObject({ teamId: planned.teamId, rateLimitPlan: 'roomy' });
-    expect((await answer(unplanned.token)).context).toMatchObject({
+    const context = { scopes: '*', expiresAt: 0 };
+    expect(withPlan.context).toEqual({ teamId: planned.teamId, rateLimitPlan: 'roomy', ...context });
+    // Made before a plan was recorded: the default plan's name (cdk.json's here), which WAF counts it under.
+    expect((await answer(unplanned.token)).context).toEqual({
       teamId: unplanned.teamId,
-      rateLimitPlan: '',
+      rateLimitPlan: 'standard',
+      ...context,
     });
     expect(withPlan.usageIdentifierKey).toBeUndefined();
   });
@@ -70,7 +78,7 @@ describe('the authorizer tells the plan a token is counted under', () => {
       }),
     );
     const answer = await authorize(tokenEvent(`Bearer ${legacy}`, 'arn:aws:execute-api:r:a:api/s/GET/x'));
-    expect(answer.context).toMatchObject({ teamId, rateLimitPlan: '' });
+    expect(answer.context).toEqual({ teamId, rateLimitPlan: '', scopes: '*', expiresAt: 0 });
     // A token cannot claim another team: its team part is hashed with the rest.
     const claimed = await authorize(
       tokenEvent(`Bearer tm_${teamId}_${'x'.repeat(43)}`, 'arn:aws:execute-api:r:a:api/s/GET/x'),
@@ -91,7 +99,10 @@ describe('GET /api/v1/limits', () => {
       window_seconds: standard?.windowSeconds,
     });
     await setRateLimitPlan(teamId, 'bulk');
-    const limits = await roundTrips(() => client.get('/api/v1/limits'));
+    // The plan the token names: the old token is still counted in the default plan, a new one in bulk.
+    expect((await client.get('/api/v1/limits')).body.rate_limit.plan).toBe('standard');
+    const bulkClient = apiClient(url, await createToken(teamId));
+    const limits = await roundTrips(() => bulkClient.get('/api/v1/limits'));
     expect(limits.calls).toEqual(['GetItemCommand']);
     expect(limits.result.body).toMatchObject({
       quotas: { brands: { used: 0 } },
@@ -174,6 +185,21 @@ describe('the local gateway counts each token as the web ACL does', () => {
     ];
     expect(mixed.map((r) => r.status)).toEqual([401, 401, 401, 200, 200, 200]);
     expect(mixed.at(-1)?.headers.get('ratelimit')).toMatch(/^"roomy";r=99994;t=\d+$/);
+  });
+
+  it('counts a plan change from the reissued token’s first request, under the new plan’s rule', async () => {
+    const { teamId, token } = await newTeam();
+    const client = apiClient(url, token);
+    const burst = await Promise.all(Array.from({ length: 15 }, () => client.get(TYPES)));
+    expect(count(burst, 429)).toBe(5);
+    expect((await client.get(TYPES)).status).toBe(429);
+    const { reissued } = await changeTeamPlan(teamId, 'roomy', new Date(Date.now() + 3600_000));
+    const next = await apiClient(url, reissued[0]?.token).get(TYPES);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit-policy')).toBe('"roomy";q=100000;w=60');
+    // The old token, through the overlap, is still counted in the plan it names: its count is still full.
+    const old = await client.get(TYPES);
+    expect([old.status, old.headers.get('ratelimit-policy')]).toEqual([429, '"tiny";q=10;w=60']);
   });
 
   it('counts each token of a team on its own, as WAF aggregates per Authorization header', async () => {

@@ -313,7 +313,7 @@ describe('CDK stack: per-team rate limits', () => {
     }
   });
 
-  it('points the admin CLI at the API (for migrate) and the default plan, and outputs the web ACL', () => {
+  it('points the admin CLI at the API (for migrate) and the plans, and outputs the web ACL', () => {
     const outputs = (s: Synthesized) => s.template.findOutputs('*');
     const target = (s: Synthesized) => outputs(s).AdminTarget?.Value['Fn::Join'];
     for (const s of all()) {
@@ -327,9 +327,11 @@ describe('CDK stack: per-team rate limits', () => {
       expect(JSON.stringify(flags)).not.toContain('--plan-sets');
     }
     // CloudFormation's join is given adjacent literal flags as one string.
-    expect(target(stacks.synth)[1].slice(8)).toEqual(['--default-plan standard']);
-    expect(target(stacks.overridden)[1].slice(8)).toEqual(['--default-plan tiny']);
-    expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only']);
+    expect(target(stacks.synth)[1].slice(8)).toEqual(['--default-plan standard --plans standard,bulk']);
+    expect(target(stacks.overridden)[1].slice(8)).toEqual([
+      '--default-plan tiny --plans tiny,bulk,bulk-2,big',
+    ]);
+    expect(target(onePlan)[1].slice(8)).toEqual(['--default-plan only --plans only']);
   });
 
   it('tells every route behind the authorizer the plans, so GET /api/v1/limits answers the deployment’s', () => {

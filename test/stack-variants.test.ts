@@ -25,6 +25,7 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = [
   ['concurrency without reservations', { concurrency: '{"accountQuota":10,"reserve":false}' }],
   ['throttleRate', { throttleRate: '50' }],
   ['throttleBurst', { throttleBurst: '75' }],
+  ['authorizerCacheSeconds', { authorizerCacheSeconds: '0' }],
   [
     'rateLimitPlans',
     {

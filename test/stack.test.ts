@@ -436,7 +436,7 @@ describe('CDK stack: outputs and checks', () => {
       Ref: Object.keys(synth.template.findResources('AWS::SNS::Topic'))[0],
     });
     expect(stringify(outputs.AdminTarget?.Value)).toMatch(
-      /--table.*--private-bucket.*--public-bucket.*--rest-api.*--default-plan [a-z]/,
+      /--table.*--private-bucket.*--public-bucket.*--rest-api.*--default-plan [a-z].* --plans [a-z]/,
     );
   });
 

@@ -4,8 +4,11 @@ import { parseArgs } from 'node:util';
 export class UsageError extends Error {}
 
 const STRING_FLAGS =
-  'name team token domain site url kind value id integration tag type contact-type path file limit data-dir table private-bucket public-bucket rest-api plan default-plan plan-sets';
-const options: Record<string, { type: 'string' | 'boolean' }> = { unverified: { type: 'boolean' } };
+  'name team token domain site url kind value id integration tag type contact-type path file limit data-dir table private-bucket public-bucket rest-api plan default-plan plans scopes expires overlap';
+const options: Record<string, { type: 'string' | 'boolean' }> = {
+  unverified: { type: 'boolean' },
+  all: { type: 'boolean' },
+};
 for (const name of STRING_FLAGS.split(' ')) options[name] = { type: 'string' };
 
 export type Args = ReturnType<typeof parseCommandLine>;

@@ -9,14 +9,17 @@ import { createList, getList } from '../../shared/data/lists.ts';
 import { createPage } from '../../shared/data/pages.ts';
 import { getQuotas, QUOTA_KINDS, recountUsage, setQuota } from '../../shared/data/quotas.ts';
 import { createSite } from '../../shared/data/sites.ts';
+import { createTeam, getTeam, teamPlans } from '../../shared/data/teams.ts';
 import {
-  createTeam,
-  createToken,
-  getTeam,
+  changeTeamPlan,
+  countTokensToReissue,
+  issueToken,
+  listTokens,
+  numberTokens,
+  revokeAllTokens,
   revokeToken,
-  setRateLimitPlan,
-  teamPlans,
-} from '../../shared/data/teams.ts';
+  revokeTokenById,
+} from '../../shared/data/tokens.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
@@ -24,15 +27,18 @@ import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
-import { PlanSets, parsePlanSets } from './plan-sets.ts';
+import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
 /**
  * The admin CLI's commands: what the team dashboard would do, written with the same data modules as the
  * API. Loaded only once the target stack's environment is set (the modules read it when loaded).
  */
 export const USAGE = `usage: npm run admin -- <command> [flags]
-  team create --name N           team plan --team T --plan standard|bulk
-  token create --team T          token revoke --token X
+  team create --name N
+  team plan --team T --plan standard|bulk [--overlap 24h]   (reissues the team's tokens: the plan is in them)
+  token create --team T [--name N] [--scopes brands:read,webhooks:write|all] [--expires 2027-01-31|90d]
+  token list --team T
+  token revoke --team T --id N   token revoke --team T --all   token revoke --token X
   site create --team T --name N --domain https://example.com
   page create --team T --site S --name N --url /path
   identity create --team T --kind email|phone --value V [--unverified]
@@ -43,8 +49,8 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
   quota get --team T
   migrate                        (after deploying a new version over an existing table)
 target flags: --data-dir D (local, default $DATA_DIR or .data)
-  | --table --private-bucket --public-bucket --rest-api --default-plan --plan-sets
-    (a deployed stack: its AdminTarget output)`;
+  | --table --private-bucket --public-bucket --rest-api (a deployed stack: its AdminTarget output)
+    [--default-plan P --plans P,Q,...] (a deployed stack's plans, when cdk.json changes them)`;
 
 /**
  * `--help` (anywhere), `-h` or `help [command]`: the usage of the commands named (all of them when none
@@ -75,31 +81,22 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export async function runCommand(args: Args): Promise<unknown> {
   const { text, integer, oneOf, flags } = args;
-  const deployed = config.dynamodbEndpoint() === undefined;
   /**
-   * The named plans' WAF regex pattern sets (`--plan-sets`, from the AdminTarget output), which a deployed
-   * stack's named plans need; none locally, where the gateway reads each team's plan from the table.
+   * The deployment's rate limit plans: the configuration's (RATE_LIMITS, else cdk.json's defaults), or a
+   * deployed stack's as `--default-plan` and `--plans` name them. Nothing in AWS is per plan or per team:
+   * a token names its plan (shared/data/tokens.ts), so the CLI needs the plans' names alone.
    */
-  const planSets = (): PlanSets | undefined => {
-    const flag = args.optional('plan-sets');
-    if (flag) return new PlanSets(parsePlanSets(flag));
-    // A stack with no named plan has no set: its AdminTarget names the default plan alone.
-    if (args.optional('default-plan')) return new PlanSets([]);
-    if (deployed) {
-      throw new UsageError(
-        "name the stack's plans with --default-plan and --plan-sets (its AdminTarget output)",
-      );
-    }
-    return undefined;
+  const plans = (): { names: string[]; defaultPlan: string } => {
+    const configured = config.rateLimits();
+    const defaultPlan = args.optional('default-plan') ?? configured.defaultPlan;
+    const listed = args
+      .optional('plans')
+      ?.split(',')
+      .map((plan) => plan.trim())
+      .filter(Boolean);
+    const names = listed ?? Object.keys(configured.plans);
+    return { names: names.includes(defaultPlan) ? names : [defaultPlan, ...names], defaultPlan };
   };
-  /** The deployment's plans: a deployed stack's from its flags, the local configuration's otherwise. */
-  const planNames = (sets: PlanSets | undefined): string[] =>
-    sets
-      ? [
-          args.optional('default-plan') ?? config.rateLimits().defaultPlan,
-          ...sets.sets.map((set) => set.plan),
-        ]
-      : Object.keys(config.rateLimits().plans);
   /** A site's or page's string: the pages API answers it, and documents its length. */
   const pageText = (name: string) => {
     const value = text(name);
@@ -113,26 +110,66 @@ export async function runCommand(args: Args): Promise<unknown> {
     if (!(await getTeam(id))) throw new UsageError(`no team ${id}`);
     return id;
   };
+  const tokenName = (): string | undefined => {
+    const name = args.optional('name');
+    if (name !== undefined && (name.trim() === '' || name.length > LIMITS.textLength)) {
+      throw new UsageError(`--name must be 1 to ${LIMITS.textLength} characters`);
+    }
+    return name;
+  };
   switch (args.command) {
     case 'team create': {
       // Data only: a new team is in the default plan, which needs nothing of its own in AWS.
       const created = await createTeam(text('name'));
-      return { team_id: created.id, token: await createToken(created.id) };
+      const { token } = await issueToken(created.id, { defaultPlan: plans().defaultPlan });
+      return { team_id: created.id, token };
     }
     case 'team plan': {
-      const sets = planSets();
-      const plan = oneOf('plan', planNames(sets));
+      const plan = oneOf('plan', plans().names);
+      const overlapMs = parseOverlapMs(args.optional('overlap'));
       const teamId = await team();
-      // WAF's set first: the table's plan is what GET /api/v1/limits reports, so it follows what is counted.
-      await sets?.assign(teamId, plan);
-      const previous = await setRateLimitPlan(teamId, plan);
-      return { team_id: teamId, plan, previous_plan: previous ?? null };
+      const overlapEndsAt = new Date(Date.now() + overlapMs);
+      const { previousPlan, reissued } = await changeTeamPlan(teamId, plan, overlapEndsAt);
+      return {
+        team_id: teamId,
+        plan,
+        previous_plan: previousPlan ?? null,
+        // WAF tells a plan's tokens by their first characters: a plan change is new tokens, not a setting.
+        note:
+          `${reissued.length} token(s) reissued with the plan in their first characters (tm_${plan}_); ` +
+          'hand each new token to its integration: the token it replaces keeps working until its ' +
+          `replaced_expires_at (at most the ${overlapMs / 1000} s overlap), then stops`,
+        overlap_ends_at: overlapEndsAt.toISOString(),
+        tokens: reissued,
+      };
     }
-    case 'token create':
-      return { token: await createToken(await team()) };
-    case 'token revoke':
-      if (!(await revokeToken(text('token')))) throw new UsageError('no such token');
-      return { revoked: true };
+    case 'token create': {
+      const teamId = await team();
+      const options = {
+        name: tokenName(),
+        scopes: parseScopes(args.optional('scopes')),
+        expiresAt: parseExpiry(args.optional('expires')),
+        defaultPlan: plans().defaultPlan,
+      };
+      const { token, id, name, prefix, scopes, created_at, expires_at } = await issueToken(teamId, options);
+      return { token, id, name, prefix, scopes, created_at, expires_at };
+    }
+    case 'token list': {
+      const teamId = await team();
+      return { team_id: teamId, tokens: await listTokens(teamId) };
+    }
+    case 'token revoke': {
+      const token = args.optional('token');
+      if (token !== undefined) {
+        if (!(await revokeToken(token))) throw new UsageError('no such token');
+        return { revoked: true };
+      }
+      const teamId = await team();
+      if (flags.all === true) return { team_id: teamId, revoked: await revokeAllTokens(teamId) };
+      const id = integer('id');
+      if (!(await revokeTokenById(teamId, id))) throw new UsageError(`team ${teamId} has no token ${id}`);
+      return { team_id: teamId, id, revoked: true };
+    }
     case 'site create': {
       const teamId = await team();
       const domain = pageText('domain');
@@ -201,15 +238,21 @@ export async function runCommand(args: Args): Promise<unknown> {
     case 'quota get':
       return getQuotas(await team());
     case 'migrate': {
-      const sets = planSets();
       const restApiId = args.optional('rest-api');
+      const { names, defaultPlan } = plans();
       return {
         default_brand_pointers: await migrateDefaultPointers(),
         default_brands_stamped: await stampDefaultBrands(),
         events_moved: await moveEventLogs(),
         webhook_delivery_keys: await migrateDeliveryKeys(),
         teams_recounted: await recountUsage(),
-        ...(sets && { plan_set_teams: await sets.write(await teamsByPlan()) }),
+        tokens_numbered: await numberTokens(),
+        // Tokens made before tokens named their plan: WAF counts them in the default plan until `team plan`
+        // (run again for their team) reissues them.
+        tokens_to_reissue: await countTokensToReissue(
+          await planOfTeams(),
+          names.filter((plan) => plan !== defaultPlan),
+        ),
         ...(restApiId && { team_api_keys_deleted: await deleteTeamApiKeys(restApiId) }),
       };
     }
@@ -218,13 +261,9 @@ export async function runCommand(args: Args): Promise<unknown> {
   }
 }
 
-/** The teams the table assigns to each plan (`migrate`: a Scan). */
-async function teamsByPlan(): Promise<Map<string, Set<number>>> {
-  const teams = new Map<string, Set<number>>();
-  for await (const { teamId, plan } of teamPlans()) {
-    if (!plan) continue;
-    const planTeams = teams.get(plan) ?? new Set<number>();
-    teams.set(plan, planTeams.add(teamId));
-  }
-  return teams;
+/** The plan the table records for each team that has one (`migrate`: a Scan). */
+async function planOfTeams(): Promise<Map<number, string>> {
+  const plans = new Map<number, string>();
+  for await (const { teamId, plan } of teamPlans()) if (plan) plans.set(teamId, plan);
+  return plans;
 }

@@ -33,10 +33,13 @@ export class TeamRateLimits extends Construct {
   readonly webAcl: CfnWebACL;
   /** The plan of every token that names no other plan. */
   readonly defaultPlan: string;
+  /** Every plan's name, the default's included: what the admin CLI may assign. */
+  readonly planNames: readonly string[];
 
   constructor(scope: Construct, id: string, { stage, limits }: TeamRateLimitsProps) {
     super(scope, id);
     this.defaultPlan = limits.defaultPlan;
+    this.planNames = Object.keys(limits.plans);
     const { stackName } = Stack.of(this);
     const named = namedPlans(limits);
     const namesPlan = (plan: string): CfnWebACL.StatementProperty => ({

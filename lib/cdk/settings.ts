@@ -32,6 +32,12 @@ export const DEFAULT_SETTINGS = {
   throttleRate: 100,
   throttleBurst: 200,
   /**
+   * How long API Gateway keeps the authorizer's answer for a token (its `resultsCacheTtl`, 0 to 3600 s; 0
+   * asks the authorizer every request): also how long a revoked token keeps working at most. An expired
+   * token stops at its expiry whatever this is (the route checks `expiresAt` from the answer's context).
+   */
+  authorizerCacheSeconds: 300,
+  /**
    * Per-team rate limit plans (AWS WAF rate-based rules, lib/cdk/rate-limits.ts; the local gateway enforces
    * the same): at most `limit` requests per token in any `windowSeconds`. A team is in `defaultRateLimitPlan`
    * until the admin CLI assigns it another (`team plan`). Kept below the stage's throttle: one team cannot
@@ -95,6 +101,7 @@ export interface Settings {
   logLevel: string;
   throttleRate: number;
   throttleBurst: number;
+  authorizerCacheSeconds: number;
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
   corsOrigins: string[];
@@ -106,6 +113,8 @@ export interface Settings {
   quotas?: Partial<typeof QUOTA_DEFAULTS>;
 }
 
+/** API Gateway's longest authorizer cache (resultsCacheTtl): an hour. */
+const MAX_AUTHORIZER_CACHE_SECONDS = 3600;
 /** Powertools' log levels (any case). */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 /** The service is a CloudWatch dimension value (CDK allows 255 characters), the namespace CloudWatch's (255). */
@@ -134,6 +143,9 @@ export function readSettings(node: Node): Settings {
     throttleRate: positive('throttleRate', node.tryGetContext('throttleRate') ?? defaults.throttleRate),
     // API Gateway's burst is a whole number of requests.
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
+    authorizerCacheSeconds: authorizerCacheSeconds(
+      node.tryGetContext('authorizerCacheSeconds') ?? defaults.authorizerCacheSeconds,
+    ),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
     concurrency: concurrencyShares(node.tryGetContext('concurrency')),
@@ -277,6 +289,23 @@ function rateLimits(
     throw new Error(`context defaultRateLimitPlan: one of ${Object.keys(checked).join(', ')}`);
   }
   return { rateLimitPlans: checked, defaultRateLimitPlan };
+}
+
+/** Whole seconds in API Gateway's range for an authorizer's cache, also as `-c` text. */
+function authorizerCacheSeconds(value: unknown): number {
+  const seconds = typeof value === 'string' && value.trim() ? Number(value) : value;
+  if (
+    typeof seconds !== 'number' ||
+    !Number.isInteger(seconds) ||
+    seconds < 0 ||
+    seconds > MAX_AUTHORIZER_CACHE_SECONDS
+  ) {
+    throw new Error(
+      `context authorizerCacheSeconds: whole seconds, 0 (no cache) to ${MAX_AUTHORIZER_CACHE_SECONDS} ` +
+        "(API Gateway's range for an authorizer's cache)",
+    );
+  }
+  return seconds;
 }
 
 /** One of AWS WAF's evaluation windows: WAF refuses any other. */

@@ -466,8 +466,8 @@ export class TeamMessagingStack extends Stack {
       value: rateLimits.webAcl.attrArn,
     });
     // `--rest-api`: the admin CLI's `migrate` deletes the API keys of the former usage plans from it.
-    // `--default-plan`: the plan a new token names when its team has none assigned (WAF counts tokens by
-    // the plan they name: no WAF resource for the CLI to write).
+    // `--default-plan`: the plan a new token names when its team has none assigned, `--plans` those `team
+    // plan` may assign (WAF counts tokens by the plan they name: no WAF resource for the CLI to write).
     new CfnOutput(this, 'AdminTarget', {
       description: 'Flags that point the admin CLI at this stack',
       value: Fn.join(' ', [
@@ -481,6 +481,8 @@ export class TeamMessagingStack extends Stack {
         this.api.restApiId,
         '--default-plan',
         rateLimits.defaultPlan,
+        '--plans',
+        rateLimits.planNames.join(','),
       ]),
     });
   }
@@ -492,8 +494,9 @@ export class TeamMessagingStack extends Stack {
   private restApi(id: string, dev: boolean, settings: Settings, authorizerFunction: ApiFunction): RestApi {
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction,
-      // Cached per token; the policy covers the whole stage, so one answer serves every route.
-      resultsCacheTtl: Duration.minutes(5),
+      // Cached per token (cdk.json authorizerCacheSeconds: how long a revoked token may still work); the
+      // policy covers the whole stage, so one answer serves every route.
+      resultsCacheTtl: Duration.seconds(settings.authorizerCacheSeconds),
     });
 
     const api = new RestApi(this, 'Api', {

@@ -8,7 +8,16 @@ import { sequenceKey } from './keys.ts';
  * "another team's" from "none"). Each process reserves a block of ids with one atomic counter update, so
  * a create costs no extra round trip until its block runs out.
  */
-export type Sequence = 'team' | 'brand' | 'field' | 'site' | 'page' | 'identity' | 'list' | 'webhook';
+export type Sequence =
+  | 'team'
+  | 'brand'
+  | 'field'
+  | 'site'
+  | 'page'
+  | 'identity'
+  | 'list'
+  | 'webhook'
+  | 'token';
 
 interface Block {
   next: number;

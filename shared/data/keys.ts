@@ -33,13 +33,16 @@
  *   EVENTS#<team>        EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts): a partition
  *                                                                  of its own, so the log's writes do not take
  *                                                                  the team's partition's write units
- *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its
- *                                                                  team's rate limit plan
+ *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its id,
+ *                                                                  name, first characters, scopes, expiry
+ *                                                                  and the UTC day it was last used
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
  *
  * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites, pages and webhook endpoints are also in the `byId`
  * index (`gsi1pk = <KIND>#<id>`), which tells another team's id (403) from none (404). A team's tokens are
- * listed there under `gsi1pk = TOKENS#<team>`, so that a plan change reaches each of them.
+ * listed there under `gsi1pk = TOKENS#<team>`, `gsi1sk = TOKEN#<token, 12 digits>` (tokens made before
+ * they had ids: `TOKEN`, until `admin migrate` numbers them), so that the admin CLI lists them, finds one by
+ * id and reaches each of them.
  */
 
 /** Fixed-width ids in sort keys so that they sort numerically. */
@@ -131,8 +134,14 @@ export const idempotencyDayKey = (teamId: number, day: string) => teamItem(teamI
 /** Written in a delete's transaction: the stream's record of a delete holds only the item as it was. */
 export const tombstoneKey = (teamId: number, deletedSk: string) => teamItem(teamId, `TOMBSTONE#${deletedSk}`);
 
-export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
-export const teamTokensIndexKeys = (teamId: number) => ({ gsi1pk: `TOKENS#${teamId}`, gsi1sk: 'TOKEN' });
+export const TOKEN_SK = 'TOKEN';
+export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: TOKEN_SK });
+/** Where a team's tokens are listed in the id index: by id, so one can be found (and revoked) by it. */
+export const teamTokensIndexPk = (teamId: number): string => `TOKENS#${teamId}`;
+export const teamTokenIndexKeys = (teamId: number, tokenId: number) => ({
+  gsi1pk: teamTokensIndexPk(teamId),
+  gsi1sk: `${TOKEN_SK}#${padId(tokenId)}`,
+});
 export const sequenceKey = (sequence: string) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });
 
 /** The id index entry of an entity: lets an id be found without knowing its team (403 vs 404). */

@@ -1,0 +1,446 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { PLAN_NAME_FORM } from '../rate-limits.ts';
+import type { Scope } from '../scopes.ts';
+import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
+import { nextId } from './ids.ts';
+import { queryAll, scanSortKey } from './items.ts';
+import { TOKEN_SK, teamKey, teamTokenIndexKeys, teamTokensIndexPk, tokenKey } from './keys.ts';
+
+/**
+ * API tokens. A token is shown once; only its SHA-256 is stored, with its id, name, first characters,
+ * scopes, expiry and the day it was last used.
+ *
+ * A token names its rate limit plan and its team before its secret, `tm_<plan>_<team>_<secret>`, so that
+ * AWS WAF, which counts each token's requests before any code runs, tells a plan's tokens by their first
+ * characters (shared/rate-limits.ts, planTokenPrefix), for any number of teams and nothing per team in AWS.
+ * The whole token is hashed, so neither part can be changed without making an unknown token; a plan change
+ * therefore reissues the team's tokens (changeTeamPlan). Tokens made before plans were named in them
+ * (`tm_<team>_<secret>`) and before teams were (`tm_<secret>`) stay valid, in the default plan.
+ */
+const TOKEN_SHAPE = new RegExp(`^tm_(?:(?:(${PLAN_NAME_FORM})_)?([1-9][0-9]{0,14})_)?[0-9A-Za-z]{40,60}$`);
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** Characters of the secret a listing shows: enough to tell tokens apart, far too few to guess the rest. */
+const SHOWN_SECRET_CHARACTERS = 4;
+
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The team a well-formed token names, if it names one (not yet checked against the table). */
+export const tokenTeamId = (token: string): number | undefined => {
+  const team = TOKEN_SHAPE.exec(token)?.[2];
+  return team === undefined ? undefined : Number(team);
+};
+
+/** The rate limit plan a well-formed token names, if it names one: what WAF counts it under. */
+export const tokenPlan = (token: string): string | undefined => TOKEN_SHAPE.exec(token)?.[1];
+
+/** The plan a token's shown first characters name (`tm_bulk_12_AbCd…`), if they name one. */
+const prefixPlan = (prefix: unknown): string | undefined =>
+  typeof prefix === 'string' ? /^tm_([a-z][a-z0-9-]*)_[1-9]/.exec(prefix)?.[1] : undefined;
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export const bearerToken = (authorization: string | undefined): string | undefined =>
+  /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
+
+export interface TokenOptions {
+  /** What the token is for, as the operator names it. */
+  name?: string;
+  /** What the token may do; full access when not given (shared/scopes.ts). */
+  scopes?: readonly Scope[];
+  /** When the token stops working; never when not given. */
+  expiresAt?: Date;
+  /**
+   * The plan of a team none is recorded for: the deployment's default (the configuration's unless given;
+   * the admin CLI passes a deployed stack's).
+   */
+  defaultPlan?: string;
+}
+
+/** A token as a listing shows it: never its secret, never its hash. */
+export interface TokenView {
+  /** Null for a token made before tokens had ids until `admin migrate` numbers it. */
+  id: number | null;
+  name: string | null;
+  /** The token's first characters, null for a token made before they were kept. */
+  prefix: string | null;
+  /** `all` for full access. */
+  scopes: Scope[] | 'all';
+  created_at: string | null;
+  expires_at: string | null;
+  /** The UTC day (`yyyy-mm-dd`) the authorizer last let it in. */
+  last_used_on: string | null;
+  /** The token a plan change issued in its place (this one works until its `expires_at`). */
+  replaced_by: number | null;
+}
+
+/** A token just made: the only time its plaintext is known. */
+export interface IssuedToken extends TokenView {
+  id: number;
+  token: string;
+}
+
+/** A new token of the team, carrying the team's plan in its first characters; listed under the team. */
+export async function issueToken(teamId: number, options: TokenOptions = {}): Promise<IssuedToken> {
+  const plan = (await recordedPlan(teamId)) ?? options.defaultPlan ?? config.rateLimits().defaultPlan;
+  const { item, issued } = await newTokenItem(teamId, plan, options);
+  await dynamo().send(
+    new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return issued;
+}
+
+/** The token alone (the data modules' and tests' form of issueToken). */
+export async function createToken(teamId: number, options: TokenOptions = {}): Promise<string> {
+  return (await issueToken(teamId, options)).token;
+}
+
+async function newTokenItem(
+  teamId: number,
+  plan: string,
+  { name, scopes, expiresAt }: TokenOptions,
+): Promise<{ item: Record<string, unknown>; issued: IssuedToken }> {
+  const id = await nextId('token');
+  const secret = toBase62(randomBytes(32));
+  const head = `tm_${plan}_${teamId}_`;
+  const token = `${head}${secret}`;
+  const view: TokenView = {
+    id,
+    name: name ?? null,
+    prefix: `${head}${secret.slice(0, SHOWN_SECRET_CHARACTERS)}…`,
+    scopes: scopes ? [...scopes] : 'all',
+    created_at: nowIso(),
+    expires_at: expiresAt?.toISOString() ?? null,
+    last_used_on: null,
+    replaced_by: null,
+  };
+  const item = {
+    ...tokenKey(hashToken(token)),
+    ...teamTokenIndexKeys(teamId, id),
+    id,
+    team_id: teamId,
+    ...(name !== undefined && { name }),
+    prefix: view.prefix,
+    ...(scopes && { scopes: [...scopes] }),
+    ...(expiresAt && { expires_at: view.expires_at }),
+    created_at: view.created_at,
+  };
+  return { item, issued: { ...view, id, token } };
+}
+
+/** Who a token is: its team and what the authorizer hands the route. */
+export interface TokenOwner {
+  teamId: number;
+  /**
+   * The plan the token's first characters name (what WAF counts it under while the deployment defines it;
+   * the routes, which know the deployment's plans, hold it to the default otherwise): none for a token made
+   * before tokens named their plan.
+   */
+  rateLimitPlan: string | undefined;
+  /** What the token may do: undefined for full access (every token made before scopes existed). */
+  scopes: Scope[] | undefined;
+  /** When the token stops working, if it does. */
+  expiresAt: Date | undefined;
+  /** The UTC day the token was last let in, as recorded. */
+  lastUsedOn: string | undefined;
+}
+
+/** The owner of a token, or undefined for a malformed, unknown, revoked or expired token. One read. */
+export async function tokenOwner(token: string): Promise<TokenOwner | undefined> {
+  if (!TOKEN_SHAPE.test(token)) return undefined;
+  const { Item } = await dynamo().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: tokenKey(hashToken(token)),
+      ProjectionExpression: 'team_id, scopes, expires_at, last_used_on',
+    }),
+  );
+  if (!Item) return undefined;
+  const expiresAt = Item.expires_at ? new Date(Item.expires_at) : undefined;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) return undefined;
+  const namesTeam = tokenTeamId(token) === Item.team_id;
+  return {
+    teamId: Item.team_id,
+    rateLimitPlan: namesTeam ? tokenPlan(token) : undefined,
+    scopes: Item.scopes,
+    expiresAt,
+    lastUsedOn: Item.last_used_on,
+  };
+}
+
+/** Today in UTC, `yyyy-mm-dd`: what `last_used_on` records. */
+export const utcDay = (at = new Date()): string => at.toISOString().slice(0, 10);
+
+/**
+ * Records that the token was used on `day` (the authorizer, when the token's item names an earlier day):
+ * one conditional write per token per day, not one per request. Two first requests of a day racing both
+ * try; the condition lets one write. Returns whether this call wrote.
+ */
+export async function recordTokenUse(token: string, day = utcDay()): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: tokenKey(hashToken(token)),
+        UpdateExpression: 'SET last_used_on = :day',
+        // Never backwards (a Lambda clock a little behind another's), never on a revoked token.
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(last_used_on) OR last_used_on < :day)',
+        ExpressionAttributeValues: { ':day': day },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Deletes the token's record; returns whether it existed. */
+export async function revokeToken(token: string): Promise<boolean> {
+  const { Attributes } = await dynamo().send(
+    new DeleteCommand({ TableName: tableName(), Key: tokenKey(hashToken(token)), ReturnValues: 'ALL_OLD' }),
+  );
+  return Attributes !== undefined;
+}
+
+/** Deletes the team's token with this id; false if the team has none (another team's id included). */
+export async function revokeTokenById(teamId: number, id: number): Promise<boolean> {
+  const [key] = await queryAll({
+    TableName: tableName(),
+    IndexName: ID_INDEX,
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+    ExpressionAttributeValues: {
+      ':pk': teamTokensIndexPk(teamId),
+      ':sk': teamTokenIndexKeys(teamId, id).gsi1sk,
+    },
+  });
+  return key ? deleteTeamToken(teamId, key) : false;
+}
+
+/** Deletes every token of the team; returns how many there were. */
+export async function revokeAllTokens(teamId: number): Promise<number> {
+  const deleted = await Promise.all((await teamTokenKeys(teamId)).map((key) => deleteTeamToken(teamId, key)));
+  return deleted.filter(Boolean).length;
+}
+
+async function deleteTeamToken(teamId: number, key: Record<string, unknown>): Promise<boolean> {
+  try {
+    await dynamo().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: { pk: key.pk, sk: key.sk },
+        // The index is eventually consistent: a key it still lists may be gone, or (never) another team's.
+        ConditionExpression: 'team_id = :team',
+        ExpressionAttributeValues: { ':team': teamId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** The team's tokens, oldest first (`token list`): never a secret or a hash. */
+export async function listTokens(teamId: number): Promise<TokenView[]> {
+  return (await teamTokenItems(teamId)).map(tokenView);
+}
+
+const tokenView = (item: Record<string, unknown>): TokenView => ({
+  id: (item.id as number | undefined) ?? null,
+  name: (item.name as string | undefined) ?? null,
+  prefix: (item.prefix as string | undefined) ?? null,
+  scopes: (item.scopes as Scope[] | undefined) ?? 'all',
+  created_at: (item.created_at as string | undefined) ?? null,
+  expires_at: (item.expires_at as string | undefined) ?? null,
+  last_used_on: (item.last_used_on as string | undefined) ?? null,
+  replaced_by: (item.replaced_by as number | undefined) ?? null,
+});
+
+async function teamTokenKeys(teamId: number): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: tableName(),
+    IndexName: ID_INDEX,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': teamTokensIndexPk(teamId) },
+  });
+}
+
+/** The team's token items (the index holds keys only: one BatchGetItem per 100), by id. */
+async function teamTokenItems(teamId: number): Promise<Record<string, unknown>[]> {
+  const keys = (await teamTokenKeys(teamId)).map((key) => ({ pk: key.pk, sk: key.sk }));
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(start, start + 100);
+    while (pending?.length) {
+      const answer: BatchGetCommandOutput = await dynamo().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      items.push(...(answer.Responses?.[tableName()] ?? []));
+      pending = answer.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  // Deleted since the index listed it: BatchGetItem leaves it out. Another team's: never, but checked.
+  return items
+    .filter((item) => item.team_id === teamId)
+    .sort((a, b) => Number(a.id ?? 0) - Number(b.id ?? 0));
+}
+
+const isLive = (item: Record<string, unknown>, now: number): boolean =>
+  item.replaced_by === undefined &&
+  (item.expires_at === undefined || new Date(item.expires_at as string).getTime() > now);
+
+/** A token a plan change issued, with the one it replaces. */
+export interface ReissuedToken extends IssuedToken {
+  replaces: number | null;
+  /** When the replaced token stops working: the earlier of its own expiry and the overlap's end. */
+  replaced_expires_at: string;
+}
+
+/**
+ * Moves the team to `plan` (the admin CLI's `team plan`): records it on the team, then reissues each live
+ * token of the team that does not name it yet, with the same name, scopes and expiry, and lets the old one
+ * work on until `overlapEndsAt` (or its own expiry, if earlier). Each reissue is one transaction: the new
+ * token appears only as the old one is marked replaced, and a token revoked meanwhile is not reissued.
+ * Returns the plan the team had and the new tokens (the only time they are shown).
+ */
+export async function changeTeamPlan(
+  teamId: number,
+  plan: string,
+  overlapEndsAt: Date,
+): Promise<{ previousPlan: string | undefined; reissued: ReissuedToken[] }> {
+  const previousPlan = await setRateLimitPlan(teamId, plan);
+  const now = Date.now();
+  const due = (await teamTokenItems(teamId)).filter(
+    (item) => isLive(item, now) && prefixPlan(item.prefix) !== plan,
+  );
+  const reissued: ReissuedToken[] = [];
+  for (const old of due) {
+    const ownExpiry = old.expires_at ? new Date(old.expires_at as string) : undefined;
+    const { item, issued } = await newTokenItem(teamId, plan, {
+      name: old.name as string | undefined,
+      scopes: old.scopes as Scope[] | undefined,
+      expiresAt: ownExpiry,
+    });
+    const oldExpiresAt = ownExpiry && ownExpiry < overlapEndsAt ? ownExpiry : overlapEndsAt;
+    try {
+      await dynamo().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: { pk: old.pk, sk: old.sk },
+                UpdateExpression: 'SET expires_at = :expires, replaced_by = :id',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(replaced_by)',
+                ExpressionAttributeValues: { ':expires': oldExpiresAt.toISOString(), ':id': issued.id },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      // Revoked, or reissued by another run, since it was read: nothing to replace.
+      if (error instanceof TransactionCanceledException) continue;
+      throw error;
+    }
+    reissued.push({
+      ...issued,
+      replaces: (old.id as number | undefined) ?? null,
+      replaced_expires_at: oldExpiresAt.toISOString(),
+    });
+  }
+  return { previousPlan, reissued };
+}
+
+/** Records the team's rate limit plan on the team item; returns the plan it had, if any. */
+export async function setRateLimitPlan(teamId: number, plan: string): Promise<string | undefined> {
+  const { Attributes } = await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: teamKey(teamId),
+      UpdateExpression: 'SET rate_limit_plan = :plan',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':plan': plan },
+      ReturnValues: 'UPDATED_OLD',
+    }),
+  );
+  return Attributes?.rate_limit_plan;
+}
+
+async function recordedPlan(teamId: number): Promise<string | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
+  );
+  return Item?.rate_limit_plan;
+}
+
+/**
+ * `admin migrate`: gives each token made before tokens had ids an id and its place in the team's listing
+ * (a Scan); returns how many it numbered. Run again, it numbers none.
+ */
+export async function numberTokens(): Promise<number> {
+  let numbered = 0;
+  for await (const token of scanSortKey(TOKEN_SK, 'pk, sk, id, team_id')) {
+    if (token.id !== undefined || typeof token.team_id !== 'number') continue;
+    const id = await nextId('token');
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: token.pk, sk: token.sk },
+          UpdateExpression: 'SET id = :id, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(id)',
+          ExpressionAttributeValues: {
+            ':id': id,
+            ':gsi1pk': teamTokensIndexPk(token.team_id),
+            ':gsi1sk': teamTokenIndexKeys(token.team_id, id).gsi1sk,
+          },
+        }),
+      );
+      numbered++;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  return numbered;
+}
+
+/**
+ * `admin migrate`: how many live tokens of teams on a named plan (`namedPlans`) do not name their team's
+ * plan (made before tokens named it): WAF counts those in the default plan until `team plan` reissues them.
+ */
+export async function countTokensToReissue(
+  teamPlans: ReadonlyMap<number, string>,
+  namedPlans: readonly string[],
+): Promise<number> {
+  const now = Date.now();
+  let count = 0;
+  for await (const token of scanSortKey(TOKEN_SK, 'team_id, prefix, expires_at, replaced_by')) {
+    const plan = teamPlans.get(token.team_id as number);
+    if (!plan || !namedPlans.includes(plan) || !isLive(token, now)) continue;
+    if (prefixPlan(token.prefix) !== plan) count++;
+  }
+  return count;
+}
+
+function toBase62(bytes: Buffer): string {
+  let value = BigInt(`0x${bytes.toString('hex')}`);
+  let out = '';
+  while (value > 0n) {
+    out = BASE62[Number(value % 62n)] + out;
+    value /= 62n;
+  }
+  return out.padStart(43, '0');
+}
