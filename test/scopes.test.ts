@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { proxyEvent } from '../lib/local/lambda-events.ts';
 import { createToken } from '../shared/data/teams.ts';
@@ -7,6 +8,7 @@ import { BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, MESSAGES } from '../shared/h
 import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { SCOPE_FAMILIES, SCOPES, type Scope, type ScopeFamily } from '../shared/scopes.ts';
 import { type ApiResult, apiClient, newTeam, useApi } from './support/api.ts';
+import { ROOT } from './support/processes.ts';
 import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
@@ -320,5 +322,17 @@ describe("the route's own check of the authorizer's cached answer", () => {
       { message: MESSAGES.unauthenticated },
       BEARER_CHALLENGE,
     ]);
+  });
+});
+
+describe('the README', () => {
+  it('names every scope in its "Scopes" section, with the 403 and its header', async () => {
+    const readme = await readFile(`${ROOT}/README.md`, 'utf8');
+    const section = readme.split('\n### Scopes\n')[1]?.split('\n#')[0] ?? '';
+    expect(SCOPES.filter((scope) => !section.includes(`\`${scope}\``))).toEqual([]);
+    expect(section).toContain('"error_code": "insufficient_scope"');
+    expect(section.replace(/\n/g, ' ')).toContain(
+      'WWW-Authenticate: Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:write"',
+    );
   });
 });
