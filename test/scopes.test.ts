@@ -265,12 +265,12 @@ describe('the whole route table', () => {
 
 describe("the route's own check of the authorizer's cached answer", () => {
   /** GET /api/v1/brands run in-process, as API Gateway invokes it, with this authorizer context. */
-  async function listBrands(context: Record<string, string | number>) {
+  async function listBrands(context: Record<string, string | number>, resource = '/api/v1/brands') {
     const event = proxyEvent(
       { region: 'eu-west-1', apiId: 'abc123', stage: 'prod' },
       {
         method: 'GET',
-        resource: '/api/v1/brands',
+        resource,
         path: '/api/v1/brands',
         pathParameters: {},
         headers: [['Host', 'abc123.execute-api.eu-west-1.amazonaws.com']],
@@ -312,6 +312,14 @@ describe("the route's own check of the authorizer's cached answer", () => {
     expect((await listBrands({ teamId, rateLimitPlan: '' })).status).toBe(200);
     const refused = await listBrands({ teamId, rateLimitPlan: '', scopes: 'pages:read', expiresAt: 0 });
     expect([refused.status, refused.body.required_scope]).toEqual([403, 'brands:read']);
+  });
+
+  it('refuses a token of some scopes on a resource the route table lacks (a misconfigured deployment)', async () => {
+    const { teamId } = await newTeam('Unknown resource');
+    const context = { teamId, rateLimitPlan: '', expiresAt: 0 };
+    const refused = await listBrands({ ...context, scopes: 'brands:write' }, '/api/v1/not-a-route');
+    expect([refused.status, refused.body]).toEqual([403, { message: MESSAGES.forbidden }]);
+    expect((await listBrands({ ...context, scopes: '*' }, '/api/v1/not-a-route')).status).toBe(200);
   });
 
   it('a token that has expired is refused by the authorizer itself: 401 with the plain challenge', async () => {
