@@ -78,6 +78,8 @@ export interface paths {
         /**
          * Suggest brand values from a website
          * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local switch that allows it. A page over 5 MiB is a 422 `page is too large`, and one whose parse would exceed its bounds (30,000 elements, nested 512 deep) a 422 `page is too complex to read (…)`.
+         *
+         *     Requires the `brands:write` scope.
          */
         post: operations["autoConfigureBrand"];
         delete?: never;
@@ -96,6 +98,8 @@ export interface paths {
         /**
          * The ten contact field types
          * @description Each type as `value` (what a field's `type` takes) and its display name, in the spec's order.
+         *
+         *     Requires the `contact_fields:read` scope (or `contact_fields:write`).
          */
         get: operations["listContactFieldTypes"];
         put?: never;
@@ -116,12 +120,16 @@ export interface paths {
         /**
          * The team's contact fields, by id
          * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         *
+         *     Requires the `contact_fields:read` scope (or `contact_fields:write`).
          */
         get: operations["listContactFields"];
         put?: never;
         /**
          * Create a contact field
          * @description The tag is unique in the team (422 when taken). A `pick_list` needs `options`; `max_length` defaults to 255 and `allow_multiple` to false. A create beyond the team's quota is a 422 naming `quota`.
+         *
+         *     Requires the `contact_fields:write` scope.
          */
         post: operations["createContactField"];
         delete?: never;
@@ -140,17 +148,23 @@ export interface paths {
         /**
          * One contact field
          * @description Another team's field is a 403, an unknown id a 404.
+         *
+         *     Requires the `contact_fields:read` scope (or `contact_fields:write`).
          */
         get: operations["getContactField"];
         /**
          * Update a contact field
          * @description Only the supplied fields change. A field managed by an integration cannot be changed (403).
+         *
+         *     Requires the `contact_fields:write` scope.
          */
         put: operations["updateContactField"];
         post?: never;
         /**
          * Delete a contact field
          * @description A field managed by an integration cannot be deleted (403). The quota gets the field back.
+         *
+         *     Requires the `contact_fields:write` scope.
          */
         delete: operations["deleteContactField"];
         options?: never;
@@ -168,6 +182,8 @@ export interface paths {
         /**
          * The team's CMS pages, by name
          * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         *
+         *     Requires the `pages:read` scope (or `pages:write`).
          */
         get: operations["listPages"];
         put?: never;
@@ -188,12 +204,16 @@ export interface paths {
         /**
          * The team's brands, by name (case-insensitive)
          * @description All of the list without `limit`. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         *
+         *     Requires the `brands:read` scope (or `brands:write`).
          */
         get: operations["listBrands"];
         put?: never;
         /**
          * Create a brand
          * @description `social_links` is accepted as an array of profile URLs or as a map of network name to URL, and answered as a map. Images given as `*_path` (files of the team library) are copied to the public library and answered as URLs. `is_default: true` takes over the default.
+         *
+         *     Requires the `brands:write` scope.
          */
         post: operations["createBrand"];
         delete?: never;
@@ -212,17 +232,23 @@ export interface paths {
         /**
          * One brand
          * @description With `is_default`. Another team's brand is a 403, an unknown id a 404.
+         *
+         *     Requires the `brands:read` scope (or `brands:write`).
          */
         get: operations["getBrand"];
         /**
          * Update a brand
          * @description Only the supplied fields change; null clears an image.
+         *
+         *     Requires the `brands:write` scope.
          */
         put: operations["updateBrand"];
         post?: never;
         /**
          * Delete a brand
          * @description Lists that used the brand keep existing with `brand_id` null.
+         *
+         *     Requires the `brands:write` scope.
          */
         delete: operations["deleteBrand"];
         options?: never;
@@ -240,6 +266,8 @@ export interface paths {
         /**
          * The team's change events, newest first
          * @description Newest first, in pages: at most `limit` events (1 to 200), and 200 without it (the log is never answered whole). While more follow, a `Link: <url>; rel="next"` header whose URL (the same filters, the `limit` if one was given, a new `cursor`) answers the next page; the last page has none. Paging is stable while changes happen: no event twice, none that existed throughout skipped (newer events come before the first page). `type` (repeatable: events of any of the types) and `resource` filter; an unknown type or a malformed resource is a 422 naming it. A cursor that is not from this list, team and filters is a 400. Events are kept 30 days.
+         *
+         *     Requires the `events:read` scope (or `events:write`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -260,6 +288,8 @@ export interface paths {
         /**
          * One change event
          * @description Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
+         *
+         *     Requires the `events:read` scope (or `events:write`).
          */
         get: operations["getEvent"];
         put?: never;
@@ -280,6 +310,8 @@ export interface paths {
         /**
          * The event's delivery to each webhook endpoint, and where it stands
          * @description One item per endpoint of the team's that the event was delivered to (subscribed to its type when it happened, or sent it by `redeliver`), by endpoint id: pending with its next try, being sent, succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
+         *
+         *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
         get: operations["listEventDeliveries"];
         put?: never;
@@ -302,6 +334,8 @@ export interface paths {
         /**
          * Send an event to webhook endpoints again
          * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         *
+         *     Requires the `webhooks:write` scope.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -320,12 +354,16 @@ export interface paths {
         /**
          * The team's webhook endpoints, by id
          * @description Without their secrets. All of them without `limit` (at most the team's quota: `GET /limits` tells it). With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400.
+         *
+         *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description Events of the types it names are POSTed to its URL from now on, signed with its secret, which this answer alone shows (a replay with the same `Idempotency-Key` shows it again). The URL is checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota (`GET /limits` tells it) is a 422 naming `quota`.
+         *
+         *     Requires the `webhooks:write` scope.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -344,17 +382,23 @@ export interface paths {
         /**
          * One webhook endpoint
          * @description Without its secret. Another team's endpoint is a 403, an unknown id a 404.
+         *
+         *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
         get: operations["getWebhookEndpoint"];
         /**
          * Update a webhook endpoint
          * @description Only the supplied fields change; a new URL is checked as at creation. `disabled: false` enables a disabled endpoint again (what failed meanwhile is sent again on `recover`).
+         *
+         *     Requires the `webhooks:write` scope.
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description Nothing more is sent to it (deliveries due are given up). The quota gets the endpoint back.
+         *
+         *     Requires the `webhooks:write` scope.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -374,6 +418,8 @@ export interface paths {
         /**
          * Rotate a webhook endpoint's signing secret
          * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version.
+         *
+         *     Requires the `webhooks:write` scope.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -392,6 +438,8 @@ export interface paths {
         /**
          * A webhook endpoint's delivery attempts, newest first
          * @description Every try of a delivery (the first, each retry, each redelivery), newest first, in pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Tries are kept as long as their events (30 days), and only the newest 1,000 per endpoint: older ones are deleted.
+         *
+         *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
         get: operations["listWebhookEndpointAttempts"];
         put?: never;
@@ -412,6 +460,8 @@ export interface paths {
         /**
          * A webhook endpoint's deliveries and where each stands, newest event first
          * @description Each event delivered to the endpoint, once (however many tries it took): pending with its next try, being sent, succeeded, or given up. `status` keeps those of one state (`status=failed`: what `recover` would send again); one request reads at most 2,000 of the endpoint's deliveries, so a filtered page may hold fewer than `limit`, or none, while a `Link` reads on. In pages: at most `limit` (1 to 200), and 200 without it. With `limit`, at most that many items, and while more follow a `Link: <url>; rel="next"` header whose URL (same filters and limit, a new `cursor`) answers the next page; the last page has none. Paging is stable while others write: no item twice, none that existed throughout skipped. A cursor that is not from this list, team and filters is a 400. Deliveries are kept as long as their events (30 days); the attempts list has each try.
+         *
+         *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
         get: operations["listWebhookEndpointDeliveries"];
         put?: never;
@@ -434,6 +484,8 @@ export interface paths {
         /**
          * Send again what a webhook endpoint missed
          * @description The deliveries to it of events since `since` that were given up (the retry schedule ran out, or the endpoint was disabled when they happened) start the schedule again, now. 202 with how many; the attempts tell how they went. Only deliveries given up are restarted, each by one call: a repeat answers 202 with what was still given up (0 once all are restarted), and nothing is sent twice at once. A disabled endpoint is a 422 naming `since`: enable it first.
+         *
+         *     Requires the `webhooks:write` scope.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -452,6 +504,8 @@ export interface paths {
         /**
          * The team's quotas with their usage, and its rate limit
          * @description Each quota's limit and what the team uses of it, and the rate limit plan the caller's token is held to.
+         *
+         *     Any valid token may call it, whatever its scopes.
          */
         get: operations["getLimits"];
         put?: never;
@@ -474,6 +528,8 @@ export interface paths {
         /**
          * A presigned URL to upload one file to the team library
          * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
+         *
+         *     Requires the `files:write` scope.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -1027,6 +1083,21 @@ export interface components {
             /** @description When it succeeded or was given up (ISO 8601 in UTC, with microseconds); null while `pending` or `sending`. */
             finished_at: string | null;
         };
+        /** @description The token lacks the operation's scope; `WWW-Authenticate` names it too (RFC 6750 `insufficient_scope`). */
+        InsufficientScope: {
+            /** @description Which scope the token lacks and which operation needs it, in a sentence for people. */
+            message: string;
+            /**
+             * @description `insufficient_scope`: the token does not hold the scope this operation needs (nor, for a read, its family's write): use a token that does. Nothing of the request was read or done.
+             * @enum {string}
+             */
+            error_code: "insufficient_scope";
+            /**
+             * @description The scope the operation needs (a `:read` scope is also granted by the family's `:write`).
+             * @enum {string}
+             */
+            required_scope: "brands:read" | "brands:write" | "contact_fields:read" | "contact_fields:write" | "pages:read" | "pages:write" | "files:read" | "files:write" | "events:read" | "events:write" | "webhooks:read" | "webhooks:write";
+        };
         /** @description The team's quotas with their usage, and the caller's rate limit. */
         Limits: {
             /** @description A create beyond a quota is a 422 naming it. */
@@ -1410,8 +1481,8 @@ export interface components {
         AccessControlAllowOrigin: string;
         /** @description Seconds to wait before retrying (1 for an outage; a rate limit's window at most) */
         RetryAfter: number;
-        /** @description What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>` */
-        WwwAuthenticate: "Bearer realm=\"team-messaging-api\"";
+        /** @description What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`, with `error="invalid_token"` when the token has expired; on a 403 `insufficient_scope`, the scope the operation needs */
+        WwwAuthenticate: "Bearer realm=\"team-messaging-api\"" | "Bearer realm=\"team-messaging-api\", error=\"invalid_token\", error_description=\"The token has expired\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:write\"";
         /** @description `true` when the response is the replay of an earlier one with the same key */
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
@@ -1906,6 +1977,21 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `brands:write` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description Body over 1 MiB */
             413: {
                 headers: {
@@ -2081,6 +2167,21 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `contact_fields:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description Body over 1 MiB */
             413: {
                 headers: {
@@ -2224,6 +2325,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Forbidden: the token lacks the `contact_fields:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description Body over 1 MiB */
@@ -2420,6 +2536,22 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `contact_fields:write` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description A conflict named by `error_code` */
             409: {
                 headers: {
@@ -2603,17 +2735,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `contact_fields:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -2795,17 +2929,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `contact_fields:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -2976,17 +3112,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `contact_fields:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="contact_fields:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -3161,6 +3299,21 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `pages:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="pages:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description Body over 1 MiB */
             413: {
                 headers: {
@@ -3329,6 +3482,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Forbidden: the token lacks the `brands:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description Body over 1 MiB */
@@ -3560,6 +3728,22 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `brands:write` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description A conflict named by `error_code` */
             409: {
                 headers: {
@@ -3754,17 +3938,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `brands:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -3984,17 +4170,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `brands:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -4165,17 +4353,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `brands:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="brands:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -4421,6 +4611,21 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Forbidden: the token lacks the `events:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="events:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
+                };
+            };
             /** @description Body over 1 MiB */
             413: {
                 headers: {
@@ -4597,17 +4802,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `events:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="events:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -4758,17 +4965,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -4927,17 +5136,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -5110,6 +5321,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Forbidden: the token lacks the `webhooks:read` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description Body over 1 MiB */
@@ -5290,6 +5516,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Forbidden: the token lacks the `webhooks:write` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description A conflict named by `error_code` */
@@ -5475,17 +5717,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -5669,17 +5913,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -5850,17 +6096,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -6017,17 +6265,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -6200,17 +6450,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -6387,17 +6639,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:read` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:read"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -6567,17 +6821,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description No such resource */
@@ -6911,6 +7167,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Forbidden: the token lacks the `files:write` scope (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="files:write"` */
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScope"];
                 };
             };
             /** @description Body over 1 MiB */

@@ -43,6 +43,16 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${ro
  */
 export const COMMON_STATUSES = [400, 401, 413, 429, 503, 504];
 
+/**
+ * Every status a route may answer (500 aside): its own, the common ones, and 403 `insufficient_scope` on
+ * a route that needs a scope (a token without it).
+ */
+export function routeStatuses(route: Route): number[] {
+  return [...new Set([...route.statuses, ...COMMON_STATUSES, ...(route.scope ? [403] : [])])].sort(
+    (a, b) => a - b,
+  );
+}
+
 export const routes: Route[] = [
   // The API's description: public, so that tools and people can read it before they have a token.
   {

@@ -13,7 +13,10 @@ import { ROOT } from './support/processes.ts';
  */
 const api = useApi();
 const openapi = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
-type Operations = Record<string, { operationId: string; summary: string }>;
+type Operations = Record<
+  string,
+  { operationId: string; summary: string; security?: Array<Record<string, string[]>> }
+>;
 const operations = Object.values(openapi.paths).flatMap((methods) => Object.values(methods as Operations));
 /** What the API sends (the document's `webhooks`): Redoc renders each too, its heading marked `Webhook`. */
 const webhooks = Object.values(openapi.webhooks).flatMap((methods) => Object.values(methods as Operations));
@@ -45,8 +48,8 @@ const loaded = {
   requests: [] as string[],
   errors: [] as string[],
   violations: [] as string[],
-  /** Per rendered operation section: its id (`operation/<operationId>`) and its heading. */
-  sections: [] as Array<{ id: string; heading: string }>,
+  /** Per rendered operation section: its id (`operation/<operationId>`), its heading and its text. */
+  sections: [] as Array<{ id: string; heading: string; text: string }>,
 };
 
 beforeAll(async () => {
@@ -72,6 +75,7 @@ beforeAll(async () => {
     sections.map((section) => ({
       id: section.getAttribute('data-section-id') ?? '',
       heading: section.querySelector('h2')?.textContent?.trim() ?? '',
+      text: section.textContent ?? '',
     })),
   );
   loaded.violations = (await page.evaluate('window.violations')) as string[];
@@ -91,6 +95,18 @@ describe('the API reference page in a browser', () => {
       ...webhooks.map(({ operationId, summary }) => `operation/${operationId} ${summary} Webhook`),
     ].sort();
     expect(rendered).toEqual(expected);
+  });
+
+  // Redoc names no role of an http scheme's requirement (only OAuth2 scopes): the description's line says it.
+  it("shows each operation's scope (issue 38): the line of its description, and its 403", () => {
+    const scoped = operations.filter((operation) => operation.security?.[0]?.bearerAuth?.length);
+    expect(scoped.length).toBeGreaterThan(0);
+    const missing = scoped.filter((operation) => {
+      const scope = operation.security?.[0]?.bearerAuth?.[0] ?? '';
+      const text = loaded.sections.find(({ id }) => id === `operation/${operation.operationId}`)?.text ?? '';
+      return !text.includes(`Requires the ${scope} scope`) || !text.includes(`lacks the ${scope} scope`);
+    });
+    expect(missing.map(({ operationId }) => operationId)).toEqual([]);
   });
 
   it('requests nothing from another origin', () => {

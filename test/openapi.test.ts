@@ -24,12 +24,46 @@ describe('the OpenAPI document', () => {
     for (const route of routes) {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, routeKey(route)).toBeDefined();
-      const expected = [...new Set([...route.statuses, ...COMMON_STATUSES, 500])]
+      // A route that needs a scope answers 403 insufficient_scope to a token without it.
+      const scoped = route.scope ? [403] : [];
+      const expected = [...new Set([...route.statuses, ...COMMON_STATUSES, ...scoped, 500])]
         .filter((status) => !(route.public && status === 401))
         .map(String)
         .sort();
       expect(Object.keys(operation.responses).sort(), routeKey(route)).toEqual(expected);
-      expect(operation.security, routeKey(route)).toEqual(route.public ? [] : undefined);
+    }
+  });
+
+  it("names every operation's scope: its security requirement, a line of its description, its 403", () => {
+    for (const route of routes) {
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      const key = routeKey(route);
+      if (route.public) {
+        expect(operation.security, key).toEqual([]);
+        continue;
+      }
+      if (!route.scope) {
+        // GET /api/v1/limits: the document's own requirement, a token of any scopes.
+        expect([key, operation.security]).toEqual(['GET /api/v1/limits', undefined]);
+        expect(operation.responses['403'], key).toBeUndefined();
+        continue;
+      }
+      const [family, level] = route.scope.split(':');
+      const granting = level === 'read' ? [route.scope, `${family}:write`] : [route.scope];
+      expect(operation.security, key).toEqual(granting.map((scope) => ({ bearerAuth: [scope] })));
+      expect(operation.description, key).toContain(`Requires the \`${route.scope}\` scope`);
+      const forbidden = operation.responses['403'];
+      expect(forbidden.headers['WWW-Authenticate'].description, key).toContain(
+        `error="insufficient_scope", scope="${route.scope}"`,
+      );
+      const schema = forbidden.content['application/json'].schema;
+      const refs = (schema.oneOf ?? [schema]).map((one: Json) => one.$ref);
+      expect(refs, key).toContain('#/components/schemas/InsufficientScope');
+      // The scope table of the introduction lists the operation under its scope.
+      const row = document.info.description
+        .split('\n')
+        .find((line: string) => line.startsWith(`| \`${route.scope}\` |`));
+      expect(row, key).toContain(`\`${key}\``);
     }
   });
 

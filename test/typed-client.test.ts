@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { type components, createApiClient } from '../client/index.ts';
 import { clientTypes } from '../lib/openapi/client-types.ts';
-import { useApi } from './support/api.ts';
+import { newTeam, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
 
 type Schemas = components['schemas'];
@@ -25,7 +25,11 @@ describe('the typed client', () => {
 
     const created = await client.POST('/api/v1/brands', { params: { header: headers }, body });
     expectTypeOf(created.error).toEqualTypeOf<
-      Schemas['Message'] | Schemas['Conflict'] | Schemas['ValidationError'] | undefined
+      | Schemas['Message']
+      | Schemas['InsufficientScope']
+      | Schemas['Conflict']
+      | Schemas['ValidationError']
+      | undefined
     >();
     if (!created.data) throw new Error(`create failed: ${JSON.stringify(created.error)}`);
     expectTypeOf(created.data).toEqualTypeOf<Schemas['Brand']>();
@@ -97,7 +101,9 @@ describe('the typed client', () => {
     const { token } = await api.caller();
     const client = createApiClient({ baseUrl: api.url, token });
     const missing = await client.GET('/api/v1/brands/{id}', { params: { path: { id: 999_999_999 } } });
-    expectTypeOf(missing.error).toEqualTypeOf<Schemas['Message'] | undefined>();
+    expectTypeOf(missing.error).toEqualTypeOf<
+      Schemas['Message'] | Schemas['InsufficientScope'] | undefined
+    >();
     expect(missing.response.status).toBe(404);
     expect(missing.error?.message).not.toBe('');
     expect(missing.data).toBeUndefined();
@@ -114,5 +120,20 @@ describe('the typed client', () => {
 
     const refused = await anonymous.GET('/api/v1/brands');
     expect([refused.response.status, refused.error?.message]).toEqual([401, 'Unauthenticated.']);
+  });
+
+  it('reads a 403 insufficient_scope: the scope the operation needs, typed', async () => {
+    const { token } = await newTeam('Typed read-only', { scopes: ['brands:read'] });
+    const client = createApiClient({ baseUrl: api.url, token });
+    const refused = await client.POST('/api/v1/brands', { body: { name: 'Nope' } });
+    expect(refused.response.status).toBe(403);
+    if (!refused.error || !('required_scope' in refused.error))
+      throw new Error('expected insufficient_scope');
+    expectTypeOf(refused.error.required_scope).toExtend<string>();
+    expect([refused.error.error_code, refused.error.required_scope]).toEqual([
+      'insufficient_scope',
+      'brands:write',
+    ]);
+    expect((await client.GET('/api/v1/brands')).data).toEqual([]);
   });
 });

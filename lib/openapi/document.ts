@@ -8,7 +8,12 @@ import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../sh
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
-import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
+import {
+  BEARER_CHALLENGE,
+  EXPIRED_TOKEN_CHALLENGE,
+  insufficientScopeChallenge,
+  MESSAGES,
+} from '../../shared/http/messages.ts';
 import { LIMITS, QUOTA_DEFAULTS, TIMEOUTS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -16,7 +21,8 @@ import {
   PLAN_NAME_LENGTH,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
-import { COMMON_STATUSES, type Route, routeKey, routes } from '../../shared/routes.ts';
+import { type Route, routeKey, routeStatuses, routes } from '../../shared/routes.ts';
+import { SCOPES, type Scope } from '../../shared/scopes.ts';
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
@@ -134,6 +140,45 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   504: { schema: 'Message', description: 'The request ran out of time' },
 };
 
+/**
+ * The introduction's "Authentication and scopes" (README, "Scopes"): how to send a token and make one, each
+ * scope with the operations it allows (from the route table), and the 401 and 403 answers.
+ */
+function authenticationAndScopes(): string {
+  const operations = (scope: Scope) =>
+    routes
+      .filter((route) => route.scope === scope)
+      .map((route) => `\`${routeKey(route)}\``)
+      .join(', ');
+  const rows = SCOPES.map((scope) => {
+    const own = operations(scope);
+    if (!scope.endsWith(':write')) return `| \`${scope}\` | ${own || 'none yet (no operation reads them)'} |`;
+    const read = `those of \`${scope.replace(/:write$/, ':read')}\``;
+    return `| \`${scope}\` | ${own ? `${read}, and ${own}` : `${read} (no operation writes them)`} |`;
+  });
+  const example = insufficientScopeChallenge('brands:write');
+  return [
+    '## Authentication and scopes',
+    "Send the team's token on every call but those for this reference: `Authorization: Bearer <token>`. " +
+      "The operator makes tokens with the admin CLI (the dashboard's stand-in): `npm run admin -- token " +
+      'create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] [--expires 2027-01-01]`.',
+    'A token holds scopes, a read and a write scope per resource family, or full access. Each operation ' +
+      'names the one it needs (its `security`, and a line of its description); a `:write` scope includes ' +
+      "the family's `:read`. A token made without `--scopes`, and every token made before scopes existed, " +
+      'has full access. `GET /api/v1/limits` needs no scope: any valid token may read its own limits.',
+    ['| scope | allows |', '| --- | --- |', ...rows].join('\n'),
+    `**403 \`insufficient_scope\`.** A token without the operation's scope is refused before anything of ` +
+      'the request is read or done: `403 {"message": "This token lacks the scope brands:write, which POST ' +
+      '/api/v1/brands needs.", "error_code": "insufficient_scope", "required_scope": "brands:write"}` with ' +
+      `\`WWW-Authenticate: ${example}\` (RFC 6750 §3.1).`,
+    `**401.** No token, or a malformed, unknown, revoked or expired one: \`401 {"message": ` +
+      `"${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\`. A deployment caches ` +
+      "each token's check for a few minutes; an expiry is still exact: a token that expires while its check is " +
+      `cached is answered \`401 {"message": "${MESSAGES.tokenExpired}"}\` with ` +
+      `\`WWW-Authenticate: ${EXPIRED_TOKEN_CHALLENGE}\`. A revoked token may work until its cached check ends.`,
+  ].join('\n\n');
+}
+
 /** How to get a token and use it, and what refusing it looks like (README, "Authentication"). */
 const BEARER_AUTH = [
   'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`. ' +
@@ -145,9 +190,12 @@ const BEARER_AUTH = [
     '<team id>` another token of a team, and `npm run -s admin -- token revoke --token <token>` revokes ' +
     "one. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
     'admin CLI against the deployed stack).',
-  `**401.** A missing header, another scheme, or a malformed, unknown or revoked token is answered \`401 ` +
+  `**401.** A missing header, another scheme, or a malformed, unknown, revoked or expired token is answered \`401 ` +
     `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
     "A deployment caches each token's check for a few minutes: a revoked token may work that long.",
+  '**Scopes.** A token may hold only some scopes (the introduction, "Authentication and scopes", lists ' +
+    'them): an operation outside them is a `403` with `error_code` `insufficient_scope`, `required_scope` ' +
+    'and `WWW-Authenticate` naming the scope the operation needs.',
 ].join('\n\n');
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -173,9 +221,47 @@ const RATE_LIMIT_HEADER_LENGTH =
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
 function documentedStatuses(route: Route): number[] {
-  return [...new Set([...route.statuses, ...COMMON_STATUSES, 500])]
+  return [...routeStatuses(route), 500]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
+}
+
+/** `brands:write` for a write; for a read, `brands:read` and the family's write, which includes it. */
+function scopesGranting(scope: Scope): Scope[] {
+  return scope.endsWith(':read') ? [scope, scope.replace(/:read$/, ':write') as Scope] : [scope];
+}
+
+/** The line of an operation's description that names its scope (the reference page shows it). */
+function scopeLine(route: Route): string | undefined {
+  if (route.public) return undefined;
+  if (!route.scope) return 'Any valid token may call it, whatever its scopes.';
+  const [needed, alternative] = scopesGranting(route.scope);
+  return `Requires the \`${needed}\` scope${alternative ? ` (or \`${alternative}\`)` : ''}.`;
+}
+
+/**
+ * A 403 of a route that needs a scope: the token lacks it (insufficient_scope), or, where the route answers
+ * 403 of its own (another team's resource), that {message}.
+ */
+function forbidden(route: Route & { scope: Scope }, headers: Record<string, unknown>) {
+  const own = route.statuses.includes(403);
+  const lacking = `the token lacks the \`${route.scope}\` scope (\`insufficient_scope\`)`;
+  const scoped = { $ref: '#/components/schemas/InsufficientScope' };
+  return {
+    description: own ? `${ERROR_BODIES[403]?.description}, or ${lacking}` : `Forbidden: ${lacking}`,
+    headers: {
+      ...headers,
+      'WWW-Authenticate': {
+        ...headerRef('WwwAuthenticate'),
+        description: `On an \`insufficient_scope\` answer: \`${insufficientScopeChallenge(route.scope)}\``,
+      },
+    },
+    content: {
+      'application/json': {
+        schema: own ? { oneOf: [{ $ref: '#/components/schemas/Message' }, scoped] } : scoped,
+      },
+    },
+  };
 }
 
 function responses(route: Route, operation: Operation) {
@@ -198,6 +284,8 @@ function responses(route: Route, operation: Operation) {
       headers['RateLimit-Policy'] = headerRef('RateLimitPolicy');
       headers.RateLimit = headerRef('RateLimit');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
+      if (status === 403 && route.scope)
+        return [String(status), forbidden({ ...route, scope: route.scope }, headers)];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
           throw new Error(`${operation.id}: no success body`);
@@ -334,12 +422,15 @@ function parameters(route: Route, operation: Operation): unknown[] {
 }
 
 function operationObject(route: Route, operation: Operation) {
+  const description = [operation.description, scopeLine(route)].filter(Boolean).join('\n\n');
   return {
     operationId: operation.id,
     tags: [operation.tag],
     summary: operation.summary,
-    ...(operation.description && { description: operation.description }),
+    ...(description && { description }),
     ...(route.public && { security: [] }),
+    // Alternatives: a read is allowed by the family's read or its write.
+    ...(route.scope && { security: scopesGranting(route.scope).map((scope) => ({ bearerAuth: [scope] })) }),
     parameters: parameters(route, operation),
     ...(operation.body && {
       requestBody: {
@@ -512,7 +603,7 @@ export function buildDocument() {
         "Manage a team's brands, read its CMS pages, define its contact fields and follow their changes " +
         '(events). Every call but this ' +
         "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
-        'field on a 422 and `error_code` on a 409.\n\n' +
+        "field on a 422 and `error_code` on a 409, a 412 and a missing scope's 403.\n\n" +
         "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
         'valid), but a key that is plainly a misspelling of a field (another case or separator, or one or two ' +
         'edits away: `primaryColor`, `primary_colour`) is a 422 keyed by the key as sent, naming the field ' +
@@ -530,7 +621,8 @@ export function buildDocument() {
         "**Webhooks.** The team's events are also POSTed to its webhook endpoints (`webhooks` of this " +
         'document, one per event type), signed as Standard Webhooks are: verify them with the ' +
         '`standardwebhooks` npm package. At least once and in no order: deduplicate on `webhook-id`, and ' +
-        'drop an event whose `resource_version` is older than one applied.',
+        'drop an event whose `resource_version` is older than one applied.\n\n' +
+        authenticationAndScopes(),
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -669,8 +761,14 @@ export function buildDocument() {
           schema: { type: 'integer', format: 'int32', minimum: 1, maximum: Math.max(...RATE_LIMIT_WINDOWS) },
         },
         WwwAuthenticate: {
-          description: 'What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`',
-          schema: { type: 'string', enum: [BEARER_CHALLENGE] },
+          description:
+            'What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`, with ' +
+            '`error="invalid_token"` when the token has expired; on a 403 `insufficient_scope`, the scope ' +
+            'the operation needs',
+          schema: {
+            type: 'string',
+            enum: [BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, ...SCOPES.map(insufficientScopeChallenge)],
+          },
         },
         IdempotentReplay: {
           description: '`true` when the response is the replay of an earlier one with the same key',

@@ -18,7 +18,7 @@ import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
 import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
-import { ERROR_CODES } from '../../shared/http/errors.ts';
+import { CONFLICT_ERROR_CODES, FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -28,6 +28,7 @@ import {
   RATE_LIMIT_DEFAULTS,
   RATE_LIMIT_WINDOWS,
 } from '../../shared/rate-limits.ts';
+import { SCOPES, type Scope } from '../../shared/scopes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
 import {
   BRAND,
@@ -628,7 +629,7 @@ export const Conflict = z
   .object({
     message: described(z.string(), 'What conflicted, in a sentence for people.'),
     error_code: described(
-      z.enum(ERROR_CODES),
+      z.enum(CONFLICT_ERROR_CODES),
       '`idempotency_key_conflict`: the key was used with another body (use a new key); ' +
         '`concurrent_modification`: concurrent writes got in the way too often (retry); ' +
         '`precondition_failed`: `If-Match` names another version (read the resource again).',
@@ -636,6 +637,28 @@ export const Conflict = z
   })
   .strict()
   .meta({ description: 'A conflict, named by `error_code`.' });
+
+export const InsufficientScope = z
+  .object({
+    message: described(
+      z.string(),
+      'Which scope the token lacks and which operation needs it, in a sentence for people.',
+    ),
+    error_code: described(
+      z.enum(FORBIDDEN_ERROR_CODES),
+      '`insufficient_scope`: the token does not hold the scope this operation needs (nor, for a read, its ' +
+        "family's write): use a token that does. Nothing of the request was read or done.",
+    ),
+    required_scope: described(
+      z.enum(SCOPES as [Scope, ...Scope[]]),
+      "The scope the operation needs (a `:read` scope is also granted by the family's `:write`).",
+    ),
+  })
+  .strict()
+  .meta({
+    description:
+      "The token lacks the operation's scope; `WWW-Authenticate` names it too (RFC 6750 `insufficient_scope`).",
+  });
 
 const quota = (things: string) =>
   z

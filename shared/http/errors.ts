@@ -1,4 +1,10 @@
-import { BEARER_CHALLENGE, MESSAGES } from './messages.ts';
+import type { Scope } from '../scopes.ts';
+import {
+  BEARER_CHALLENGE,
+  EXPIRED_TOKEN_CHALLENGE,
+  insufficientScopeChallenge,
+  MESSAGES,
+} from './messages.ts';
 
 /** Typed errors thrown anywhere below a handler; the error middleware renders them (see handler.ts). */
 export class HttpError extends Error {
@@ -29,6 +35,16 @@ export class UnauthenticatedError extends HttpError {
   }
 }
 
+/**
+ * The token expired while the authorizer's answer for it was still cached (the authorizer itself refuses an
+ * expired token with the plain challenge): the route's own check of the context's `expiresAt`.
+ */
+export class TokenExpiredError extends HttpError {
+  constructor() {
+    super(401, MESSAGES.tokenExpired, {}, { 'WWW-Authenticate': EXPIRED_TOKEN_CHALLENGE });
+  }
+}
+
 export class ForbiddenError extends HttpError {
   constructor(message: string = MESSAGES.forbidden) {
     super(403, message);
@@ -45,17 +61,38 @@ export class NotFoundError extends HttpError {
 }
 
 /** Every `error_code` a 409 or 412 answers with (the OpenAPI document lists them). */
-export const ERROR_CODES = [
+export const CONFLICT_ERROR_CODES = [
   'idempotency_key_conflict',
   'concurrent_modification',
   'precondition_failed',
 ] as const;
+/** Every `error_code` a 403 answers with: a token without the scope the route needs. */
+export const FORBIDDEN_ERROR_CODES = ['insufficient_scope'] as const;
+/** Every `error_code` the API answers with, whatever the status. */
+export const ERROR_CODES = [...FORBIDDEN_ERROR_CODES, ...CONFLICT_ERROR_CODES] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The token's scopes do not include the one the route needs (a write scope includes its read): refused
+ * before the request is read, `WWW-Authenticate` naming the scope as RFC 6750 §3.1 asks.
+ */
+export class InsufficientScopeError extends HttpError {
+  constructor(route: string, scope: Scope) {
+    const errorCode: ErrorCode = 'insufficient_scope';
+    const alternative = scope.endsWith(':read') ? ` (or ${scope.replace(/:read$/, ':write')})` : '';
+    super(
+      403,
+      `This token lacks the scope ${scope}${alternative}, which ${route} needs.`,
+      { error_code: errorCode, required_scope: scope },
+      { 'WWW-Authenticate': insufficientScopeChallenge(scope) },
+    );
+  }
+}
 
 export class ConflictError extends HttpError {
   constructor(
     message: string,
-    errorCode: Exclude<ErrorCode, 'precondition_failed'>,
+    errorCode: Exclude<(typeof CONFLICT_ERROR_CODES)[number], 'precondition_failed'>,
     headers: Record<string, string> = {},
   ) {
     super(409, message, { error_code: errorCode }, headers);

@@ -6,12 +6,17 @@ import { corsHeaders } from '../cors.ts';
 import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { withRequest } from '../request-context.ts';
+import { findRoute, routeKey } from '../routes.ts';
+import { allows, FULL_ACCESS } from '../scopes.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
+  ForbiddenError,
   GatewayTimeoutError,
   HttpError,
+  InsufficientScopeError,
   NotFoundError,
   ServiceUnavailableError,
+  TokenExpiredError,
   UnauthenticatedError,
 } from './errors.ts';
 import { MESSAGES } from './messages.ts';
@@ -210,6 +215,7 @@ const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent
     const teamId = Number(event.requestContext?.authorizer?.teamId);
     // The authorizer guarantees a team; this only guards a misconfigured deployment.
     if (teamRequired && (!Number.isSafeInteger(teamId) || teamId <= 0)) throw new UnauthenticatedError();
+    if (teamRequired) checkToken(event);
     request.event = {
       teamId,
       requestId,
@@ -226,6 +232,26 @@ const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent
     } satisfies ApiRequest;
   },
 });
+
+/**
+ * What the token may do here, from the authorizer's context, before anything of the request is read: its
+ * expiry (the authorizer's answer is cached per token, so a token may expire while its answer is cached:
+ * 401) and its scopes against the scope the route needs (403 insufficient_scope). A context without
+ * `scopes` (an answer cached from before scopes existed) is full access; `expiresAt` 0 or none, no expiry.
+ */
+function checkToken(event: APIGatewayProxyEvent): void {
+  const { scopes, expiresAt } = event.requestContext?.authorizer ?? {};
+  const expiry = Number(expiresAt ?? 0);
+  if (expiry > 0 && expiry * 1000 <= Date.now()) throw new TokenExpiredError();
+  const route = findRoute(event.httpMethod, event.resource);
+  // A resource the table lacks is a misconfigured deployment: a token of limited scopes gets nothing there.
+  if (!route) {
+    if (scopes !== undefined && scopes !== FULL_ACCESS) throw new ForbiddenError();
+    return;
+  }
+  if (route.scope && !allows(scopes, route.scope))
+    throw new InsufficientScopeError(routeKey(route), route.scope);
+}
 
 const respond: MiddlewareObj<APIGatewayProxyEvent | ApiRequest, ApiResponse | APIGatewayProxyResult> = {
   before: (request) => startInvocation(request.event as APIGatewayProxyEvent, request.context),

@@ -9,10 +9,21 @@ export const MESSAGES = {
   unavailable: 'The service is temporarily unavailable; retry after the time given in Retry-After.',
   timedOut: 'Endpoint request timed out',
   badRequest: 'Bad Request',
+  tokenExpired: 'The token has expired: ask for a new one.',
 } as const;
 
 /** What a 401 asks for (RFC 6750): a bearer token. Every 401, the handlers', the gateways', carries it. */
 export const BEARER_CHALLENGE = 'Bearer realm="team-messaging-api"';
+
+/**
+ * A 401 of the route's own check of the token's expiry (RFC 6750 §3.1 `invalid_token`): the authorizer's
+ * answer is cached per token, so a token may expire while its answer is still cached.
+ */
+export const EXPIRED_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token", error_description="The token has expired"`;
+
+/** A 403 of a token without the scope a route needs (RFC 6750 §3.1 `insufficient_scope`), naming it. */
+export const insufficientScopeChallenge = (scope: string): string =>
+  `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`;
 
 /**
  * A 405's message: the method, the resource path (`/api/v1/brands/{id}`) and the methods it has. API Gateway's

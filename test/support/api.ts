@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../lib/local/gateway.ts';
-import { createTeam, createToken } from '../../shared/data/teams.ts';
+import { createTeam, createToken, type TokenOptions } from '../../shared/data/teams.ts';
 import type { RateLimits } from '../../shared/rate-limits.ts';
 import { contractProblems } from './contract.ts';
 
@@ -35,9 +35,10 @@ export interface TestTeam {
   token: string;
 }
 
-export async function newTeam(name = 'Test team'): Promise<TestTeam> {
+/** A new team and a token of it: of full access unless `token` names scopes or an expiry. */
+export async function newTeam(name = 'Test team', token: TokenOptions = {}): Promise<TestTeam> {
   const team = await createTeam(name);
-  return { teamId: team.id, token: await createToken(team.id) };
+  return { teamId: team.id, token: await createToken(team.id, token) };
 }
 
 /**
