@@ -2,7 +2,9 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { PARTITION_BOUNDARIES } from '../lib/cdk/partition-boundaries.ts';
+import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
+import { routes } from '../shared/routes.ts';
 import { logicalId, type Synthesized, synthesize } from './support/synth.ts';
 import { actions, only, type Statement, statementsOfRole, stringify } from './support/template.ts';
 
@@ -92,5 +94,23 @@ describe('least privilege: partition boundaries on the table', () => {
     for (const statement of onTable) {
       expect(leadingKeysOf(statement), stringify(statement)).toEqual(['ENDPOINT#*']);
     }
+  });
+
+  it("gives auto-configure, which fetches the caller's page, no table and no bucket", () => {
+    const [route] = routes.filter((candidate) => candidate.fetchesWeb);
+    expect(route?.path).toBe('/api/v1/brands/auto-configure');
+    const fn = synth.stack.node.findChild(
+      functionId(route?.method as string, route?.path as string),
+    ) as ApiFunction;
+    const named = statementsOf(fn).map((statement) => stringify(statement.Resource));
+    const stateful = [synth.stack.table, synth.stack.privateFiles, synth.stack.publicFiles].map((resource) =>
+      logicalId(synth.stack, resource.node.defaultChild),
+    );
+    expect(named.filter((resource) => stateful.some((id) => resource.includes(`"${id}"`)))).toEqual([]);
+    expect(
+      statementsOf(fn)
+        .flatMap(actions)
+        .filter((action) => /^(dynamodb|s3):/.test(action)),
+    ).toEqual([]);
   });
 });
