@@ -329,24 +329,36 @@ export async function noteDeliveryOutcome(
 
 /**
  * Moves each team's endpoints from where earlier versions kept them (under `TEAM#<team>`) to the team's
- * webhooks partition: each is put at its new key only if none is there, then deleted at the old, so a run
- * stopped anywhere is finished by the next; and deletes the old sender lease items (short-lived: a
- * deliverer takes a new one).
+ * webhooks partition, and the team's sender item with them: each is put at its new key only if none is
+ * there (one written since is newer and wins), then deleted at the old, so a run stopped anywhere is
+ * finished by the next.
  * Until it has run, endpoints kept under `TEAM#` are not seen (nothing is delivered to them). Reads every
- * team (a Scan) and its old endpoints (a Query each): an operator's command (`npm run admin -- migrate`).
+ * team (a Scan), its old endpoints (a Query) and sender item (a GetItem): an operator's command
+ * (`npm run admin -- migrate`).
  * Returns how many it moved.
  */
 export async function moveWebhookEndpoints(): Promise<number> {
   let moved = 0;
   for await (const team of scanSortKey('TEAM', 'id')) {
     const teamId = team.id as number;
-    const legacy = await queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
-      ConsistentRead: true,
-    });
-    for (const item of legacy) {
+    // The endpoints, and the sender item (its leases run out by themselves, but it also keeps each
+    // endpoint's count of attempts, which pruning the attempts list goes by).
+    const [endpoints, senders] = await Promise.all([
+      queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+        ConsistentRead: true,
+      }),
+      dynamo().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: { pk: teamPk(teamId), sk: WEBHOOK_SENDERS_SK },
+          ConsistentRead: true,
+        }),
+      ),
+    ]);
+    for (const item of [...endpoints, ...(senders.Item ? [senders.Item] : [])]) {
       const copied = await writtenIf(
         dynamo().send(
           new PutCommand({
@@ -356,13 +368,10 @@ export async function moveWebhookEndpoints(): Promise<number> {
           }),
         ),
       );
-      // One already there was copied by a run cut short (and may have changed since): it wins.
+      // One already there was copied by a run cut short, or written since: it wins.
       await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
-      if (copied) moved++;
+      if (copied && item.sk !== WEBHOOK_SENDERS_SK) moved++;
     }
-    await dynamo().send(
-      new DeleteCommand({ TableName: tableName(), Key: { pk: teamPk(teamId), sk: WEBHOOK_SENDERS_SK } }),
-    );
   }
   return moved;
 }

@@ -33,7 +33,7 @@ describe('webhook endpoint keys', () => {
     expect(webhooksPk(7)).not.toBe(teamPk(7));
   });
 
-  it('`admin migrate` moves endpoints kept under the team partition (unseen until then) and drops old sender leases', async () => {
+  it('`admin migrate` moves endpoints kept under the team partition (unseen until then) and the sender item with them', async () => {
     const caller = await api.caller();
     const at = await startReceiver();
     receivers.push(at);
@@ -54,7 +54,10 @@ describe('webhook endpoint keys', () => {
     await dynamo().send(new PutCommand({ TableName: tableName(), Item: { ...stored, ...legacy } }));
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: current }));
     await dynamo().send(
-      new PutCommand({ TableName: tableName(), Item: { ...legacySenders, sending: {}, waiting: {} } }),
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...legacySenders, [`attempts_${endpointId}`]: 7 },
+      }),
     );
     expect((await caller.client.get('/api/v1/webhook-endpoints')).body).toEqual([]);
 
@@ -64,6 +67,8 @@ describe('webhook endpoint keys', () => {
     expect(run.json.webhook_endpoints_moved).toEqual(expect.any(Number));
     expect(await itemAt(legacy)).toBeUndefined();
     expect(await itemAt(legacySenders)).toBeUndefined();
+    // The sender item moved with them: its count of the endpoint's attempts (pruning goes by it) is kept.
+    expect((await itemAt(webhookSendersKey(caller.teamId)))?.[`attempts_${endpointId}`]).toBe(7);
     const read = await caller.client.get(`/api/v1/webhook-endpoints/${endpointId}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: endpointId, url: at.url, event_types: ['brand.updated'] });
