@@ -130,7 +130,7 @@ export const leadingKeys = (boundary: PartitionBoundary) => ({
  * The TOKEN authorizer: GetItem on tokens only, and UpdateItem on tokens only, naming only the key and
  * `last_used_on` and answering none of the item's other attributes. No index: it never tells 403 from 404.
  */
-export function grantTokenReads(fn: ApiFunction, table: TableV2): void {
+export function grantTokenAccess(fn: ApiFunction, table: TableV2): void {
   const { authorizer } = PARTITION_BOUNDARIES;
   fn.addToRolePolicy(
     new PolicyStatement({
