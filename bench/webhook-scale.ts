@@ -31,7 +31,7 @@ const deliveryItemsOf =
     teamIds.some(
       (id) =>
         (typeof key.pk === 'string' && key.pk.startsWith(`ENDPOINT#${id}#`)) ||
-        (key.pk === `TEAM#${id}` && key.sk === 'SENDERS'),
+        (key.pk === `WEBHOOKS#${id}` && key.sk === 'SENDERS'),
     );
 
 /**

@@ -21,6 +21,7 @@ import {
   revokeTokenById,
 } from '../../shared/data/tokens.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
+import { moveWebhookEndpoints } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
@@ -244,6 +245,7 @@ export async function runCommand(args: Args): Promise<unknown> {
         default_brand_pointers: await migrateDefaultPointers(),
         default_brands_stamped: await stampDefaultBrands(),
         events_moved: await moveEventLogs(),
+        webhook_endpoints_moved: await moveWebhookEndpoints(),
         webhook_delivery_keys: await migrateDeliveryKeys(),
         teams_recounted: await recountUsage(),
         tokens_numbered: await numberTokens(),

@@ -5,6 +5,12 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import type { Route } from '../../shared/routes.ts';
 import type { ApiFunction } from './api-function.ts';
+import {
+  BOUNDED_RETURN_VALUES,
+  PARTITION_BOUNDARIES,
+  type PartitionBoundary,
+  updatableWith,
+} from './partition-boundaries.ts';
 
 /** IAM actions behind the route table's `table` access levels (transactions need the per-item actions). */
 const TABLE_READ_ACTIONS = [
@@ -97,17 +103,53 @@ export function grantTableAccess(
   fn: ApiFunction,
   access: Route['table'],
   table: TableV2,
-  { idIndex = true } = {},
+  { idIndex = true, boundary }: { idIndex?: boolean; boundary?: PartitionBoundary } = {},
 ): void {
   if (access === 'none') return;
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: access === 'write' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
       resources: [table.tableArn],
+      conditions: boundary && leadingKeys(boundary),
     }),
   );
   // Every route may need to tell 403 from 404 through the id index.
   if (idIndex) grantIndexQuery(fn, table, TABLE_SCHEMA.idIndex.name);
+}
+
+/**
+ * Only items whose partition key matches one of the boundary's patterns (lib/cdk/partition-boundaries.ts).
+ * ForAllValues: every key a request names (a batch's, a transaction's) must match; the actions bounded so
+ * name their keys (no Scan is granted, which names none and would pass).
+ */
+export const leadingKeys = (boundary: PartitionBoundary) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...boundary.partitions] },
+});
+
+/**
+ * The TOKEN authorizer: GetItem on tokens only, and UpdateItem on tokens only, naming only the key and
+ * `last_used_on` and answering none of the item's other attributes. No index: it never tells 403 from 404.
+ */
+export function grantTokenAccess(fn: ApiFunction, table: TableV2): void {
+  const { authorizer } = PARTITION_BOUNDARIES;
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem'],
+      resources: [table.tableArn],
+      conditions: leadingKeys(authorizer),
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: {
+        ...leadingKeys(authorizer),
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': updatableWith(authorizer.updatableAttributes) },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': BOUNDED_RETURN_VALUES },
+      },
+    }),
+  );
 }
 
 /** Query on one index of the table (IAM names each index apart from its table), and on no other. */

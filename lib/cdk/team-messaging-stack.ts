@@ -51,7 +51,7 @@ import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
 import { type ConcurrencySettings, reservation, routeClass } from './concurrency.ts';
 import { addCorsPreflight } from './cors.ts';
-import { grantRouteAccess, grantTableAccess } from './grants.ts';
+import { grantRouteAccess, grantTokenAccess } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
 import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
 import {
@@ -418,7 +418,8 @@ export class TeamMessagingStack extends Stack {
       reservedConcurrentExecutions: reservation(concurrency, 'authorizer'),
       logRemovalPolicy: removalPolicy,
     });
-    grantTableAccess(fn, authorizerRoute.table, this.table);
+    // Bounded to the tokens' partitions (partition-boundaries.ts), not the route table's `read` of everything.
+    grantTokenAccess(fn, this.table);
     return fn;
   }
 

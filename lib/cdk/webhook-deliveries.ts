@@ -10,7 +10,8 @@ import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
 import { webhookDelivery } from '../../shared/routes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
 import { ApiFunction } from './api-function.ts';
-import { grantDeliveryStart, grantIndexQuery, grantTableAccess } from './grants.ts';
+import { grantDeliveryStart, grantIndexQuery, grantTableAccess, leadingKeys } from './grants.ts';
+import { PARTITION_BOUNDARIES } from './partition-boundaries.ts';
 
 /**
  * What one deliverer invocation does at most (the handler's batch): this many deliveries of one endpoint,
@@ -112,8 +113,13 @@ export class WebhookDeliveries extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency?.deliverer,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index.
-    grantTableAccess(this.deliverer, 'write', table, { idIndex: false });
+    // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index. It
+    // sends to hosts a caller chooses: bounded to the webhooks', endpoints' and events' partitions, never a
+    // team's other items (partition-boundaries.ts).
+    grantTableAccess(this.deliverer, 'write', table, {
+      idIndex: false,
+      boundary: PARTITION_BOUNDARIES.deliverer,
+    });
 
     this.sweeper = new ApiFunction(this, 'Sweeper', {
       entry: webhookDelivery.sweeper.handler,
@@ -125,12 +131,15 @@ export class WebhookDeliveries extends Construct {
     });
     // Reads the due index (keys only), nothing else of the table's indexes; as the deliverer's on-failure
     // destination it writes due records (a put only if absent, an update of the due keys), nothing else.
-    grantTableAccess(this.sweeper, 'read', table, { idIndex: false });
+    // Its table actions are bounded to the endpoints' partitions, where due records are; the index's are not
+    // (its keys are the due index's shards, not the table's partition keys).
+    grantTableAccess(this.sweeper, 'read', table, { idIndex: false, boundary: PARTITION_BOUNDARIES.sweeper });
     grantIndexQuery(this.sweeper, table, TABLE_SCHEMA.dueIndex.name);
     this.sweeper.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
         resources: [table.tableArn],
+        conditions: leadingKeys(PARTITION_BOUNDARIES.sweeper),
       }),
     );
     this.allowStart(this.sweeper);

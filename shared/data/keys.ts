@@ -14,7 +14,11 @@
  *   TEAM#<team>          IDEMPOTENCY#<method> <route>#<sha256>     an Idempotency-Key record (TTL)
  *   TEAM#<team>          TOMBSTONE#<the deleted item's sk>         the request that deleted a brand or field
  *                                                                  (TTL): its change event names it
- *   TEAM#<team>          WEBHOOK#<endpoint, 12 digits>             a webhook endpoint with its secrets
+ *   WEBHOOKS#<team>      WEBHOOK#<endpoint, 12 digits>             a webhook endpoint with its secrets: a
+ *                                                                  partition of its own, so that the deliverer
+ *                                                                  (which sends to hosts a caller chooses) is
+ *                                                                  granted it and never the team's other items
+ *                                                                  (lib/cdk/partition-boundaries.ts)
  *   ENDPOINT#<team>#<endpoint>  DELIVERY#<event position>          an event's delivery to an endpoint (TTL);
  *                                                                  while due later, in the `byDueTime` index
  *                                                                  under `gsi2pk = DUE#<shard>`
@@ -24,7 +28,7 @@
  *   ENDPOINT#<team>#<endpoint>  ATTEMPT#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
  *   ENDPOINT#<team>#<endpoint>  PARKED#<event position>            a retry parked while the endpoint is
  *                                                                  disabled: enabling it makes it due again
- *   TEAM#<team>          SENDERS                                   which of the team's endpoints a deliverer
+ *   WEBHOOKS#<team>      SENDERS                                   which of the team's endpoints a deliverer
  *                                                                  is sending to now (webhook-senders.ts):
  *                                                                  one item, so the team's bound is one
  *                                                                  conditional write; two writes per run
@@ -51,6 +55,11 @@ export const padId = (id: number): string => String(id).padStart(12, '0');
 export const teamPk = (teamId: number): string => `TEAM#${teamId}`;
 /** A team's event log, apart from its other items (`admin migrate` moves logs kept under `TEAM#`). */
 export const eventsPk = (teamId: number): string => `EVENTS#${teamId}`;
+/**
+ * A team's webhook endpoints and its sender leases, apart from its other items: the deliverer reads and
+ * writes these and no other of the team's (`admin migrate` moves endpoints kept under `TEAM#`).
+ */
+export const webhooksPk = (teamId: number): string => `WEBHOOKS#${teamId}`;
 
 const teamItem = (teamId: number, sk: string) => ({ pk: teamPk(teamId), sk });
 
@@ -80,8 +89,14 @@ export const siteKey = (teamId: number, siteId: number) => teamItem(teamId, `${S
 export const pageKey = (teamId: number, pageId: number) => teamItem(teamId, `${PAGE_PREFIX}${padId(pageId)}`);
 export const identityKey = (teamId: number, identityId: number) =>
   teamItem(teamId, `IDENTITY#${padId(identityId)}`);
-export const webhookEndpointKey = (teamId: number, endpointId: number) =>
-  teamItem(teamId, `${WEBHOOK_PREFIX}${padId(endpointId)}`);
+/**
+ * Tables made before endpoints had their own partition keep them under the team's (`TEAM#<team>`, same sort
+ * key), unseen until `npm run admin -- migrate` moves them (moveWebhookEndpoints).
+ */
+export const webhookEndpointKey = (teamId: number, endpointId: number) => ({
+  pk: webhooksPk(teamId),
+  sk: `${WEBHOOK_PREFIX}${padId(endpointId)}`,
+});
 /**
  * An endpoint's deliveries and attempts: a partition key of its own, so that a team's brand and field
  * writes and its endpoints' delivery bookkeeping never share a partition's 1,000 write units a second.
@@ -120,7 +135,8 @@ export const parkedKey = (teamId: number, endpointId: number, eventPosition: str
  */
 export const LEGACY_ENDPOINT_ITEM = /^(DELIVERY#|ATTEMPT#)(\d{12})#(.+)$/;
 /** The team's sender leases: one item per team, so that the team's bound is one conditional write. */
-export const webhookSendersKey = (teamId: number) => teamItem(teamId, 'SENDERS');
+export const WEBHOOK_SENDERS_SK = 'SENDERS';
+export const webhookSendersKey = (teamId: number) => ({ pk: webhooksPk(teamId), sk: WEBHOOK_SENDERS_SK });
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);

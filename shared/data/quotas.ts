@@ -12,6 +12,7 @@ import {
   teamKey,
   teamPk,
   WEBHOOK_PREFIX,
+  webhooksPk,
 } from './keys.ts';
 import { type Cancellation, type LabelledTransaction, plainItem } from './transactions.ts';
 
@@ -206,13 +207,16 @@ export async function setQuota(teamId: number, kind: QuotaKind, limit: number | 
   );
 }
 
-/** Where each kind's items sort (ids are zero-padded, so `<prefix>0` leaves out the default pointer). */
-const PREFIXES: Record<ItemKind, string> = {
-  brands: `${BRAND_PREFIX}0`,
-  contact_fields: `${FIELD_PREFIX}0`,
-  sites: `${SITE_PREFIX}0`,
-  pages: `${PAGE_PREFIX}0`,
-  webhook_endpoints: `${WEBHOOK_PREFIX}0`,
+/**
+ * Where each kind's items are: their partition, and where they sort in it (ids are zero-padded, so
+ * `<prefix>0` leaves out the default pointer).
+ */
+const PREFIXES: Record<ItemKind, { pk: (teamId: number) => string; prefix: string }> = {
+  brands: { pk: teamPk, prefix: `${BRAND_PREFIX}0` },
+  contact_fields: { pk: teamPk, prefix: `${FIELD_PREFIX}0` },
+  sites: { pk: teamPk, prefix: `${SITE_PREFIX}0` },
+  pages: { pk: teamPk, prefix: `${PAGE_PREFIX}0` },
+  webhook_endpoints: { pk: webhooksPk, prefix: `${WEBHOOK_PREFIX}0` },
 };
 const ITEM_KINDS = Object.keys(PREFIXES) as ItemKind[];
 
@@ -226,7 +230,9 @@ export async function recountUsage(): Promise<number> {
   let teams = 0;
   for await (const team of scanSortKey('TEAM', 'id')) {
     const teamId = team.id as number;
-    const counts = await Promise.all(ITEM_KINDS.map((kind) => countItems(teamId, PREFIXES[kind])));
+    const counts = await Promise.all(
+      ITEM_KINDS.map((kind) => countItems(PREFIXES[kind].pk(teamId), PREFIXES[kind].prefix)),
+    );
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -241,7 +247,7 @@ export async function recountUsage(): Promise<number> {
   return teams;
 }
 
-async function countItems(teamId: number, prefix: string): Promise<number> {
+async function countItems(pk: string, prefix: string): Promise<number> {
   let count = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -249,7 +255,7 @@ async function countItems(teamId: number, prefix: string): Promise<number> {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': prefix },
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
         Select: 'COUNT',
         ConsistentRead: true,
         ExclusiveStartKey,

@@ -1,12 +1,19 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../events/event-shape.ts';
 import { PreconditionFailedError } from '../http/errors.ts';
 import { newSigningSecret } from '../webhooks/signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, requestStamp, throwMissing, writtenIf } from './items.ts';
-import { idIndexKeys, teamPk, WEBHOOK_PREFIX, webhookEndpointKey } from './keys.ts';
+import { queryAll, requestStamp, scanSortKey, throwMissing, writtenIf } from './items.ts';
+import {
+  idIndexKeys,
+  teamPk,
+  WEBHOOK_PREFIX,
+  WEBHOOK_SENDERS_SK,
+  webhookEndpointKey,
+  webhooksPk,
+} from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
 import { resumeParked } from './webhook-deliveries.ts';
@@ -159,7 +166,7 @@ export async function listWebhookEndpoints(
 const endpointsQuery = (teamId: number, after?: number) => ({
   TableName: tableName(),
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-  ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+  ExpressionAttributeValues: { ':pk': webhooksPk(teamId), ':prefix': WEBHOOK_PREFIX },
   ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
   ConsistentRead: true,
 });
@@ -318,4 +325,53 @@ export async function noteDeliveryOutcome(
       }),
     ),
   );
+}
+
+/**
+ * Moves each team's endpoints from where earlier versions kept them (under `TEAM#<team>`) to the team's
+ * webhooks partition, and the team's sender item with them: each is put at its new key only if none is
+ * there (one written since is newer and wins), then deleted at the old, so a run stopped anywhere is
+ * finished by the next.
+ * Until it has run, endpoints kept under `TEAM#` are not seen (nothing is delivered to them). Reads every
+ * team (a Scan), its old endpoints (a Query) and sender item (a GetItem): an operator's command
+ * (`npm run admin -- migrate`).
+ * Returns how many it moved.
+ */
+export async function moveWebhookEndpoints(): Promise<number> {
+  let moved = 0;
+  for await (const team of scanSortKey('TEAM', 'id')) {
+    const teamId = team.id as number;
+    // The endpoints, and the sender item (its leases run out by themselves, but it also keeps each
+    // endpoint's count of attempts, which pruning the attempts list goes by).
+    const [endpoints, senders] = await Promise.all([
+      queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
+        ConsistentRead: true,
+      }),
+      dynamo().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: { pk: teamPk(teamId), sk: WEBHOOK_SENDERS_SK },
+          ConsistentRead: true,
+        }),
+      ),
+    ]);
+    for (const item of [...endpoints, ...(senders.Item ? [senders.Item] : [])]) {
+      const copied = await writtenIf(
+        dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...item, pk: webhooksPk(teamId) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      // One already there was copied by a run cut short, or written since: it wins.
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+      if (copied && item.sk !== WEBHOOK_SENDERS_SK) moved++;
+    }
+  }
+  return moved;
 }

@@ -215,7 +215,8 @@ export function previousAttributes(
   return Object.keys(changed).length > 0 ? previous : undefined;
 }
 
+/** The team of a team's item (`TEAM#<team>`) or of its webhook endpoints (`WEBHOOKS#<team>`, keys.ts). */
 function teamOf(pk: unknown): number | undefined {
-  const match = typeof pk === 'string' ? /^TEAM#(\d+)$/.exec(pk) : null;
+  const match = typeof pk === 'string' ? /^(?:TEAM|WEBHOOKS)#(\d+)$/.exec(pk) : null;
   return match ? Number(match[1]) : undefined;
 }

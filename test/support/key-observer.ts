@@ -1,0 +1,167 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { dynamo } from '../../shared/data/dynamo.ts';
+import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+
+/**
+ * Which items each function touches, seen on the real DynamoDB client (a wrapper that records, nothing
+ * mocked): DynamoDB Local enforces no IAM, so this is how a test shows that the code stays within the
+ * partitions the stack grants (lib/cdk/partition-boundaries.ts).
+ *
+ * A call is the work of `actor` when it is made inside `observe(actor, ...)`, or when its call stack runs
+ * through a file `byFile` names (the local gateway runs the authorizer in this process).
+ */
+export interface TouchedKey {
+  actor: string;
+  command: string;
+  /** The partition key named: of the table, or of the index queried. */
+  pk: string;
+  indexName?: string;
+  /** An update's or a condition's attribute names (an UpdateItem's, a transaction's Update). */
+  attributes?: string[];
+  returnValues?: string;
+}
+
+const actor = new AsyncLocalStorage<string>();
+const byFile = new Map<string, string>();
+const touched: TouchedKey[] = [];
+let installed = false;
+
+/** Starts recording (once per process). */
+function install(): void {
+  if (installed) return;
+  installed = true;
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      const who = actor.getStore() ?? actorOfStack();
+      if (who) {
+        for (const key of keysOf(context.commandName ?? '?', args.input as Input))
+          touched.push({ actor: who, ...key });
+      }
+      return next(args);
+    },
+    // First of all, while the caller's frames are still on the stack.
+    { step: 'initialize', name: 'observeTouchedKeys', priority: 'high' },
+  );
+}
+
+function actorOfStack(): string | undefined {
+  if (byFile.size === 0) return undefined;
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 100;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  for (const [file, who] of byFile) if (stack.includes(file)) return who;
+  return undefined;
+}
+
+/** Calls made while `work` runs (in its async context) are `who`'s. */
+export function observe<T>(who: string, work: () => Promise<T>): Promise<T> {
+  install();
+  return actor.run(who, work);
+}
+
+/** Calls whose stack runs through `file` (a path ending, e.g. `functions/authorizer.ts`) are `who`'s. */
+export function observeFile(file: string, who: string): void {
+  install();
+  byFile.set(file, who);
+}
+
+/** What `who` touched so far. */
+export const touchedBy = (who: string): TouchedKey[] => touched.filter((key) => key.actor === who);
+
+// biome-ignore lint/suspicious/noExplicitAny: commands' inputs are read loosely, by shape.
+type Input = Record<string, any>;
+
+/** A key attribute's value, plain (the document client's) or marshalled (`{S: ...}`). */
+const plain = (value: unknown): string =>
+  typeof value === 'string' ? value : String((value as { S?: string } | undefined)?.S ?? value);
+
+function keysOf(command: string, input: Input): Array<Omit<TouchedKey, 'actor'>> {
+  const name = command.replace(/Command$/, '');
+  const pkOf = (item: Input | undefined) => plain(item?.[TABLE_SCHEMA.partitionKey]);
+  switch (name) {
+    case 'Get':
+    case 'GetItem':
+    case 'Delete':
+    case 'DeleteItem':
+      return [{ command: name, pk: pkOf(input.Key) }];
+    case 'Put':
+    case 'PutItem':
+      return [{ command: name, pk: pkOf(input.Item) }];
+    case 'Update':
+    case 'UpdateItem':
+      return [{ command: name, pk: pkOf(input.Key), ...updateOf(input) }];
+    case 'Query':
+    case 'Scan':
+      return [{ command: name, pk: queriedPartition(input), indexName: input.IndexName }];
+    case 'BatchGet':
+    case 'BatchGetItem':
+      return Object.values(input.RequestItems ?? {}).flatMap((request) =>
+        (request as { Keys: Input[] }).Keys.map((key) => ({ command: name, pk: pkOf(key) })),
+      );
+    case 'BatchWrite':
+    case 'BatchWriteItem':
+      return Object.values(input.RequestItems ?? {}).flatMap((requests) =>
+        (requests as Input[]).map((request) => ({
+          command: name,
+          pk: pkOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key),
+        })),
+      );
+    case 'TransactWrite':
+    case 'TransactWriteItems':
+    case 'TransactGet':
+    case 'TransactGetItems':
+      return (input.TransactItems as Input[]).map((item) => {
+        const [kind, part] = Object.entries(item)[0] as [string, Input];
+        return {
+          command: `${name}.${kind}`,
+          pk: pkOf(part.Key ?? part.Item),
+          ...(kind === 'Update' && updateOf(part)),
+        };
+      });
+    default:
+      return [{ command: name, pk: '?' }];
+  }
+}
+
+/** The partition a Query names (`<partition key> = :value` in its key condition); none for a Scan. */
+function queriedPartition(input: Input): string {
+  const condition = String(input.KeyConditionExpression ?? '');
+  const match = /^\s*\(?\s*([#\w]+)\s*=\s*(:\w+)/.exec(condition);
+  if (!match) return '*';
+  return plain(input.ExpressionAttributeValues?.[match[2] as string]);
+}
+
+const EXPRESSION_WORDS = new Set([
+  'SET',
+  'REMOVE',
+  'ADD',
+  'DELETE',
+  'AND',
+  'OR',
+  'NOT',
+  'BETWEEN',
+  'IN',
+  'attribute_exists',
+  'attribute_not_exists',
+  'attribute_type',
+  'begins_with',
+  'contains',
+  'size',
+  'if_not_exists',
+  'list_append',
+]);
+
+/** The top-level attribute names an update expression and its condition name (`#name`s resolved). */
+function updateOf(input: Input): Pick<TouchedKey, 'attributes' | 'returnValues'> {
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const text = `${input.UpdateExpression ?? ''} ${input.ConditionExpression ?? ''}`;
+  const attributes = new Set<string>();
+  // Values (`:x`) are not names; a path's first element is its top-level attribute.
+  for (const [token] of text.replace(/:\w+/g, ' ').matchAll(/#?[A-Za-z_][\w]*(?:\.[\w#]+|\[\d+\])*/g)) {
+    const first = token.split(/[.[]/)[0] as string;
+    if (EXPRESSION_WORDS.has(first)) continue;
+    attributes.add(first.startsWith('#') ? (names[first] ?? first) : first);
+  }
+  return { attributes: [...attributes], returnValues: input.ReturnValues };
+}
