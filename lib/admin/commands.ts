@@ -18,6 +18,7 @@ import {
   teamPlans,
 } from '../../shared/data/teams.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
+import { sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
@@ -208,6 +209,7 @@ export async function runCommand(args: Args): Promise<unknown> {
         default_brands_stamped: await stampDefaultBrands(),
         events_moved: await moveEventLogs(),
         webhook_delivery_keys: await migrateDeliveryKeys(),
+        webhook_secrets_encrypted: await sealPlaintextSecrets(),
         teams_recounted: await recountUsage(),
         ...(sets && { plan_set_teams: await sets.write(await teamsByPlan()) }),
         ...(restApiId && { team_api_keys_deleted: await deleteTeamApiKeys(restApiId) }),
