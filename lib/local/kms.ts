@@ -9,7 +9,8 @@ import { dirname } from 'node:path';
  * webhook signing secrets. Its one key is 32 random bytes kept in the data directory (created once, mode
  * 0600): a data key it made opens under the same directory's key after a restart. A data key's blob is
  * the key AES-256-GCM-sealed under it, the encryption context bound as additional data, as KMS binds it.
- * `GET /calls` lists the calls made (operation and a hash of the data key blob), for tests that count.
+ * `GET /calls` lists the calls made (operation and a hash of the data key blob; the newest 10,000), for the
+ * tests and the bench, which count them.
  */
 export const LOCAL_KMS_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/local-signing-secrets';
 
@@ -20,6 +21,7 @@ export interface KmsCall {
 }
 
 const BLOB_VERSION = 1;
+const CALLS_KEPT = 10_000;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -51,6 +53,11 @@ const blobName = (blob: Buffer) => createHash('sha256').update(blob).digest('hex
 
 export function createKms(masterKey: Buffer): Server {
   const calls: KmsCall[] = [];
+  // The newest CALLS_KEPT only: a long `npm start` does not grow without bound.
+  const record = (call: KmsCall) => {
+    calls.push(call);
+    if (calls.length > CALLS_KEPT) calls.splice(0, calls.length - CALLS_KEPT);
+  };
   return createServer((request, response) => {
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
@@ -83,7 +90,7 @@ export function createKms(masterKey: Buffer): Server {
         cipher.setAAD(contextBytes(input.EncryptionContext));
         const sealed = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
         const blob = Buffer.concat([Buffer.from([BLOB_VERSION]), nonce, sealed]);
-        calls.push({ operation: 'GenerateDataKey', dataKey: blobName(blob) });
+        record({ operation: 'GenerateDataKey', dataKey: blobName(blob) });
         return reply(200, {
           KeyId: LOCAL_KMS_KEY_ARN,
           Plaintext: plaintext.toString('base64'),
@@ -92,7 +99,7 @@ export function createKms(masterKey: Buffer): Server {
       }
       if (target === 'TrentService.Decrypt') {
         const blob = Buffer.from(input.CiphertextBlob ?? '', 'base64');
-        calls.push({ operation: 'Decrypt', dataKey: blobName(blob) });
+        record({ operation: 'Decrypt', dataKey: blobName(blob) });
         if (input.KeyId !== undefined && input.KeyId !== LOCAL_KMS_KEY_ARN) {
           return refuse('IncorrectKeyException', `the blob is not of key ${input.KeyId}`);
         }
