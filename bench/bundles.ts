@@ -26,7 +26,7 @@ export interface Bundle {
   environment: Record<string, string>;
   /**
    * Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser,
-   * starting webhook deliveries the Lambda client).
+   * starting webhook deliveries the Lambda client, sealing or opening signing secrets the KMS client).
    */
   needs: string[];
   /** The floor it is measured against: the least a function of its kind can be. */
@@ -44,7 +44,12 @@ const FLOORS = [
 const floorFor = (needs: string[]): string =>
   FLOORS.findLast((floor) => floor.needs.every((name) => needs.includes(name)))?.name ?? 'floor';
 
-export const HEAVY_PACKAGES = ['@aws-sdk/client-s3', 'node-html-parser', '@aws-sdk/client-lambda'];
+export const HEAVY_PACKAGES = [
+  '@aws-sdk/client-s3',
+  'node-html-parser',
+  '@aws-sdk/client-lambda',
+  '@aws-sdk/client-kms',
+];
 
 export interface BundleReport {
   name: string;
@@ -114,6 +119,8 @@ function heavyPackagesNeeded(route: Route): string[] {
     ...((route.files ?? []).length > 0 ? ['@aws-sdk/client-s3'] : []),
     ...(route.fetchesWeb ? ['node-html-parser'] : []),
     ...(route.deliversWebhooks ? ['@aws-sdk/client-lambda'] : []),
+    // Sealing or opening webhook signing secrets (about 64 KB).
+    ...(route.signingSecrets ? ['@aws-sdk/client-kms'] : []),
   ];
 }
 

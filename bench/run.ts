@@ -186,6 +186,10 @@ try {
   console.log(line('alone         ', deliveries.alone));
   console.log(line('beside a 500  ', deliveries.beside500));
   console.log(`(the failing receiver got ${deliveries.failedTries} tries meanwhile)`);
+  const kms = deliveries.kmsCalls;
+  console.log(
+    `KMS calls for those ${kms.deliveries} deliveries (signing secrets, warm deliverer): ${kms.Decrypt} Decrypt, ${kms.GenerateDataKey} GenerateDataKey`,
+  );
 
   console.log(
     `\n7. Auto-configure: CPU time per page (user + system, the whole domain call from a local site), real pages ` +

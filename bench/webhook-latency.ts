@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEventPipeline } from '../lib/local/local-api.ts';
+import { config as settings } from '../shared/config.ts';
 import { createBrand, updateBrand } from '../shared/data/brands.ts';
 import { createTeam } from '../shared/data/teams.ts';
 import { createWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
+import { forgetDataKeys } from '../shared/webhooks/secret-envelope.ts';
 import { percentile } from './measure.ts';
 
 /** From a write's answer to its delivery at a receiver, locally: p50/p99 over `n` writes. */
@@ -19,12 +21,18 @@ export interface DeliveryLatency {
  * the delivery of its `brand.updated` (the version it wrote): the whole path `npm start` runs (DynamoDB
  * Local's stream, the poller, the consumer's fan-out, the Lambda stand-in, the deliverer, the guarded
  * client). Measured twice: with the one endpoint, then with a second endpoint of the same team whose
- * receiver answers 500 to everything, to show what a failing endpoint costs the others.
+ * receiver answers 500 to everything, to show what a failing endpoint costs the others. Also the KMS calls
+ * the deliveries made (the local KMS stand-in counts them): a warm deliverer opens each data key once.
  */
 export async function measureDeliveryLatency(
   config: { dynamodb_endpoint: string; table_name: string },
   iterations: number,
-): Promise<{ alone: DeliveryLatency; beside500: DeliveryLatency; failedTries: number }> {
+): Promise<{
+  alone: DeliveryLatency;
+  beside500: DeliveryLatency;
+  failedTries: number;
+  kmsCalls: { deliveries: number; GenerateDataKey: number; Decrypt: number };
+}> {
   const pipeline = startEventPipeline(config);
   const arrived = new Map<number, () => void>();
   const healthy = await receiver((body) => {
@@ -42,6 +50,9 @@ export async function measureDeliveryLatency(
     const types = ['brand.updated' as const];
     await createWebhookEndpoint(team.id, { url: healthy.url, event_types: types });
     const brand = await createBrand(team.id, { name: 'Deliveries' });
+    // The deliverer runs in this process: as a deliverer in its own container, it has opened no data key.
+    forgetDataKeys();
+    const callsBefore = (await kmsCalls()).length;
     const timedUpdates = async (count: number, from: number) => {
       const samples: number[] = [];
       for (let i = from; i < from + count; i++) {
@@ -59,12 +70,28 @@ export async function measureDeliveryLatency(
     const alone = await timedUpdates(iterations, 2);
     await createWebhookEndpoint(team.id, { url: failing.url, event_types: types });
     const beside500 = await timedUpdates(iterations, 2 + iterations);
-    return { alone, beside500, failedTries };
+    const calls = (await kmsCalls()).slice(callsBefore);
+    const count = (operation: string) => calls.filter((call) => call.operation === operation).length;
+    return {
+      alone,
+      beside500,
+      failedTries,
+      kmsCalls: {
+        deliveries: 1 + 2 * iterations + failedTries,
+        GenerateDataKey: count('GenerateDataKey'),
+        Decrypt: count('Decrypt'),
+      },
+    };
   } finally {
     await pipeline.stop();
     await healthy.close();
     await failing.close();
   }
+}
+
+/** What the local KMS stand-in has served (lib/local/kms.ts). */
+async function kmsCalls(): Promise<Array<{ operation: string }>> {
+  return (await (await fetch(`${settings.kmsEndpoint()}/calls`)).json()) as Array<{ operation: string }>;
 }
 
 function latencyOf(samples: number[]): DeliveryLatency {

@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Events of the types it names are POSTed to its URL from now on, signed with its secret, which this answer alone shows (a replay with the same `Idempotency-Key` shows it again). The URL is checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota (`GET /limits` tells it) is a 422 naming `quota`.
+         * @description Events of the types it names are POSTed to its URL from now on, signed with its secret, which this answer alone shows. A replay with the same `Idempotency-Key` shows it again while it is the endpoint's current secret; after a rotation or a deletion the replay has no `secret` and has `secret_shown: false` (the Idempotency-Key record never holds a secret). The URL is checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota (`GET /limits` tells it) is a 422 naming `quota`.
          *
          *     Requires the `webhooks:write` scope.
          */
@@ -1452,8 +1452,13 @@ export interface components {
              * @example 2026-11-25T09:46:31.123000Z
              */
             updated_at: string;
-            /** @description The signing secret, `whsec_` and the base64 of 24 random bytes (Standard Webhooks): the key of the HMACs in every delivery's `webhook-signature`. Shown only in this answer: keep it. */
-            secret: string;
+            /** @description The signing secret, `whsec_` and the base64 of 24 random bytes (Standard Webhooks): the key of the HMACs in every delivery's `webhook-signature`. Shown only in this answer (and in a replay of it while it is still the current one): keep it. */
+            secret?: string;
+            /**
+             * @description Present (`false`) only in an `Idempotency-Key` replay whose secret is no longer the current one (rotated since, or the endpoint deleted): the replay then has no `secret`. A replay never shows an old secret.
+             * @constant
+             */
+            secret_shown?: false;
         };
     };
     responses: never;

@@ -43,6 +43,12 @@ export const config = {
   /** The function that sends webhook deliveries (invoked asynchronously); locally the stand-in's endpoint too. */
   webhookDelivererFunction: () => required('WEBHOOK_DELIVERER_FUNCTION'),
   lambdaEndpoint: () => setting('LAMBDA_ENDPOINT'),
+  /**
+   * The KMS key webhook signing secrets are sealed under (its ARN; shared/webhooks/secret-envelope.ts), set
+   * only for the functions granted it; locally the stand-in's key, and KMS_ENDPOINT the stand-in.
+   */
+  signingSecretsKey: () => required('SIGNING_SECRETS_KEY'),
+  kmsEndpoint: () => setting('KMS_ENDPOINT'),
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
   /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
   logLevel: () => setting('LOG_LEVEL') ?? 'INFO',

@@ -211,3 +211,23 @@ export const WEBHOOK_LIMITS = {
   /** Deliveries handed to an endpoint's running deliverer while it holds the endpoint (the rest: the sweep). */
   handedOffPerEndpoint: 100,
 } as const;
+
+/**
+ * Webhook signing secrets are sealed under data keys from KMS (shared/webhooks/secret-envelope.ts). Each
+ * bound is what one warm function keeps in memory; none is a caller's limit.
+ */
+export const SIGNING_SECRET_KEYS = {
+  /**
+   * A creating function (create, rotate) seals secrets under one data key for at most this long and this
+   * many secrets, as the AWS Encryption SDK's caching materials manager bounds reuse: one GenerateDataKey
+   * per warm function per 5 minutes at most, however many endpoints are made.
+   */
+  sealWithOneKeyMs: 5 * 60 * 1000,
+  sealWithOneKeyCount: 1000,
+  /**
+   * Data keys a deliverer keeps decrypted (least recently used goes first) and for how long: a warm
+   * deliverer makes one Decrypt per data key per 15 minutes, not one per delivery.
+   */
+  openKeysKept: 1000,
+  openKeyAgeMs: 15 * 60 * 1000,
+} as const;

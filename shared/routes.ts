@@ -20,6 +20,11 @@ export interface Route {
   fetchesWeb?: boolean;
   /** Starts webhook deliveries now (invokes webhookDelivery.deliverer asynchronously). */
   deliversWebhooks?: true;
+  /**
+   * Uses the stack's key of webhook signing secrets (shared/webhooks/secret-envelope.ts): `seal` makes
+   * data keys (kms:GenerateDataKey), `open` decrypts them (kms:Decrypt), `both` does both.
+   */
+  signingSecrets?: 'seal' | 'open' | 'both';
   /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
   statuses: number[];
   /** Answers without a token (no authorizer): the API's description of itself and its reference page. */
@@ -238,6 +243,8 @@ export const routes: Route[] = [
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/create.ts',
     table: 'write',
+    // Seals the new secret; opens it again for an Idempotency-Key replay while it is still current.
+    signingSecrets: 'both',
     statuses: [201, 409, 422],
   },
   {
@@ -270,6 +277,7 @@ export const routes: Route[] = [
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/rotate-secret.ts',
     table: 'write',
+    signingSecrets: 'seal',
     statuses: [200, 403, 404, 422],
   },
   {

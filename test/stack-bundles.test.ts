@@ -59,6 +59,7 @@ const DEPLOYED_VALUES: Record<string, string> = {
   PUBLIC_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
   EVENT_BUS_NAME: 'TeamMessagingApi-change-events',
   WEBHOOK_DELIVERER_FUNCTION: 'TeamMessagingApi-WebhookDeliveriesDeliverer-AbCdEfGhIjKl',
+  SIGNING_SECRETS_KEY: 'arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab',
 };
 
 /** The function's own environment as Lambda would set it, plus what the Lambda runtime adds. */

@@ -155,6 +155,7 @@ describe('webhooks: the deliverer', () => {
         'NODE_OPTIONS',
         'PUBLIC_BASE_URL',
         'SERVICE_NAME',
+        'SIGNING_SECRETS_KEY',
         'TABLE_NAME',
       ].sort(),
     );
@@ -195,12 +196,14 @@ describe('webhooks: the deliverer', () => {
     expect(functionResource(s, deliverer(s)).Properties.ReservedConcurrentExecutions).toBe(50);
   });
 
-  it('may read and write the table, and invoke its on-failure destination (the sweeper); no index, no other function', () => {
+  it('may read and write the table, invoke its on-failure destination (the sweeper) and open signing secrets; no index, no other function', () => {
     const s = stacks.synth;
     const [tableId] = only(s, 'AWS::DynamoDB::GlobalTable');
     expect(grantsOf(s, deliverer(s))).toEqual({
       [stringify(getAtt(tableId, 'Arn'))]: [...TABLE_READ, ...TABLE_WRITE].sort(),
       [stringify(getAtt(idOf(s, sweeper(s)), 'Arn'))]: ['lambda:InvokeFunction'],
+      // It signs: it decrypts the data keys of the endpoints' signing secrets (secrets-stack.test.ts).
+      [stringify(getAtt(idOf(s, s.stack.signingSecrets), 'Arn'))]: ['kms:Decrypt'],
       [logsOf(s, deliverer(s))]: LOGS,
       '"*"': TRACES,
     });

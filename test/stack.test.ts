@@ -64,6 +64,8 @@ function expectedActions(route: Route): Set<string> {
     ...(files.includes('private:read') ? ['s3:GetObject', 's3:ListBucket'] : []),
     ...(files.includes('private:write') || files.includes('public:write') ? ['s3:PutObject'] : []),
     ...(route.deliversWebhooks ? ['lambda:InvokeFunction'] : []),
+    ...(route.signingSecrets === 'seal' || route.signingSecrets === 'both' ? ['kms:GenerateDataKey'] : []),
+    ...(route.signingSecrets === 'open' || route.signingSecrets === 'both' ? ['kms:Decrypt'] : []),
   ]);
 }
 
@@ -422,6 +424,7 @@ describe('CDK stack: outputs and checks', () => {
         'PrivateBucketName',
         'PublicBaseUrl',
         'PublicBucketName',
+        'SigningSecretsKeyArn',
         'TableName',
         'WebAclArn',
       ].sort(),

@@ -1,5 +1,7 @@
 import {
   createWebhookEndpoint,
+  currentSecretId,
+  SECRET_ON_REPLAY,
   type WebhookEndpoint,
   webhookEndpointView,
 } from '../../shared/data/webhook-endpoints.ts';
@@ -11,18 +13,18 @@ import { validate } from '../../shared/http/validation.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 
 /** A new endpoint at version 1, with its signing secret: this answer is the only one that shows it. */
-const respond = (endpoint: WebhookEndpoint) =>
-  tagged(created({ ...webhookEndpointView(endpoint), secret: endpoint.secrets[0]?.secret }), 'webhook', {
+const respond = ({ endpoint, secret }: { endpoint: WebhookEndpoint; secret: string }) =>
+  tagged(created({ ...webhookEndpointView(endpoint), secret }), 'webhook', { version: 1 });
+
+/** What an Idempotency-Key record keeps: the answer with the secret's id in place of the secret. */
+const recorded = (endpoint: WebhookEndpoint) =>
+  tagged(created({ ...webhookEndpointView(endpoint), secret_id: currentSecretId(endpoint) }), 'webhook', {
     version: 1,
   });
 
 export const handler = idempotentHandler(async (req, idempotency) => {
   const input = validate(createWebhookEndpointSchema, req.body);
   const url = await checkWebhookUrl(input.url);
-  const endpoint = await createWebhookEndpoint(
-    req.teamId,
-    { ...input, url },
-    idempotency.commitsWith(respond),
-  );
-  return respond(endpoint);
-});
+  const made = await createWebhookEndpoint(req.teamId, { ...input, url }, idempotency.commitsWith(recorded));
+  return respond(made);
+}, SECRET_ON_REPLAY);

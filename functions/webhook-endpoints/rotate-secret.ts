@@ -2,19 +2,19 @@ import { isoMicros } from '../../shared/data/dynamo.ts';
 import { reviseWebhookEndpoint, withRotatedSecret } from '../../shared/data/webhook-endpoints.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
+import { newSigningSecret } from '../../shared/webhooks/signing.ts';
 
 /** A new secret, shown in this answer only; the one it replaces signs too for another 24 hours. */
 export const handler = httpHandler(async (req) => {
   const id = pathId(req, 'WebhookEndpoint');
+  const secret = newSigningSecret();
   const { endpoint, version } = await reviseWebhookEndpoint(req.teamId, id, (current) =>
-    withRotatedSecret(current, Date.now()),
+    withRotatedSecret(current, secret, Date.now()),
   );
-  const [current, previous] = endpoint.secrets;
-  return tagged(
-    ok({ secret: current?.secret, previous_secret_expires_at: expiry(previous?.expires_at) }),
-    'webhook',
-    { version },
-  );
+  const previous = endpoint.secrets[1];
+  return tagged(ok({ secret, previous_secret_expires_at: expiry(previous?.expires_at) }), 'webhook', {
+    version,
+  });
 });
 
 /** As the API prints every timestamp: with microseconds. */

@@ -21,7 +21,7 @@ import {
   revokeTokenById,
 } from '../../shared/data/tokens.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
-import { moveWebhookEndpoints } from '../../shared/data/webhook-endpoints.ts';
+import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
@@ -247,6 +247,7 @@ export async function runCommand(args: Args): Promise<unknown> {
         events_moved: await moveEventLogs(),
         webhook_endpoints_moved: await moveWebhookEndpoints(),
         webhook_delivery_keys: await migrateDeliveryKeys(),
+        webhook_secrets_encrypted: await sealPlaintextSecrets(),
         teams_recounted: await recountUsage(),
         tokens_numbered: await numberTokens(),
         // Tokens made before tokens named their plan: WAF counts them in the default plan until `team plan`

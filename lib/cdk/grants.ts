@@ -1,9 +1,11 @@
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import type { Route } from '../../shared/routes.ts';
+import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import type { ApiFunction } from './api-function.ts';
 import {
   BOUNDED_RETURN_VALUES,
@@ -37,6 +39,8 @@ export interface RouteResources {
   publicFiles: Bucket;
   /** `deliversWebhooks`: the routes that start deliveries may invoke its deliverer. */
   webhookDeliveries: { allowStart(fn: ApiFunction): void };
+  /** `signingSecrets`: the key webhook signing secrets are sealed under. */
+  signingSecrets: IKey;
 }
 
 /** Objects a grant covers: one key prefix (ending in `*`) of one bucket. */
@@ -58,6 +62,7 @@ export function grantRouteAccess(fn: ApiFunction, route: Route, resources: Route
     objects.push({ bucket, keys });
   };
   if (route.deliversWebhooks) resources.webhookDeliveries.allowStart(fn);
+  if (route.signingSecrets) grantSigningSecrets(fn, resources.signingSecrets, route.signingSecrets);
   const files = new Set(route.files ?? []);
   if (files.has('private:read')) {
     // GetObject also covers HeadObject and the source side of CopyObject.
@@ -171,4 +176,31 @@ export function grantDeliveryStart(fn: ApiFunction, deliverer: IFunction): void 
     new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [deliverer.functionArn] }),
   );
   fn.addEnvironment('WEBHOOK_DELIVERER_FUNCTION', deliverer.functionName);
+}
+
+/** What each use of the signing secrets' key may do: make data keys (seal), decrypt them (open). */
+const SIGNING_SECRET_ACTIONS = {
+  seal: ['kms:GenerateDataKey'],
+  open: ['kms:Decrypt'],
+  both: ['kms:GenerateDataKey', 'kms:Decrypt'],
+} as const;
+
+/**
+ * The signing secrets' key for one use, and only for data keys of that purpose (the encryption context
+ * shared/webhooks/secret-envelope.ts sends), and its ARN in `SIGNING_SECRETS_KEY` (shared/config.ts). The
+ * key's policy leaves its use to IAM, so these are the only principals that can seal or open a secret.
+ */
+export function grantSigningSecrets(
+  fn: ApiFunction,
+  key: IKey,
+  use: keyof typeof SIGNING_SECRET_ACTIONS,
+): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: [...SIGNING_SECRET_ACTIONS[use]],
+      resources: [key.keyArn],
+      conditions: { StringEquals: { 'kms:EncryptionContext:purpose': SIGNING_SECRET_PURPOSE } },
+    }),
+  );
+  fn.addEnvironment('SIGNING_SECRETS_KEY', key.keyArn);
 }

@@ -1,13 +1,18 @@
 import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import type { CfnTemplate } from './synth-offline.ts';
 
-/** Resource types whose replacement or removal loses data (a log group's data is its logs) or the CDN's domain. */
+/**
+ * Resource types whose replacement or removal loses data (a log group's data is its logs; a key's, what it
+ * sealed) or the CDN's domain.
+ */
 export const STATEFUL_TYPES = [
   'AWS::DynamoDB::Table',
   'AWS::DynamoDB::GlobalTable',
   'AWS::S3::Bucket',
   'AWS::CloudFront::Distribution',
   'AWS::Logs::LogGroup',
+  // Webhook signing secrets open only under it.
+  'AWS::KMS::Key',
 ];
 
 /** What a deploy would do to a stateful resource, in the words of the failure message. */

@@ -32,6 +32,7 @@ import {
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -167,6 +168,8 @@ export class TeamMessagingStack extends Stack {
   readonly changeEvents: ChangeEvents;
   /** Webhook deliveries: the deliverer and the sweeper on its schedule. */
   readonly webhookDeliveries: WebhookDeliveries;
+  /** The KMS key webhook signing secrets are sealed under (envelope encryption; docs/webhooks.md). */
+  readonly signingSecrets: Key;
   /** The alarm topic, and the nested stack of the alarms and the dashboard. */
   readonly monitoring: StackMonitoring;
 
@@ -204,9 +207,21 @@ export class TeamMessagingStack extends Stack {
       stage: this.api.deploymentStage,
       limits: rateLimits,
     });
+    // Kept as long as the table is (production: retained), since the table's secrets open only under it;
+    // KMS rotates its key material yearly, and what it sealed before still opens.
+    this.signingSecrets = new Key(this, 'SigningSecretsKey', {
+      description: 'Seals the webhook signing secrets of the table (envelope encryption)',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    new CfnOutput(this, 'SigningSecretsKeyArn', {
+      description: 'admin migrate: SIGNING_SECRETS_KEY (seals secrets kept in clear)',
+      value: this.signingSecrets.keyArn,
+    });
     // Before the routes and the consumer, which start deliveries; it needs neither of them.
     this.webhookDeliveries = new WebhookDeliveries(this, 'WebhookDeliveries', {
       table: this.table,
+      signingSecrets: this.signingSecrets,
       environment: functionSettings,
       publicBaseUrl,
       logRemovalPolicy: removalPolicy,

@@ -3,6 +3,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { EventInvokeConfig } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
@@ -10,7 +11,13 @@ import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
 import { webhookDelivery } from '../../shared/routes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
 import { ApiFunction } from './api-function.ts';
-import { grantDeliveryStart, grantIndexQuery, grantTableAccess, leadingKeys } from './grants.ts';
+import {
+  grantDeliveryStart,
+  grantIndexQuery,
+  grantSigningSecrets,
+  grantTableAccess,
+  leadingKeys,
+} from './grants.ts';
 import { PARTITION_BOUNDARIES } from './partition-boundaries.ts';
 
 /**
@@ -74,6 +81,8 @@ export interface WebhookDeliveriesProps {
   logRemovalPolicy: RemovalPolicy;
   /** Each function's share of the account's concurrency (lib/cdk/concurrency.ts); none when not given. */
   reservedConcurrency?: { deliverer?: number; sweeper?: number };
+  /** The key webhook signing secrets are sealed under: the deliverer opens them to sign. */
+  signingSecrets: IKey;
 }
 
 /**
@@ -120,6 +129,8 @@ export class WebhookDeliveries extends Construct {
       idIndex: false,
       boundary: PARTITION_BOUNDARIES.deliverer,
     });
+    // Signs: decrypts the data keys of the endpoints' secrets (the sweeper never signs).
+    grantSigningSecrets(this.deliverer, props.signingSecrets, 'open');
 
     this.sweeper = new ApiFunction(this, 'Sweeper', {
       entry: webhookDelivery.sweeper.handler,

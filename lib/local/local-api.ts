@@ -5,6 +5,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { configure } from '../../shared/config.ts';
 import { streamConsumer, webhookDelivery } from '../../shared/routes.ts';
 import { type AnsweredRequest, createGateway, load } from './gateway.ts';
+import { LOCAL_KMS_KEY_ARN } from './kms.ts';
 import { LOCAL_DELIVERER_FUNCTION, provision, type Resources, startServices } from './services.ts';
 import { startStreamPoller } from './stream-poller.ts';
 
@@ -33,6 +34,7 @@ export interface LocalConfig {
   eventbridge_endpoint: string;
   event_bus_name: string;
   lambda_endpoint: string;
+  kms_endpoint: string;
   table_name: string;
   private_bucket: string;
   public_bucket: string;
@@ -111,6 +113,8 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     EVENT_BUS_NAME: config.event_bus_name,
     LAMBDA_ENDPOINT: config.lambda_endpoint,
     WEBHOOK_DELIVERER_FUNCTION: LOCAL_DELIVERER_FUNCTION,
+    KMS_ENDPOINT: config.kms_endpoint,
+    SIGNING_SECRETS_KEY: LOCAL_KMS_KEY_ARN,
     // 16 due shards, not AWS's 512: the local sweep runs every second (webhook-deliveries.ts).
     WEBHOOK_DUE_SHARDS: '16',
     AWS_REGION: 'us-east-1',
@@ -123,12 +127,14 @@ export function servicesConfig(endpoints: {
   s3Endpoint: string;
   eventBridgeEndpoint: string;
   lambdaEndpoint: string;
+  kmsEndpoint: string;
 }): Omit<LocalConfig, 'api_url'> {
   return {
     dynamodb_endpoint: endpoints.dynamodbEndpoint,
     s3_endpoint: endpoints.s3Endpoint,
     eventbridge_endpoint: endpoints.eventBridgeEndpoint,
     lambda_endpoint: endpoints.lambdaEndpoint,
+    kms_endpoint: endpoints.kmsEndpoint,
     event_bus_name: LOCAL_EVENT_BUS,
     table_name: LOCAL_RESOURCES.tableName,
     private_bucket: LOCAL_RESOURCES.privateBucket,

@@ -23,6 +23,7 @@ import { webhookDelivery } from '../../shared/routes.ts';
 import { createEventBus } from './event-bus.ts';
 import { createFunctionInvoker } from './function-invoker.ts';
 import { load } from './gateway.ts';
+import { createKms, localKmsKey } from './kms.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -49,6 +50,8 @@ export interface LocalServices {
   eventBridgeEndpoint: string;
   /** The Lambda stand-in that runs asynchronous invocations (function-invoker.ts). */
   lambdaEndpoint: string;
+  /** The KMS stand-in webhook signing secrets are sealed with (kms.ts). */
+  kmsEndpoint: string;
   stop(): Promise<void>;
 }
 
@@ -77,7 +80,10 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
       createFunctionInvoker(LOCAL_FUNCTIONS, LOCAL_ASYNC_CONFIG),
       stops,
     );
-    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, lambdaEndpoint, stop };
+    // Its key is kept with the data (mode 0600): secrets sealed under it open after a restart.
+    const kmsKey = await localKmsKey(join(options.dataDir ?? options.scratchDir ?? '.data', 'kms-key'));
+    const kmsEndpoint = await startServer(createKms(kmsKey), stops);
+    return { dynamodbEndpoint, s3Endpoint, eventBridgeEndpoint, lambdaEndpoint, kmsEndpoint, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -237,7 +237,11 @@ export const WEBHOOK_ENDPOINT = {
   updated_at: 'When the endpoint last changed: ISO 8601 in UTC, with microseconds.',
   secret:
     'The signing secret, `whsec_` and the base64 of 24 random bytes (Standard Webhooks): the key of the ' +
-    "HMACs in every delivery's `webhook-signature`. Shown only in this answer: keep it.",
+    "HMACs in every delivery's `webhook-signature`. Shown only in this answer (and in a replay of it while " +
+    'it is still the current one): keep it.',
+  secret_shown:
+    'Present (`false`) only in an `Idempotency-Key` replay whose secret is no longer the current one (rotated ' +
+    'since, or the endpoint deleted): the replay then has no `secret`. A replay never shows an old secret.',
 };
 
 export const WEBHOOK_ENDPOINT_INPUT: Record<keyof typeof createWebhookEndpointSchema._zod.def.shape, string> =

@@ -530,7 +530,9 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Create a webhook endpoint',
     description:
       'Events of the types it names are POSTed to its URL from now on, signed with its secret, which ' +
-      'this answer alone shows (a replay with the same `Idempotency-Key` shows it again). The URL is ' +
+      'this answer alone shows. A replay with the same `Idempotency-Key` shows it again while it is the ' +
+      "endpoint's current secret; after a rotation or a deletion the replay has no `secret` and has " +
+      '`secret_shown: false` (the Idempotency-Key record never holds a secret). The URL is ' +
       "checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota " +
       '(`GET /limits` tells it) is a 422 naming `quota`.',
     body: withItems(

@@ -224,7 +224,12 @@ export const WebhookEndpoint = z
   });
 
 export const WebhookEndpointCreated = z
-  .object({ ...webhookEndpointShape, secret: described(signingSecret, WEBHOOK_ENDPOINT.secret) })
+  .object({
+    ...webhookEndpointShape,
+    // Absent only in an Idempotency-Key replay after the secret was rotated or the endpoint deleted.
+    secret: described(signingSecret, WEBHOOK_ENDPOINT.secret).optional(),
+    secret_shown: described(z.literal(false), WEBHOOK_ENDPOINT.secret_shown).optional(),
+  })
   .strict()
   .meta({ description: 'A new webhook endpoint, with its signing secret: the only answer that shows it.' });
 

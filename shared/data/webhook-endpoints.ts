@@ -1,7 +1,15 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../events/event-shape.ts';
 import { PreconditionFailedError } from '../http/errors.ts';
+import { openSecret, type SealedSecret, SecretRefused, sealSecret } from '../webhooks/secret-envelope.ts';
 import { newSigningSecret } from '../webhooks/signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
@@ -25,9 +33,18 @@ import { resumeParked } from './webhook-deliveries.ts';
  */
 export type DisabledReason = 'manual' | 'gone' | 'failing';
 
-export interface SigningSecret {
-  secret: string;
+/**
+ * A signing secret as the item keeps it: sealed under a KMS data key (shared/webhooks/secret-envelope.ts),
+ * or, written before secrets were encrypted, in clear until `admin migrate` (or a rotation) seals it.
+ */
+export type SigningSecret = (SealedSecret | { secret: string }) & {
   /** Epoch ms after which it no longer signs; null for the current one. */
+  expires_at: number | null;
+};
+
+/** A secret in clear, for signing: only in memory, never stored. */
+export interface OpenSecret {
+  secret: string;
   expires_at: number | null;
 }
 
@@ -75,10 +92,88 @@ export const webhookEndpointView = (endpoint: WebhookEndpoint) => ({
 });
 
 /** The secrets that sign a delivery sent at `nowMs`, newest first. */
-export const secretsInForce = (endpoint: WebhookEndpoint, nowMs: number): string[] =>
-  endpoint.secrets
-    .filter((secret) => secret.expires_at === null || secret.expires_at > nowMs)
-    .map((secret) => secret.secret);
+export const secretsInForce = (secrets: readonly OpenSecret[], nowMs: number): string[] =>
+  secrets.filter((secret) => inForce(secret, nowMs)).map((secret) => secret.secret);
+
+const inForce = (secret: { expires_at: number | null }, nowMs: number) =>
+  secret.expires_at === null || secret.expires_at > nowMs;
+
+const ownerOf = (endpoint: WebhookEndpoint) => ({ teamId: endpoint.team_id, endpointId: endpoint.id });
+
+/**
+ * The endpoint's secrets in force at `nowMs`, opened (the deliverer's; a warm one asks KMS nothing). One
+ * that does not open for this endpoint (copied from another item, tampered with) is left out and counted
+ * in `refused`.
+ */
+export async function openSecretsInForce(
+  endpoint: WebhookEndpoint,
+  nowMs: number,
+): Promise<{ secrets: OpenSecret[]; refused: number }> {
+  const opened = await Promise.all(
+    endpoint.secrets
+      .filter((stored) => inForce(stored, nowMs))
+      .map(async (stored) => {
+        try {
+          return { secret: await openStored(stored, endpoint), expires_at: stored.expires_at };
+        } catch (error) {
+          if (error instanceof SecretRefused) return undefined;
+          throw error;
+        }
+      }),
+  );
+  const secrets = opened.filter((secret) => secret !== undefined);
+  return { secrets, refused: opened.length - secrets.length };
+}
+
+const openStored = (stored: SigningSecret, endpoint: WebhookEndpoint): Promise<string> =>
+  'sealed' in stored ? openSecret(stored, ownerOf(endpoint)) : Promise.resolve(stored.secret);
+
+/**
+ * The endpoint's current secret in clear if it is still the one named `id` (an Idempotency-Key replay of
+ * the create: a rotated or refused secret is never shown); undefined otherwise.
+ */
+export async function currentSecretIf(endpoint: WebhookEndpoint, id: string): Promise<string | undefined> {
+  const current = endpoint.secrets.find((stored) => stored.expires_at === null);
+  if (!current || !('sealed' in current) || current.id !== id) return undefined;
+  return openSecret(current, ownerOf(endpoint)).catch((error) => {
+    if (error instanceof SecretRefused) return undefined;
+    throw error;
+  });
+}
+
+/**
+ * The create's Idempotency-Key record keeps the answer with `secret_id` in place of the secret (README,
+ * "Idempotency"). A replay reads the endpoint (one GetItem): while its current secret is still that one,
+ * it answers the first answer, the secret opened; after a rotation or a deletion, the same body without
+ * `secret` and with `secret_shown: false`. A record written before secrets were sealed holds `secret` in
+ * clear: it is never answered (its record expires within 24 hours of its create).
+ */
+export const SECRET_ON_REPLAY = {
+  keep: (body: unknown): unknown => body,
+  replay: async (body: unknown, teamId: number): Promise<unknown> => {
+    const {
+      secret_id: secretId,
+      secret: _never,
+      ...answer
+    } = body as Record<string, unknown> & { id: number };
+    const found = await findWebhookEndpoint(teamId, answer.id);
+    const secret =
+      found && typeof secretId === 'string' ? await currentSecretIf(found.endpoint, secretId) : undefined;
+    return secret === undefined ? { ...answer, secret_shown: false } : { ...answer, secret };
+  },
+};
+
+/** The id of the endpoint's current secret (what a create's Idempotency-Key record keeps). */
+export const currentSecretId = (endpoint: WebhookEndpoint): string | undefined => {
+  const current = endpoint.secrets.find((stored) => stored.expires_at === null);
+  return current && 'id' in current ? current.id : undefined;
+};
+
+/** A secret sealed for `endpoint`: a legacy one in clear gets sealed, a sealed one stays as it is. */
+const sealedFor = async (stored: SigningSecret, endpoint: WebhookEndpoint): Promise<SigningSecret> =>
+  'sealed' in stored
+    ? stored
+    : { ...(await sealSecret(stored.secret, ownerOf(endpoint))), expires_at: stored.expires_at };
 
 const toItem = (endpoint: WebhookEndpoint, version: number) => ({
   ...webhookEndpointKey(endpoint.team_id, endpoint.id),
@@ -108,15 +203,20 @@ export function webhookEndpointOfItem(item: Record<string, unknown>): WebhookEnd
   };
 }
 
-/** A new endpoint with a new secret, taking a unit of the team's quota in the same transaction. */
+/**
+ * A new endpoint with a new secret (stored sealed; answered in clear beside the endpoint), taking a unit of
+ * the team's quota in the same transaction.
+ */
 export async function createWebhookEndpoint(
   teamId: number,
   settings: Pick<EndpointSettings, 'url' | 'event_types'> & { description?: string | null },
   extraItems: (endpoint: WebhookEndpoint) => GuardedItem[] = () => [],
-): Promise<WebhookEndpoint> {
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const now = nowIso();
+  const id = await nextId('webhook');
+  const secret = newSigningSecret();
   const endpoint: WebhookEndpoint = {
-    id: await nextId('webhook'),
+    id,
     team_id: teamId,
     url: settings.url,
     event_types: settings.event_types,
@@ -125,7 +225,7 @@ export async function createWebhookEndpoint(
     disabled_reason: null,
     failing_since: null,
     slow_since: null,
-    secrets: [{ secret: newSigningSecret(), expires_at: null }],
+    secrets: [{ ...(await sealSecret(secret, { teamId, endpointId: id })), expires_at: null }],
     created_at: now,
     updated_at: now,
   };
@@ -140,7 +240,7 @@ export async function createWebhookEndpoint(
   transaction.guard(extraItems(endpoint));
   for (let attempt = 1; ; attempt++) {
     const cancellation = await transaction.commit();
-    if (!cancellation) return endpoint;
+    if (!cancellation) return { endpoint, secret };
     throwIfQuotaReached(cancellation, 'webhook_endpoints');
     if (!cancellation.conflicted()) throw cancellation.error;
     await beforeRetry(attempt, 'webhook endpoint');
@@ -241,18 +341,76 @@ export function withSettings(current: WebhookEndpoint, settings: EndpointSetting
 }
 
 /**
- * A new current secret; the one it replaces signs on for ROTATION_OVERLAP_MS. Any older one ends now, so a
- * delivery carries two signatures at most, however often the secret is rotated.
+ * `secret` (new, in clear) sealed as the current secret; the one it replaces signs on for
+ * ROTATION_OVERLAP_MS (sealed now if it was kept in clear). Any older one ends now, so a delivery carries
+ * two signatures at most, however often the secret is rotated.
  */
-export function withRotatedSecret(current: WebhookEndpoint, nowMs: number): WebhookEndpoint {
-  const replaced = current.secrets.find((secret) => secret.expires_at === null);
+export async function withRotatedSecret(
+  current: WebhookEndpoint,
+  secret: string,
+  nowMs: number,
+): Promise<WebhookEndpoint> {
+  const replaced = current.secrets.find((stored) => stored.expires_at === null);
   return {
     ...current,
     secrets: [
-      { secret: newSigningSecret(), expires_at: null },
-      ...(replaced ? [{ ...replaced, expires_at: nowMs + ROTATION_OVERLAP_MS }] : []),
+      { ...(await sealSecret(secret, ownerOf(current))), expires_at: null },
+      ...(replaced
+        ? [{ ...(await sealedFor(replaced, current)), expires_at: nowMs + ROTATION_OVERLAP_MS }]
+        : []),
     ],
   };
+}
+
+/**
+ * `admin migrate`: every endpoint's secrets kept in clear (written before they were encrypted) sealed, each
+ * endpoint rewritten conditioned on its version as any change is. A Scan; returns the endpoints sealed.
+ */
+export async function sealPlaintextSecrets(): Promise<number> {
+  let sealed = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        // At most two secrets an endpoint (the current and the one it replaced).
+        FilterExpression: 'attribute_exists(secrets[0].secret) OR attribute_exists(secrets[1].secret)',
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (await sealSecretsOf(item)) sealed++;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return sealed;
+}
+
+/**
+ * One endpoint's secrets sealed in place: the same secrets, so neither its version nor updated_at changes
+ * (an If-Match the team holds stays good); conditioned on the version read, read again on a change.
+ */
+async function sealSecretsOf(item: Record<string, unknown>): Promise<boolean> {
+  const { team_id: teamId, id } = webhookEndpointOfItem(item);
+  for (let attempt = 1; ; attempt++) {
+    const found = await findWebhookEndpoint(teamId, id);
+    const endpoint = found?.endpoint;
+    if (!found || !endpoint || endpoint.secrets.every((stored) => 'sealed' in stored)) return false;
+    const secrets = await Promise.all(endpoint.secrets.map((stored) => sealedFor(stored, endpoint)));
+    const written = await writtenIf(
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookEndpointKey(teamId, id),
+          UpdateExpression: 'SET secrets = :sealed',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':sealed': secrets, ':version': found.version },
+        }),
+      ),
+    );
+    if (written) return true;
+    await beforeRetry(attempt, 'webhook endpoint');
+  }
 }
 
 /** Deletes an endpoint and gives its quota unit back; its pending deliveries are given up when due. */

@@ -35,12 +35,14 @@ export interface IdempotencyScope {
 /**
  * How a route's 2xx body is kept in the record and answered again, when the body renders something that
  * may change while the resource does not (a brand's image URLs, rendered from a public base URL that may
- * move): `keep` turns the answer into what the record holds, `replay` renders that as the answer of now.
+ * move), or holds what a record must never hold (a webhook endpoint's signing secret: the record keeps its
+ * id, and `replay` reads the endpoint to show the secret only while it is still the current one): `keep`
+ * turns the answer into what the record holds, `replay` renders that as the answer of now (it may read).
  * For an unchanged rendering the replay is the same bytes as the first answer.
  */
 export interface RecordedBody {
   keep(body: unknown, teamId: number): unknown;
-  replay(body: unknown): unknown;
+  replay(body: unknown, teamId: number): unknown | Promise<unknown>;
 }
 
 const AS_ANSWERED: RecordedBody = { keep: (body) => body, replay: (body) => body };
@@ -56,7 +58,7 @@ export function idempotentHandler(
     try {
       return await handle(req, keyed);
     } catch (error) {
-      if (error instanceof KeyTaken) return keyed.answerFrom(error.record);
+      if (error instanceof KeyTaken) return await keyed.answerFrom(error.record);
       throw error;
     }
   }, idempotency(recorded));
@@ -165,7 +167,7 @@ class KeyedRequest implements IdempotencyScope {
       try {
         cancellation = await transaction.commit();
       } catch (error) {
-        if (error instanceof KeyTaken) return this.answerFrom(error.record);
+        if (error instanceof KeyTaken) return await this.answerFrom(error.record);
         throw error;
       }
       if (!cancellation) return response;
@@ -205,7 +207,7 @@ class KeyedRequest implements IdempotencyScope {
   }
 
   /** The same body replays the stored response; another body is a conflict. */
-  answerFrom(record: IdempotencyRecord): ApiResponse {
+  async answerFrom(record: IdempotencyRecord): Promise<ApiResponse> {
     this.answered = true;
     if (record.fingerprint !== this.print) {
       throw new ConflictError(
@@ -217,7 +219,7 @@ class KeyedRequest implements IdempotencyScope {
     const kept = JSON.parse(body);
     return {
       status,
-      body: status < 300 ? this.recorded.replay(kept) : kept,
+      body: status < 300 ? await this.recorded.replay(kept, this.teamId) : kept,
       headers: { ...headers, 'Idempotent-Replay': 'true' },
     };
   }

@@ -14,6 +14,8 @@ import {
   type DisabledReason,
   findWebhookEndpoint,
   noteDeliveryOutcome,
+  type OpenSecret,
+  openSecretsInForce,
   secretsInForce,
   type WebhookEndpoint,
 } from '../data/webhook-endpoints.ts';
@@ -93,12 +95,30 @@ export async function deliverToEndpoint(
     );
     return [];
   }
+  // Opened once a run; a warm deliverer has the data key in memory (no KMS call).
+  const { secrets, refused } = await openSecretsInForce(endpoint, now());
+  if (refused > 0) {
+    // A sealed secret that does not open here was copied from another item or tampered with: never used.
+    logger().error('webhook signing secret refused', { team_id: teamId, endpoint_id: endpointId, refused });
+    metrics?.count('WebhookSecretsRefused', refused);
+  }
+  if (secrets.length === 0) {
+    // Nothing to sign with: given up (after a rotation, `recover` sends them again), never sent unsigned.
+    await Promise.all(
+      eventIds.map((eventId) =>
+        fresh
+          ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
+          : abandonDelivery(teamId, endpointId, eventId, now()),
+      ),
+    );
+    return [];
+  }
   const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
   const tryEach = (batch: readonly string[], claimFresh: boolean, nextAttempt?: () => number) =>
     eachAtMost(CONCURRENT_TRIES, batch, async (eventId) => {
       // A restart during the try makes it due again at once: tried again here while there is time.
       for (let again = true, first = claimFresh; again && inTime(); first = false) {
-        const tried = await tryDelivery(endpoint, eventId, first, now, nextAttempt);
+        const tried = await tryDelivery(endpoint, secrets, eventId, first, now, nextAttempt);
         if (tried?.outcome) outcomes.push({ outcome: tried.outcome, at: tried.at });
         again = tried?.settled === 'rerun';
       }
@@ -153,6 +173,7 @@ export async function deliverToEndpoint(
  */
 async function tryDelivery(
   endpoint: WebhookEndpoint,
+  secrets: readonly OpenSecret[],
   eventId: string,
   fresh: boolean,
   now: Clock,
@@ -169,7 +190,7 @@ async function tryDelivery(
   if (!delivery) return undefined;
   const startedAt = now();
   const outcome = await sendWebhook(
-    { url: endpoint.url, secrets: secretsInForce(endpoint, startedAt) },
+    { url: endpoint.url, secrets: secretsInForce(secrets, startedAt) },
     { id: delivery.eventId, body: JSON.stringify(event) },
   );
   const at = now();

@@ -75,6 +75,7 @@ export function writeTestRunLocalConfig(dataDir: string): Promise<void> {
     eventbridge_endpoint: process.env.EVENTBRIDGE_ENDPOINT as string,
     event_bus_name: process.env.EVENT_BUS_NAME as string,
     lambda_endpoint: process.env.LAMBDA_ENDPOINT as string,
+    kms_endpoint: process.env.KMS_ENDPOINT as string,
     table_name: process.env.TABLE_NAME as string,
     private_bucket: process.env.PRIVATE_BUCKET as string,
     public_bucket: process.env.PUBLIC_BUCKET as string,
