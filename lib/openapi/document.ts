@@ -173,7 +173,7 @@ function authenticationAndScopes(): string {
       `\`WWW-Authenticate: ${example}\` (RFC 6750 §3.1).`,
     `**401.** No token, or a malformed, unknown, revoked or expired one: \`401 {"message": ` +
       `"${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\`. A deployment caches ` +
-      "each token's check for a few minutes; an expiry is still exact: a token that expires while its check is " +
+      "each token's check for its `authorizerCacheSeconds` (5 minutes by default); an expiry is still exact: a token that expires while its check is " +
       `cached is answered \`401 {"message": "${MESSAGES.tokenExpired}"}\` with ` +
       `\`WWW-Authenticate: ${EXPIRED_TOKEN_CHALLENGE}\`. A revoked token may work until its cached check ends.`,
   ].join('\n\n');
@@ -182,17 +182,20 @@ function authenticationAndScopes(): string {
 /** How to get a token and use it, and what refusing it looks like (README, "Authentication"). */
 const BEARER_AUTH = [
   'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`. ' +
-    'A token looks like `tm_<team id>_<secret>` (letters and digits) and acts for its team only: ' +
+    'A token looks like `tm_<plan>_<team id>_<secret>` (its rate limit plan, its team, letters and digits) ' +
+    'and acts for its team only: ' +
     "another team's brand or contact field is a 403.",
   '**Getting one.** Locally, `npm start` creates a demo team on its first run and prints its token (kept ' +
     'in `.data/local.json` as `demo_token`); the admin CLI makes more: `npm run -s admin -- team create ' +
     "--name Acme` prints a new team's `team_id` and `token`, `npm run -s admin -- token create --team " +
-    '<team id>` another token of a team, and `npm run -s admin -- token revoke --token <token>` revokes ' +
-    "one. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
+    '<team id> [--name N] [--scopes brands:read,...] [--expires 90d]` another token of a team, `token list ' +
+    '--team <team id>` lists them (first characters only), and `token revoke --team <team id> --id <id>` ' +
+    "(or `--all`) revokes them. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
     'admin CLI against the deployed stack).',
   `**401.** A missing header, another scheme, or a malformed, unknown, revoked or expired token is answered \`401 ` +
     `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
-    "A deployment caches each token's check for a few minutes: a revoked token may work that long.",
+    "A deployment caches each token's check for its `authorizerCacheSeconds` (5 minutes by default): a " +
+    'revoked token may work that long; an expired one stops at its expiry.',
   '**Scopes.** A token may hold only some scopes (the introduction, "Authentication and scopes", lists ' +
     'them): an operation outside them is a `403` with `error_code` `insufficient_scope`, `required_scope` ' +
     'and `WWW-Authenticate` naming the scope the operation needs.',
