@@ -445,6 +445,7 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
       const argv = filled.split(' ');
       const output = (await runCommand(parseCommandLine(argv))) as Record<string, unknown>;
       if (output.team_id !== undefined) made['<team id>'] = String(output.team_id);
+      if (typeof output.id === 'number') made['<token id>'] = String(output.id);
       if (typeof output.token === 'string') {
         made['<token>'] = output.token;
         expect(output.token).toMatch(/^tm_[a-z][a-z0-9-]*_[0-9]+_[0-9A-Za-z]+$/);

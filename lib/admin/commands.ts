@@ -19,6 +19,7 @@ import {
   revokeAllTokens,
   revokeToken,
   revokeTokenById,
+  wholeSecond,
 } from '../../shared/data/tokens.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
 import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
@@ -129,7 +130,7 @@ export async function runCommand(args: Args): Promise<unknown> {
       const plan = oneOf('plan', plans().names);
       const overlapMs = parseOverlapMs(args.optional('overlap'));
       const teamId = await team();
-      const overlapEndsAt = new Date(Date.now() + overlapMs);
+      const overlapEndsAt = wholeSecond(new Date(Date.now() + overlapMs));
       const { previousPlan, reissued } = await changeTeamPlan(teamId, plan, overlapEndsAt);
       return {
         team_id: teamId,

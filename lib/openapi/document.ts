@@ -188,9 +188,10 @@ const BEARER_AUTH = [
   '**Getting one.** Locally, `npm start` creates a demo team on its first run and prints its token (kept ' +
     'in `.data/local.json` as `demo_token`); the admin CLI makes more: `npm run -s admin -- team create ' +
     "--name Acme` prints a new team's `team_id` and `token`, `npm run -s admin -- token create --team " +
-    '<team id> [--name N] [--scopes brands:read,...] [--expires 90d]` another token of a team, `token list ' +
-    '--team <team id>` lists them (first characters only), and `token revoke --team <team id> --id <id>` ' +
-    "(or `--all`) revokes them. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
+    '<team id> --name CI --scopes brands:read --expires 90d` another token of a team (scopes and expiry ' +
+    'are optional: full access and no expiry without them), `npm run -s admin -- token list --team <team id>` ' +
+    'lists them (their first characters only), and `npm run -s admin -- token revoke --team <team id> --id ' +
+    "<token id>` (or `--all`) revokes them. In production, a team's tokens come from the platform's dashboard (the operator can also run the " +
     'admin CLI against the deployed stack).',
   `**401.** A missing header, another scheme, or a malformed, unknown, revoked or expired token is answered \`401 ` +
     `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +

@@ -104,6 +104,12 @@ export async function createToken(teamId: number, options: TokenOptions = {}): P
   return (await issueToken(teamId, options)).token;
 }
 
+/**
+ * Expiries are kept to the whole second (the earlier one): the authorizer hands a route the expiry in epoch
+ * seconds, and the route refuses from that second on, so a token stops exactly when its record says.
+ */
+export const wholeSecond = (date: Date): Date => new Date(Math.floor(date.getTime() / 1000) * 1000);
+
 async function newTokenItem(
   teamId: number,
   plan: string,
@@ -119,7 +125,7 @@ async function newTokenItem(
     prefix: `${head}${secret.slice(0, SHOWN_SECRET_CHARACTERS)}…`,
     scopes: scopes ? [...scopes] : 'all',
     created_at: nowIso(),
-    expires_at: expiresAt?.toISOString() ?? null,
+    expires_at: expiresAt ? wholeSecond(expiresAt).toISOString() : null,
     last_used_on: null,
     replaced_by: null,
   };
@@ -332,7 +338,7 @@ export async function changeTeamPlan(
       scopes: old.scopes as Scope[] | undefined,
       expiresAt: ownExpiry,
     });
-    const oldExpiresAt = ownExpiry && ownExpiry < overlapEndsAt ? ownExpiry : overlapEndsAt;
+    const oldExpiresAt = wholeSecond(ownExpiry && ownExpiry < overlapEndsAt ? ownExpiry : overlapEndsAt);
     try {
       await dynamo().send(
         new TransactWriteCommand({
