@@ -70,6 +70,9 @@ const RENDERED_LENGTH: Record<string, number> = {
   // The webhook deliverer, which its invokers name: a function name is at most 64 characters.
   'Ref AWS::Lambda::Function': 64,
   'Fn::GetAtt AWS::Lambda::Function.Arn': ARN + 'function:'.length + 64,
+  // The webhook signing secrets' key: its id is a UUID.
+  'Ref AWS::KMS::Key': 36,
+  'Fn::GetAtt AWS::KMS::Key.Arn': ARN + 'key/'.length + 36,
 };
 
 /** The value with every intrinsic function replaced by a string of its rendered length. */

@@ -31,7 +31,7 @@ const eventTypes = z.pipe(
 const description = z.nullable(z.string().check(z.maxLength(LIMITS.textLength)));
 
 /** What an endpoint answers beyond what its bodies write: an endpoint read and sent back carries them. */
-const ENDPOINT_READ_ONLY = ['id', 'secret', 'disabled_reason', 'created_at', 'updated_at'];
+const ENDPOINT_READ_ONLY = ['id', 'secret', 'secret_shown', 'disabled_reason', 'created_at', 'updated_at'];
 
 /** A new endpoint is enabled: `disabled` is a field of the representation, not of the create. */
 export const createWebhookEndpointSchema = requestBody(
