@@ -52,8 +52,9 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>): 
 }
 
 /**
- * Runs the admin CLI once to completion: its exit code and its stdout parsed as JSON when it is. A spawned CLI compiles its TypeScript as it starts (tsx): seconds
- * alone, tens of seconds on two busy cores, so a test that runs it twice gives it minutes (hang-only).
+ * Runs the admin CLI once to completion: its exit code and its stdout parsed as JSON when it is. A spawned
+ * CLI compiles its TypeScript as it starts (tsx): seconds alone, tens of seconds on two busy cores, so a
+ * test that runs it twice gives it minutes (hang-only).
  */
 export async function admin(args: string[], env: Record<string, string | undefined>) {
   const run = runScript('bin/admin.ts', args, env);
