@@ -1,7 +1,8 @@
 import '../lib/sdk-node-notice.ts';
 import { register } from 'node:module';
 import { readLocalConfig, startLocalStack, writeLocalConfig } from '../lib/local/local-api.ts';
-import { createTeam, createToken, getTeam } from '../shared/data/teams.ts';
+import { createTeam, getTeam } from '../shared/data/teams.ts';
+import { createToken } from '../shared/data/tokens.ts';
 
 /**
  * `npm start`: the API on http://127.0.0.1:$PORT with DynamoDB Local and s3rver, data kept under

@@ -7,7 +7,7 @@ import { tokenEvent } from '../lib/local/lambda-events.ts';
 import { RateLimiter } from '../lib/local/rate-limiter.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { tokenKey } from '../shared/data/keys.ts';
-import { changeTeamPlan, createToken, hashToken, setRateLimitPlan } from '../shared/data/teams.ts';
+import { changeTeamPlan, createToken, hashToken, setRateLimitPlan } from '../shared/data/tokens.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimits } from '../shared/rate-limits.ts';
 import { type ApiResult, apiClient, newTeam } from './support/api.ts';

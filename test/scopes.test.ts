@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { proxyEvent } from '../lib/local/lambda-events.ts';
-import { createToken } from '../shared/data/teams.ts';
+import { createToken } from '../shared/data/tokens.ts';
 import type { ProxyHandler } from '../shared/http/handler.ts';
 import { BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { type Route, routeKey, routes } from '../shared/routes.ts';

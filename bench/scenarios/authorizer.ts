@@ -1,4 +1,4 @@
-import { createToken } from '../../shared/data/teams.ts';
+import { createToken } from '../../shared/data/tokens.ts';
 import { authorize, newTeamId, once, READS, type Scenario } from './common.ts';
 
 /** API Gateway caches the authorizer's answer per token; these are the uncached call. */

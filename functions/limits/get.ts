@@ -1,4 +1,5 @@
-import { bearerToken, getTeamLimits } from '../../shared/data/teams.ts';
+import { getTeamLimits } from '../../shared/data/teams.ts';
+import { bearerToken } from '../../shared/data/tokens.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 
 /** The team's quotas with their usage, and the rate limit the caller's token is held to. */

@@ -8,21 +8,7 @@ import { teamKey } from './keys.ts';
 import { type Quota, type QuotaKind, quotasOf } from './quotas.ts';
 import { tokenPlan } from './tokens.ts';
 
-/** Teams. Their API tokens are tokens.ts's (re-exported here, where the routes and tests import them). */
-export {
-  bearerToken,
-  changeTeamPlan,
-  createToken,
-  hashToken,
-  issueToken,
-  revokeToken,
-  setRateLimitPlan,
-  type TokenOptions,
-  type TokenOwner,
-  tokenOwner,
-  tokenTeamId,
-} from './tokens.ts';
-
+/** Teams (their API tokens are tokens.ts's). */
 export interface Team {
   id: number;
   name: string;

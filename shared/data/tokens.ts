@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -14,7 +14,7 @@ import { PLAN_NAME_FORM } from '../rate-limits.ts';
 import type { Scope } from '../scopes.ts';
 import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, scanSortKey } from './items.ts';
+import { queryAll, scanSortKey, writtenIf } from './items.ts';
 import { TOKEN_SK, teamKey, teamTokenIndexKeys, teamTokensIndexPk, tokenKey } from './keys.ts';
 
 /**
@@ -191,9 +191,9 @@ export const utcDay = (at = new Date()): string => at.toISOString().slice(0, 10)
  * one conditional write per token per day, not one per request. Two first requests of a day racing both
  * try; the condition lets one write. Returns whether this call wrote.
  */
-export async function recordTokenUse(token: string, day = utcDay()): Promise<boolean> {
-  try {
-    await dynamo().send(
+export function recordTokenUse(token: string, day = utcDay()): Promise<boolean> {
+  return writtenIf(
+    dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: tokenKey(hashToken(token)),
@@ -203,12 +203,8 @@ export async function recordTokenUse(token: string, day = utcDay()): Promise<boo
           'attribute_exists(pk) AND (attribute_not_exists(last_used_on) OR last_used_on < :day)',
         ExpressionAttributeValues: { ':day': day },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Deletes the token's record; returns whether it existed. */
@@ -239,9 +235,9 @@ export async function revokeAllTokens(teamId: number): Promise<number> {
   return deleted.filter(Boolean).length;
 }
 
-async function deleteTeamToken(teamId: number, key: Record<string, unknown>): Promise<boolean> {
-  try {
-    await dynamo().send(
+function deleteTeamToken(teamId: number, key: Record<string, unknown>): Promise<boolean> {
+  return writtenIf(
+    dynamo().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: { pk: key.pk, sk: key.sk },
@@ -249,12 +245,8 @@ async function deleteTeamToken(teamId: number, key: Record<string, unknown>): Pr
         ConditionExpression: 'team_id = :team',
         ExpressionAttributeValues: { ':team': teamId },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** The team's tokens, oldest first (`token list`): never a secret or a hash. */
@@ -401,8 +393,8 @@ export async function numberTokens(): Promise<number> {
   for await (const token of scanSortKey(TOKEN_SK, 'pk, sk, id, team_id')) {
     if (token.id !== undefined || typeof token.team_id !== 'number') continue;
     const id = await nextId('token');
-    try {
-      await dynamo().send(
+    const written = await writtenIf(
+      dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: { pk: token.pk, sk: token.sk },
@@ -414,11 +406,9 @@ export async function numberTokens(): Promise<number> {
             ':gsi1sk': teamTokenIndexKeys(token.team_id, id).gsi1sk,
           },
         }),
-      );
-      numbered++;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
+    if (written) numbered++;
   }
   return numbered;
 }

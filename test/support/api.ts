@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../lib/local/gateway.ts';
-import { createTeam, createToken, type TokenOptions } from '../../shared/data/teams.ts';
+import { createTeam } from '../../shared/data/teams.ts';
+import { createToken, type TokenOptions } from '../../shared/data/tokens.ts';
 import type { RateLimits } from '../../shared/rate-limits.ts';
 import { contractProblems } from './contract.ts';
 
