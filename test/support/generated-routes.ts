@@ -356,9 +356,18 @@ export function measureRoom(extra: number, dev: boolean): Room {
 /** The figures over their quota. */
 export const exceeded = (room: Room): LimitFigure[] => room.figures.filter((f) => f.value > f.quota);
 
-/** A figure's identity across synths: the limit and what it was measured on (the largest function aside). */
-const figureKey = (f: LimitFigure) =>
-  /per function|per role/.test(f.limit) ? f.limit : `${f.limit} @ ${f.where}`;
+/**
+ * Each limit at its closest to its quota: of its figures (a stack and its nested one, each dashboard...), the
+ * fullest. Which one that is may change as routes are added; the limit is exceeded when any one is.
+ */
+function fullest(room: Room): Map<string, LimitFigure> {
+  const byLimit = new Map<string, LimitFigure>();
+  for (const figure of room.figures) {
+    const known = byLimit.get(figure.limit);
+    if (!known || figure.value / figure.quota > known.value / known.quota) byLimit.set(figure.limit, figure);
+  }
+  return byLimit;
+}
 
 /** Where a limit is predicted to be crossed, from two synths: figures grow linearly with the routes. */
 export interface Crossing {
@@ -367,14 +376,17 @@ export interface Crossing {
   extra: number;
 }
 
-/** Each limit's first crossing, predicted by a straight line through two measurements (a.extra < b.extra). */
+/**
+ * Each limit's first crossing, predicted by a straight line through two measurements (a.extra < b.extra);
+ * a limit measured only in `b` (a dashboard that more routes made) is predicted at `b` if over there.
+ */
 export function predictCrossings(a: Room, b: Room): Crossing[] {
-  const before = new Map(a.figures.map((f) => [figureKey(f), f]));
-  return b.figures
+  const before = fullest(a);
+  return [...fullest(b).values()]
     .map((figure) => {
-      const start = before.get(figureKey(figure));
-      if (!start) throw new Error(`${figureKey(figure)} measured at ${b.extra}, not at ${a.extra}`);
-      if (start.value > start.quota) return { figure: start, extra: 0 };
+      const start = before.get(figure.limit);
+      if (!start) return { figure, extra: figure.value > figure.quota ? a.extra + 1 : Infinity };
+      if (start.value > start.quota) return { figure: start, extra: a.extra };
       const slope = (figure.value - start.value) / (b.extra - a.extra);
       const extra = slope > 0 ? a.extra + Math.floor((start.quota - start.value) / slope) + 1 : Infinity;
       return { figure, extra };
@@ -422,6 +434,8 @@ export function firstFailure(measured: Room[], measure = measureRoom, maxSteps =
   };
   let extra = Math.max(predicted, 1);
   for (let step = 0; step < maxSteps; step++) {
+    if (extra === 0 && exceeded(at(0)).length)
+      throw new Error(`the stack as it is exceeds: ${exceeded(at(0)).map(describeFigure).join('; ')}`);
     if (!exceeded(at(extra)).length) extra++;
     else if (extra > 0 && exceeded(at(extra - 1)).length) extra--;
     else {
