@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { routes } from '../shared/routes.ts';
 import {
   describeFigure,
   exceeded,
@@ -7,6 +8,7 @@ import {
   measureRoom,
   predictCrossings,
   type Room,
+  withExtraRoutes,
 } from './support/generated-routes.ts';
 
 /**
@@ -39,6 +41,15 @@ describe('Room to grow: generated routes at the largest settings (issue 39)', ()
     expect(rows.some((r) => r.files?.length)).toBe(true);
     expect(rows.some((r) => r.deliversWebhooks)).toBe(true);
     expect(rows.some((r) => r.signingSecrets)).toBe(true);
+    // In the table for the synth only, taken out again also when it throws.
+    const before = routes.length;
+    expect(withExtraRoutes(3, () => routes.length)).toBe(before + 3);
+    expect(() =>
+      withExtraRoutes(3, () => {
+        throw new Error('synth failed');
+      }),
+    ).toThrow('synth failed');
+    expect(routes.length).toBe(before);
     // Distinct routes: each one a new method.
     const generated = generatedRoutes(HUNDRED).map((r) => `${r.method} ${r.path}`);
     expect(new Set(generated).size).toBe(HUNDRED);

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
-import { STACK_RESOURCE_LIMIT_CONTEXT } from 'aws-cdk-lib';
+import { type CfnElement, type NestedStack, STACK_RESOURCE_LIMIT_CONTEXT, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { reservable } from '../../lib/cdk/concurrency.ts';
-import { NESTED_STACK_ID } from '../../lib/cdk/monitoring.ts';
 import { LAMBDA_ENVIRONMENT_BYTES } from '../../lib/cdk/settings.ts';
 import type { CfnTemplate } from '../../lib/cdk/synth-offline.ts';
 import { type Route, routes } from '../../shared/routes.ts';
@@ -13,7 +13,7 @@ import {
   rendered,
   rolePolicySizes,
 } from './rendered-sizes.ts';
-import { CLI_CONTEXT, nestedTemplatePath, synthesize } from './synth.ts';
+import { CLI_CONTEXT, nestedTemplatePath, type Synthesized, synthesize, withParameters } from './synth.ts';
 
 /**
  * Room to grow (issue 39): the app synthesized with N generated routes more than the route table has, at the
@@ -175,7 +175,8 @@ const LARGEST_ACCOUNT_QUOTA = JSON.parse(LARGEST_SETTINGS.concurrency as string)
 
 /**
  * The app with `extra` generated routes, production or dev, at the largest settings (with the CLI's
- * metadata), and every limit's figure. The concurrency shares are measured against the largest settings'
+ * metadata), and every limit's figure: per stack for every stack and nested stack the app makes (so a split
+ * into more stacks is measured as it is), per dashboard for every dashboard, the largest function and role. The concurrency shares are measured against the largest settings'
  * account quota, but synthesized under a quota they fit, so that the other limits can be measured past it.
  */
 export function measureRoom(extra: number, dev: boolean): Room {
@@ -191,54 +192,32 @@ export function measureRoom(extra: number, dev: boolean): Room {
     const synth = synthesize({ dev, context });
     try {
       const stackName = synth.stack.stackName;
-      const nested = synth.stack.monitoring.nestedStack;
-      const mainPath = synth.assembly.getStackArtifact(synth.stack.artifactId).templateFullPath;
-      const nestedPath = nestedTemplatePath(synth, nested);
-      const main = JSON.parse(readFileSync(mainPath, 'utf8')) as CfnTemplate;
-      const monitoring = JSON.parse(readFileSync(nestedPath, 'utf8')) as CfnTemplate;
+      const stacks = stackTemplates(synth);
       const figures: LimitFigure[] = [];
       const cfn = (limit: string, where: string, value: number, quota: number, raisable = false) =>
         figures.push({ limit, where, value, quota, raisable, source: SOURCES.cloudFormation });
-      for (const [where, template, path] of [
-        [stackName, main, mainPath],
-        [`${stackName} nested ${NESTED_STACK_ID}`, monitoring, nestedPath],
-      ] as const) {
-        cfn(
-          'CloudFormation resources per stack',
-          where,
-          Object.keys(template.Resources ?? {}).length,
-          CFN.resources,
-        );
+      for (const { where, path, template } of stacks) {
+        const count = (section: unknown) => Object.keys(section ?? {}).length;
+        cfn('CloudFormation resources per stack', where, count(template.Resources), CFN.resources);
         cfn('CloudFormation template body size in S3 (bytes)', where, statSync(path).size, CFN.templateBytes);
-        cfn(
-          'CloudFormation parameters per stack',
-          where,
-          Object.keys(template.Parameters ?? {}).length,
-          CFN.parameters,
-        );
-        cfn(
-          'CloudFormation outputs per stack',
-          where,
-          Object.keys(template.Outputs ?? {}).length,
-          CFN.outputs,
-        );
+        cfn('CloudFormation parameters per stack', where, count(template.Parameters), CFN.parameters);
+        cfn('CloudFormation outputs per stack', where, count(template.Outputs), CFN.outputs);
       }
-      const all = { ...(main.Resources ?? {}), ...(monitoring.Resources ?? {}) } as Resources;
+      // Every stack's resources, each nested one's parameters replaced by what its parent passes it.
+      const all = Object.assign({}, ...stacks.map((s) => s.resolved.Resources ?? {})) as Resources;
       const ofType = (type: string) => Object.values(all).filter((r) => r.Type === type);
       cfn(
-        'CloudFormation stacks per account (the stack and its nested ones)',
+        'CloudFormation stacks per account (the stacks and their nested ones)',
         stackName,
-        1 + ofType('AWS::CloudFormation::Stack').length,
+        stacks.length,
         CFN.stacks,
         true,
       );
 
-      const dashboards = Object.entries(synth.monitoring.toJSON().Resources as Resources)
+      const dashboards = Object.entries(all)
         .filter(([, r]) => r.Type === 'AWS::CloudWatch::Dashboard')
         .map(([id, r]) => {
-          const body = String(
-            rendered(r.Properties.DashboardBody, { ...(main.Resources as Resources), ...all }),
-          );
+          const body = String(rendered(r.Properties.DashboardBody, all));
           const widgets = (JSON.parse(body) as { widgets: Array<{ properties?: { metrics?: unknown[] } }> })
             .widgets;
           const perWidget = widgets.map((w) => w.properties?.metrics?.length ?? 0);
@@ -299,9 +278,10 @@ export function measureRoom(extra: number, dev: boolean): Room {
         raisable: true,
         source: SOURCES.apiGateway,
       });
+      const everything = Template.fromJSON({ Resources: all });
       const largest = (sizes: Record<string, number>) =>
         Object.entries(sizes).reduce<[string, number]>((a, b) => (b[1] > a[1] ? b : a), ['none', 0]);
-      const [envWhere, envBytes] = largest(environmentSizes(synth.template));
+      const [envWhere, envBytes] = largest(environmentSizes(everything));
       figures.push({
         limit: 'Lambda environment variables per function (bytes)',
         where: envWhere,
@@ -310,7 +290,7 @@ export function measureRoom(extra: number, dev: boolean): Room {
         raisable: false,
         source: SOURCES.lambda,
       });
-      const [roleWhere, roleChars] = largest(rolePolicySizes(synth.template));
+      const [roleWhere, roleChars] = largest(rolePolicySizes(everything));
       figures.push({
         limit: 'IAM inline policies per role (characters)',
         where: roleWhere,
@@ -351,6 +331,45 @@ export function measureRoom(extra: number, dev: boolean): Room {
       rmSync(synth.outdir, { recursive: true, force: true });
     }
   });
+}
+
+interface StackTemplate {
+  /** The stack's name, or its parent's and its construct path for a nested stack. */
+  where: string;
+  path: string;
+  template: CfnTemplate;
+  /** A nested stack's template with each of its parameters replaced by what its parent passes it. */
+  resolved: CfnTemplate;
+}
+
+/** Every stack the app makes, top-level and nested (parents before their nested stacks), and its template. */
+function stackTemplates(synth: Synthesized): StackTemplate[] {
+  const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as CfnTemplate;
+  const resolvedOf = new Map<Stack, CfnTemplate>();
+  const stacks: StackTemplate[] = [];
+  for (const stack of synth.app.node.findAll().filter((c): c is Stack => Stack.isStack(c))) {
+    const parent = stack.nestedStackParent;
+    if (!parent) {
+      const path = synth.assembly.getStackArtifact(stack.artifactId).templateFullPath;
+      const template = read(path);
+      resolvedOf.set(stack, template);
+      stacks.push({ where: stack.stackName, path, template, resolved: template });
+      continue;
+    }
+    const resource = stack.nestedStackResource;
+    const parentTemplate = resolvedOf.get(parent);
+    if (!resource || !parentTemplate) throw new Error(`${stack.node.path}: no parent template`);
+    const id = parent.resolve((resource as CfnElement).logicalId) as string;
+    const given = (parentTemplate.Resources?.[id]?.Properties ?? {}) as {
+      Parameters?: Record<string, unknown>;
+    };
+    const path = nestedTemplatePath(synth, stack as NestedStack);
+    const template = read(path);
+    const resolved = withParameters(template, given.Parameters ?? {});
+    resolvedOf.set(stack, resolved);
+    stacks.push({ where: `${parent.stackName} nested ${id}`, path, template, resolved });
+  }
+  return stacks;
 }
 
 /** The figures over their quota. */
