@@ -374,7 +374,13 @@ function stackTemplates(synth: Synthesized): StackTemplate[] {
 }
 
 /** The figures over their quota. */
-export const exceeded = (room: Room): LimitFigure[] => room.figures.filter((f) => f.value > f.quota);
+/** Which limits a check counts: all by default; `hardLimits` leaves out the quotas AWS raises on request. */
+export type LimitFilter = (figure: LimitFigure) => boolean;
+export const hardLimits: LimitFilter = (figure) => !figure.raisable;
+
+/** The figures over their quota (of the limits `counted`). */
+export const exceeded = (room: Room, counted: LimitFilter = () => true): LimitFigure[] =>
+  room.figures.filter((f) => counted(f) && f.value > f.quota);
 
 /**
  * Each limit at its closest to its quota: of its figures (a stack and its nested one, each dashboard...), the
@@ -432,11 +438,16 @@ export interface FirstFailure {
  * the prediction and one route fewer, stepping a route at a time if the prediction was off (the area's rows
  * do not all add the same). `measured` are synths already made, of both variants at two counts.
  */
-export function firstFailure(measured: Room[], measure = measureRoom, maxSteps = 12): FirstFailure {
+export function firstFailure(
+  measured: Room[],
+  measure = measureRoom,
+  counted: LimitFilter = () => true,
+  maxSteps = 12,
+): FirstFailure {
   const predictions = [false, true].map((dev) => {
     const [a, b] = measured.filter((r) => r.dev === dev).sort((x, y) => x.extra - y.extra);
     if (!a || !b) throw new Error(`two synths of the ${dev ? 'dev' : 'production'} stack are needed`);
-    const [first] = predictCrossings(a, b);
+    const [first] = predictCrossings(a, b).filter((crossing) => counted(crossing.figure));
     return { dev, extra: first?.extra ?? Infinity };
   });
   const { dev, extra: predicted } = predictions.reduce((x, y) => (y.extra < x.extra ? y : x));
@@ -454,13 +465,14 @@ export function firstFailure(measured: Room[], measure = measureRoom, maxSteps =
   };
   let extra = Math.max(predicted, 1);
   for (let step = 0; step < maxSteps; step++) {
-    if (extra === 0 && exceeded(at(0)).length)
-      throw new Error(`the stack as it is exceeds: ${exceeded(at(0)).map(describeFigure).join('; ')}`);
-    if (!exceeded(at(extra)).length) extra++;
-    else if (extra > 0 && exceeded(at(extra - 1)).length) extra--;
+    const over = (n: number) => exceeded(at(n), counted);
+    if (extra === 0 && over(0).length)
+      throw new Error(`the stack as it is exceeds: ${over(0).map(describeFigure).join('; ')}`);
+    if (!over(extra).length) extra++;
+    else if (extra > 0 && over(extra - 1).length) extra--;
     else {
       const fails = at(extra);
-      return { extra, dev, exceeded: exceeded(fails), fits: at(extra - 1), fails, synths };
+      return { extra, dev, exceeded: over(extra), fits: at(extra - 1), fails, synths };
     }
   }
   throw new Error(`no first failure within ${maxSteps} routes of the prediction, ${predicted}`);
