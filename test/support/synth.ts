@@ -62,7 +62,7 @@ export const nestedTemplatePath = (s: { assembly: cxapi.CloudAssembly }, nested:
 const readTemplate = (path: string): CfnTemplate => JSON.parse(readFileSync(path, 'utf8')) as CfnTemplate;
 
 /** The template with each `{"Ref": parameter}` of `parameters` replaced by its value. */
-function withParameters(template: CfnTemplate, parameters: Record<string, unknown>): CfnTemplate {
+export function withParameters(template: CfnTemplate, parameters: Record<string, unknown>): CfnTemplate {
   const isParameterRef = (value: unknown): value is { Ref: string } => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
     const keys = Object.keys(value);
