@@ -418,6 +418,9 @@ export class StackMonitoring extends Construct {
         `WHERE ApiName = '${apiName}' AND Stage = '${apiStage}' GROUP BY Method, Resource ` +
         'ORDER BY SUM() DESC LIMIT 500',
     );
+    // Every function of the account and Region: a Metrics Insights WHERE matches a label exactly (=, !=), so
+    // it cannot take the stack's functions by their name's prefix. A throttled route also answers 503 at its
+    // method (INTEGRATION_FAILURE), so it is a contributor of the 5xx alarm too, named by its route.
     const throttles = insightsQuery(
       'SELECT SUM(Throttles) FROM SCHEMA("AWS/Lambda", FunctionName) GROUP BY FunctionName ' +
         'ORDER BY SUM() DESC LIMIT 500',
