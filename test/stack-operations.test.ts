@@ -466,6 +466,25 @@ describe('CDK stack: dashboard', () => {
     return `SEARCH('{${schema.map(quoted).join(',')}} MetricName=${quoted(metricName)}${exact}', '${stat}', 300)`;
   };
 
+  /** The widgets of the dashboard: its body's `Fn::Join` read with each reference as a placeholder. */
+  const widgetsOf = (s: Synthesized) => {
+    const body = monitoring(s, 'AWS::CloudWatch::Dashboard')[0]?.Properties.DashboardBody;
+    const [separator, parts] = body['Fn::Join'] as [string, unknown[]];
+    const text = parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(separator);
+    return (JSON.parse(text) as { widgets: Array<{ type: string }> }).widgets;
+  };
+
+  it("holds CloudWatch's 500 widgets at most, none a route's (83 at any number of routes)", () => {
+    // CloudWatch, "Dashboard Body Structure and Syntax": 0 to 500 widgets. Each SEARCH() graph returns up to
+    // 500 series (aws-cdk-lib/aws-cloudwatch's README), one a route: the routes stay under that too.
+    for (const s of [stacks.synth, stacks.overridden]) {
+      const widgets = widgetsOf(s);
+      expect(widgets.length).toBe(83);
+      expect(widgets.length).toBeLessThanOrEqual(500);
+      expect(routes.length).toBeLessThanOrEqual(500);
+    }
+  });
+
   it("shows every route on one graph per signal (SEARCH by dimension), the authorizer, the table and the functions' own metrics", () => {
     const [dashboard, ...others] = monitoring(stacks.synth, 'AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
