@@ -60,11 +60,13 @@ export interface StackMonitoringProps {
  * The alarms and the one dashboard (cdk-monitoring-constructs, `MonitoringFacade`), in a nested stack of
  * their own; every alarm notifies one SNS topic, which stays in the stack. Alarms: the stage's 5xx rate; per
  * route, the p99 latency of its API Gateway method (what the client waits for, authorizer included, rather
- * than its function's duration) and its function's errors and throttles; the authorizer's failures and
+ * than its function's duration); across routes, two Metrics Insights alarms whose contributors name the
+ * route (5xx answered, by Method and Resource) or the function (throttles); the authorizer's failures and
  * throttles; the table's and its indexes' throttles and system errors; the public bucket's 5xx; the
  * change-event consumer's errors, throttles and iterator age, and its on-failure queue; the webhook
  * deliverer's and sweeper's errors and throttles, and any webhook endpoint disabled. The dashboard adds the
- * functions' own metrics.
+ * functions' own metrics. Nothing on it grows with the routes: each route is a line on one graph per signal
+ * (SEARCH() by dimension), so its widgets stay under CloudWatch's 500 a dashboard at any number of routes.
  *
  * Why a nested stack: the dashboard (a third of the template at the largest settings) and the alarms (three
  * resources a route) would otherwise take the stack to CloudFormation's limits on a template's size and its
@@ -136,8 +138,11 @@ export class StackMonitoring extends Construct {
       }),
     });
 
-    facade.addLargeHeader('Routes: API Gateway method, then its function');
-    for (const { route, fn, id: routeId } of routeFunctions) {
+    facade.addLargeHeader('Routes: one line per route on each graph');
+    // Per route, one alarm and no widget: its p99 latency at API Gateway (what the client waits for, authorizer
+    // included). Metrics Insights has no percentile, so p99 cannot be one alarm across routes; the alarm is
+    // the route's, named after it, on its Method and Resource (literals: no parameter of the nested stack).
+    for (const { route, id: routeId } of routeFunctions) {
       const name = routeKey(route);
       const p99LatencyMs = route.fetchesWeb ? alarms.webP99LatencyMs : alarms.p99LatencyMs;
       // Per-method metrics: the stage's `metricsEnabled` turns on API Gateway's detailed metrics.
@@ -148,23 +153,23 @@ export class StackMonitoring extends Construct {
         apiResource: route.path,
         alarmFriendlyName: routeId,
         humanReadableName: name,
+        addToDetailDashboard: false,
+        addToSummaryDashboard: false,
+        addToAlarmDashboard: false,
         addLatencyP99Alarm: critical({
           maxLatency: Duration.millis(p99LatencyMs),
           alarmDescriptionOverride: `p99 latency of ${name} over ${p99LatencyMs} ms.`,
         }),
       });
-      facade.monitorLambdaFunction({
-        lambdaFunction: fn,
-        isIterator: false,
-        alarmFriendlyName: `${routeId}Function`,
-        humanReadableName: `Function of ${name}`,
-        addFaultCountAlarm: critical({
-          maxErrorCount: alarms.lambdaErrors,
-          alarmDescriptionOverride: `The function of ${name} crashed or timed out (Lambda errors).`,
-        }),
-        addThrottlesCountAlarm: critical(throttled(`The function of ${name}`, alarms.lambdaThrottles)),
-      });
     }
+    // Errors and throttles of every route: one Metrics Insights alarm each, over a GROUP BY query. Each series
+    // it returns (a route; a function) is a contributor of the alarm, alarming and notifying on its own, its
+    // dimensions naming it; the alarm is the same whatever the number of routes.
+    facade.monitorCustom({
+      alarmFriendlyName: 'Routes',
+      humanReadableName: 'Every route: traffic, errors, latency (one line per route)',
+      metricGroups: this.routeGroups(api.restApiName, apiStage, stackName, settings),
+    });
 
     facade.addLargeHeader('Authorizer');
     facade.monitorLambdaFunction({
@@ -247,7 +252,7 @@ export class StackMonitoring extends Construct {
     facade.monitorCustom({
       alarmFriendlyName: 'RouteMetrics',
       humanReadableName: `Namespace ${settings.metricsNamespace}, service ${settings.serviceName}, per route`,
-      metricGroups: this.routeMetrics(settings, routeFunctions),
+      metricGroups: this.routeMetrics(settings),
     });
   }
 
@@ -389,23 +394,90 @@ export class StackMonitoring extends Construct {
     };
   }
 
-  /** What the route handlers emit, dimensions `service` and `route` (the route table's `GET /api/v1/...`). */
-  private routeMetrics(settings: Settings, routeFunctions: RouteFunction[]): CustomMetricGroup[] {
-    const perRoute = (metricName: string, statistic: MetricStatistic) =>
-      routeFunctions.map(({ route }) => {
-        const name = routeKey(route);
-        return this.ownMetric(settings, metricName, statistic, { route: name }, name);
+  /**
+   * Every route on one graph per signal, whatever their number: SEARCH() expressions (graphs only; they take
+   * percentiles, which Metrics Insights does not), and the two Metrics Insights alarms across routes.
+   */
+  private routeGroups(apiName: string, apiStage: string, stackName: string, settings: Settings) {
+    const { alarms } = settings;
+    const apiSchema = ['AWS/ApiGateway', 'ApiName', 'Method', 'Resource', 'Stage'];
+    const apiTerms = { ApiName: apiName, Stage: apiStage };
+    const byRoute = dimensionLabel('Method', 'Resource');
+    const api = (metricName: string, statistic: string) =>
+      search(apiSchema, metricName, apiTerms, statistic, byRoute);
+    // Functions are named `<stack>-<route's id><hash>-<suffix>` by CloudFormation: a partial match on the stack.
+    const functions = (metricName: string) =>
+      new MathExpression({
+        expression: `SEARCH('{AWS/Lambda,FunctionName} MetricName="${metricName}" FunctionName=${stackName}', 'Sum', ${PERIOD.toSeconds()})`,
+        usingMetrics: {},
+        label: dimensionLabel('FunctionName'),
+        period: PERIOD,
       });
-    const autoConfigure = routeFunctions.filter(({ route }) => route.fetchesWeb);
+    const routeErrors = insightsQuery(
+      `SELECT SUM("5XXError") FROM SCHEMA("AWS/ApiGateway", ApiName, Method, Resource, Stage) ` +
+        `WHERE ApiName = '${apiName}' AND Stage = '${apiStage}' GROUP BY Method, Resource ` +
+        'ORDER BY SUM() DESC LIMIT 500',
+    );
+    // Every function of the account and Region: a Metrics Insights WHERE matches a label exactly (=, !=), so
+    // it cannot take the stack's functions by their name's prefix. A throttled route also answers 503 at its
+    // method (INTEGRATION_FAILURE), so it is a contributor of the 5xx alarm too, named by its route.
+    const throttles = insightsQuery(
+      'SELECT SUM(Throttles) FROM SCHEMA("AWS/Lambda", FunctionName) GROUP BY FunctionName ' +
+        'ORDER BY SUM() DESC LIMIT 500',
+    );
     return [
-      { title: 'Requests', metrics: perRoute('Requests', MetricStatistic.SUM) },
-      { title: 'Server errors (5xx)', metrics: perRoute('ServerErrors', MetricStatistic.SUM) },
+      { title: 'Requests (API Gateway)', metrics: [api('Count', 'Sum')] },
       {
-        title: 'Dependency unavailable (503)',
-        metrics: perRoute('DependencyUnavailable', MetricStatistic.SUM),
+        title: 'Answered 5xx (API Gateway): alarms per route',
+        metrics: [
+          {
+            metric: routeErrors,
+            alarmFriendlyName: '5xx',
+            addAlarm: critical(
+              above(
+                alarms.lambdaErrors,
+                `A route answered more than ${alarms.lambdaErrors} 5xx in 5 minutes (its function crashed, ` +
+                  'timed out or was throttled, or answered 500 or 503). The contributor in ALARM names it: ' +
+                  'its Method and Resource.',
+              ),
+            ),
+          },
+        ],
       },
-      { title: 'Client errors (4xx)', metrics: perRoute('ClientErrors', MetricStatistic.SUM) },
-      { title: 'Latency p99 (ms)', metrics: perRoute('Latency', MetricStatistic.P99) },
+      { title: 'Answered 4xx (API Gateway)', metrics: [api('4XXError', 'Sum')] },
+      { title: 'Latency p99 (API Gateway, ms)', metrics: [api('Latency', 'p99')] },
+      { title: 'Function errors', metrics: [functions('Errors')] },
+      {
+        title: 'Function throttles: alarms per function',
+        metrics: [
+          {
+            metric: throttles,
+            alarmFriendlyName: 'Throttles',
+            addAlarm: critical(
+              above(
+                alarms.lambdaThrottles,
+                "A function was throttled (its share of concurrency, cdk.json's concurrency, is full). The " +
+                  `contributor in ALARM names it: FunctionName \`${stackName}-<route's id>...\`.`,
+              ),
+            ),
+          },
+        ],
+      },
+    ];
+  }
+
+  /** What the route handlers emit, dimensions `service` and `route` (the route table's `GET /api/v1/...`). */
+  private routeMetrics(settings: Settings): CustomMetricGroup[] {
+    const schema = [settings.metricsNamespace, 'service', 'route'];
+    const terms = { service: settings.serviceName };
+    const perRoute = (metricName: string, statistic: string) =>
+      search(schema, metricName, terms, statistic, dimensionLabel('route'));
+    return [
+      { title: 'Requests', metrics: [perRoute('Requests', 'Sum')] },
+      { title: 'Server errors (5xx)', metrics: [perRoute('ServerErrors', 'Sum')] },
+      { title: 'Dependency unavailable (503)', metrics: [perRoute('DependencyUnavailable', 'Sum')] },
+      { title: 'Client errors (4xx)', metrics: [perRoute('ClientErrors', 'Sum')] },
+      { title: 'Latency p99 (ms)', metrics: [perRoute('Latency', 'p99')] },
       {
         title: 'Idempotency: replays, key conflicts',
         metrics: [
@@ -416,11 +488,7 @@ export class StackMonitoring extends Construct {
       {
         title: 'Auto-configure: suggested, refused (by reason)',
         metrics: [
-          ...autoConfigure.map(({ route }) =>
-            this.ownMetric(settings, 'AutoConfigureSuggested', MetricStatistic.SUM, {
-              route: routeKey(route),
-            }),
-          ),
+          this.ownSearch(settings, 'AutoConfigureSuggested', ['route']),
           this.ownSearch(settings, 'AutoConfigureRefused', ['route', 'reason']),
         ],
       },
@@ -457,6 +525,37 @@ export class StackMonitoring extends Construct {
       period: PERIOD,
     });
   }
+}
+
+/**
+ * A graph's SEARCH() of `metricName` in `schema` (namespace first), these dimensions exactly, one line per
+ * series, labelled by `label` (a dynamic label: the series' own dimensions).
+ */
+function search(
+  schema: string[],
+  metricName: string,
+  terms: Record<string, string>,
+  statistic: string,
+  label: string,
+): MathExpression {
+  const quoted = schema.map((name) => `"${name}"`).join(',');
+  const exact = Object.entries(terms)
+    .map(([name, value]) => ` "${name}"="${value}"`)
+    .join('');
+  return new MathExpression({
+    expression: `SEARCH('{${quoted}} MetricName="${metricName}"${exact}', '${statistic}', ${PERIOD.toSeconds()})`,
+    usingMetrics: {},
+    label,
+    period: PERIOD,
+  });
+}
+
+/** A dynamic label: each series of a SEARCH() named by its own values of these dimensions. */
+const dimensionLabel = (...names: string[]) => names.map((name) => `\${PROP('Dim.${name}')}`).join(' ');
+
+/** A Metrics Insights query: an alarm on it with GROUP BY alarms per series returned (its contributors). */
+function insightsQuery(query: string): MathExpression {
+  return new MathExpression({ expression: query, usingMetrics: {}, period: PERIOD });
 }
 
 /** Every alarm is of one severity (all page the same topic); the library appends the word to the names. */
