@@ -193,7 +193,10 @@ export function readSettings(node: Node): Settings {
     authorizerCacheSeconds: authorizerCacheSeconds(
       node.tryGetContext('authorizerCacheSeconds') ?? defaults.authorizerCacheSeconds,
     ),
-    xraySampleRate: fraction('xraySampleRate', node.tryGetContext('xraySampleRate') ?? defaults.xraySampleRate),
+    xraySampleRate: fraction(
+      'xraySampleRate',
+      node.tryGetContext('xraySampleRate') ?? defaults.xraySampleRate,
+    ),
     accessLogFields: accessLogFields(node.tryGetContext('accessLogFields') ?? defaults.accessLogFields),
     functionMemory: functionMemory(node.tryGetContext('functionMemory')),
     pointInTimeRecovery: flag(
@@ -375,7 +378,9 @@ function accessLogFields(context: unknown): string[] {
   if (!Array.isArray(fields) || !fields.length) throw new Error('context accessLogFields: a list of fields');
   for (const field of fields) {
     if (!ACCESS_LOG_FIELD_NAMES.includes(field)) {
-      throw new Error(`context accessLogFields: ${JSON.stringify(field)} unknown (${ACCESS_LOG_FIELD_NAMES.join(', ')})`);
+      throw new Error(
+        `context accessLogFields: ${JSON.stringify(field)} unknown (${ACCESS_LOG_FIELD_NAMES.join(', ')})`,
+      );
     }
   }
   return [...new Set(fields as string[])];
@@ -384,7 +389,11 @@ function accessLogFields(context: unknown): string[] {
 /** `functionMemory` as an object or JSON text, over the defaults key by key: Lambda's 128 to 10,240 MB. */
 function functionMemory(context: unknown): FunctionMemory {
   const memory = { ...FUNCTION_MEMORY_DEFAULTS };
-  for (const [key, value] of knownEntries('functionMemory', contextObject('functionMemory', context ?? {}), memory)) {
+  for (const [key, value] of knownEntries(
+    'functionMemory',
+    contextObject('functionMemory', context ?? {}),
+    memory,
+  )) {
     memory[key] = whole(`functionMemory.${key}`, value, MIN_FUNCTION_MEMORY_MB, MAX_FUNCTION_MEMORY_MB);
   }
   return memory;
