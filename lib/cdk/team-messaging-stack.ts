@@ -516,7 +516,9 @@ export class TeamMessagingStack extends Stack {
 
   /**
    * The stage's X-Ray sampling (cdk.json `xraySampleRate`): one request a second, and that share of the rest.
-   * A sampling rule is the account's, named after the stack; it matches this stage only.
+   * A sampling rule is the Region's, named after the stack; it matches this stage only (its ARN as
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-configuring-xray-sampling-rules.html
+   * gives it).
    */
   private apiSamplingRule(api: RestApi, rate: number): void {
     new CfnSamplingRule(this, 'ApiSampling', {
