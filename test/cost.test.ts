@@ -15,6 +15,9 @@ import { routes } from '../shared/routes.ts';
 import { ROOT } from './support/processes.ts';
 import { CDK_JSON_CONTEXT, synthesize } from './support/synth.ts';
 
+/** For hangs only: a synth or a spawned tsx takes seconds, more on two busy cores. */
+const HANG_MS = 180_000;
+
 /** The settings the stack reads with these `-c` values over cdk.json's. */
 const settingsWith = (context: Record<string, unknown>): Settings =>
   readSettings(new App({ context: { ...CDK_JSON_CONTEXT, ...context } }).node);
@@ -129,91 +132,104 @@ describe('npm run cost: the settings that move it', () => {
     expect(() => settingsWith({ pointInTimeRecovery: 'maybe' })).toThrow(/context pointInTimeRecovery/);
   });
 
-  it('the stack reads them: memory, tracing, access-log fields, PITR', () => {
-    const synth = synthesize({
-      context: {
-        functionMemory: '{"apiRoute":1024,"authorizer":256,"webhookDeliverer":128}',
-        xraySampleRate: '0',
-        accessLogFields: 'requestId,status',
-        pointInTimeRecovery: 'false',
-      },
-    });
-    try {
-      type LambdaResource = { Properties: { MemorySize: number; TracingConfig?: { Mode: string } } };
-      const resources = synth.template.toJSON().Resources as Record<string, LambdaResource>;
-      const { stack } = synth;
-      const resourceOf = (fn: { node: { defaultChild?: unknown } }) =>
-        resources[stack.getLogicalId(fn.node.defaultChild as never)] as LambdaResource;
-      const memoryOf = (fn: { node: { defaultChild?: unknown } }) => resourceOf(fn).Properties.MemorySize;
-      const apiFunctions = stack.node.findAll().filter((each) => each instanceof ApiFunction);
-      const byId = (id: string) => apiFunctions.filter((fn) => fn.node.id === id);
-      expect(byId('Authorizer').map(memoryOf)).toEqual([256]);
-      expect(byId('Deliverer').map(memoryOf)).toEqual([128]);
-      expect(byId('Sweeper').map(memoryOf)).toEqual([256]);
-      expect(byId('Consumer').map(memoryOf)).toEqual([256]);
-      // Every route's function: apiRoute 1024, auto-configure its default 1024.
-      const routeIds = new Set(routes.map((route) => functionId(route.method, route.path)));
-      const routeFunctions = apiFunctions.filter((fn) => routeIds.has(fn.node.id));
-      expect(routeFunctions.length).toBe(routes.length);
-      for (const fn of routeFunctions) expect(memoryOf(fn)).toBe(1024);
-      const functions = apiFunctions.map(resourceOf);
-      for (const fn of functions) {
-        expect(fn.Properties.TracingConfig?.Mode).toBe('PassThrough');
-      }
-      expect(synth.template.findResources('AWS::XRay::SamplingRule')).toEqual({});
-      const stage = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'))[0] as {
-        Properties: { TracingEnabled?: boolean; AccessLogSetting: { Format: string } };
-      };
-      expect(stage.Properties.TracingEnabled).toBe(false);
-      expect(Object.keys(JSON.parse(stage.Properties.AccessLogSetting.Format))).toEqual([
-        'requestId',
-        'status',
-      ]);
-      const table = Object.values(synth.template.findResources('AWS::DynamoDB::GlobalTable'))[0] as {
-        Properties: {
-          Replicas: Array<{ PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean } }>;
+  it(
+    'the stack reads them: memory, tracing, access-log fields, PITR',
+    () => {
+      const synth = synthesize({
+        context: {
+          functionMemory: '{"apiRoute":1024,"authorizer":256,"webhookDeliverer":128}',
+          xraySampleRate: '0',
+          accessLogFields: 'requestId,status',
+          pointInTimeRecovery: 'false',
+        },
+      });
+      try {
+        type LambdaResource = { Properties: { MemorySize: number; TracingConfig?: { Mode: string } } };
+        const resources = synth.template.toJSON().Resources as Record<string, LambdaResource>;
+        const { stack } = synth;
+        const resourceOf = (fn: { node: { defaultChild?: unknown } }) =>
+          resources[stack.getLogicalId(fn.node.defaultChild as never)] as LambdaResource;
+        const memoryOf = (fn: { node: { defaultChild?: unknown } }) => resourceOf(fn).Properties.MemorySize;
+        const apiFunctions = stack.node.findAll().filter((each) => each instanceof ApiFunction);
+        const byId = (id: string) => apiFunctions.filter((fn) => fn.node.id === id);
+        expect(byId('Authorizer').map(memoryOf)).toEqual([256]);
+        expect(byId('Deliverer').map(memoryOf)).toEqual([128]);
+        expect(byId('Sweeper').map(memoryOf)).toEqual([256]);
+        expect(byId('Consumer').map(memoryOf)).toEqual([256]);
+        // Every route's function: apiRoute 1024, auto-configure its default 1024.
+        const routeIds = new Set(routes.map((route) => functionId(route.method, route.path)));
+        const routeFunctions = apiFunctions.filter((fn) => routeIds.has(fn.node.id));
+        expect(routeFunctions.length).toBe(routes.length);
+        for (const fn of routeFunctions) expect(memoryOf(fn)).toBe(1024);
+        const functions = apiFunctions.map(resourceOf);
+        for (const fn of functions) {
+          expect(fn.Properties.TracingConfig?.Mode).toBe('PassThrough');
+        }
+        expect(synth.template.findResources('AWS::XRay::SamplingRule')).toEqual({});
+        const stage = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'))[0] as {
+          Properties: { TracingEnabled?: boolean; AccessLogSetting: { Format: string } };
         };
-      };
-      expect(table.Properties.Replicas[0]?.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled).toBe(
-        false,
-      );
-    } finally {
-      rmSync(synth.outdir, { recursive: true, force: true });
-    }
-  });
+        expect(stage.Properties.TracingEnabled).toBe(false);
+        expect(Object.keys(JSON.parse(stage.Properties.AccessLogSetting.Format))).toEqual([
+          'requestId',
+          'status',
+        ]);
+        const table = Object.values(synth.template.findResources('AWS::DynamoDB::GlobalTable'))[0] as {
+          Properties: {
+            Replicas: Array<{ PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean } }>;
+          };
+        };
+        expect(
+          table.Properties.Replicas[0]?.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled,
+        ).toBe(false);
+      } finally {
+        rmSync(synth.outdir, { recursive: true, force: true });
+      }
+    },
+    HANG_MS,
+  );
 
-  it('at the defaults: every field in the access log, a sampling rule at 5% on the stage, PITR on', () => {
-    const synth = synthesize({});
-    try {
-      const stage = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'))[0] as {
-        Properties: { TracingEnabled?: boolean; AccessLogSetting: { Format: string } };
-      };
-      expect(stage.Properties.TracingEnabled).toBe(true);
-      expect(Object.keys(JSON.parse(stage.Properties.AccessLogSetting.Format))).toEqual(
-        ACCESS_LOG_FIELD_NAMES,
-      );
-      const rules = Object.values(synth.template.findResources('AWS::XRay::SamplingRule')) as Array<{
-        Properties: { SamplingRule: { FixedRate: number; ServiceType: string } };
-      }>;
-      expect(rules.map((rule) => rule.Properties.SamplingRule)).toMatchObject([
-        { FixedRate: DEFAULT_SETTINGS.xraySampleRate, ServiceType: 'AWS::ApiGateway::Stage' },
-      ]);
-    } finally {
-      rmSync(synth.outdir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'at the defaults: every field in the access log, a sampling rule at 5% on the stage, PITR on',
+    () => {
+      const synth = synthesize({});
+      try {
+        const stage = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'))[0] as {
+          Properties: { TracingEnabled?: boolean; AccessLogSetting: { Format: string } };
+        };
+        expect(stage.Properties.TracingEnabled).toBe(true);
+        expect(Object.keys(JSON.parse(stage.Properties.AccessLogSetting.Format))).toEqual(
+          ACCESS_LOG_FIELD_NAMES,
+        );
+        const rules = Object.values(synth.template.findResources('AWS::XRay::SamplingRule')) as Array<{
+          Properties: { SamplingRule: { FixedRate: number; ServiceType: string } };
+        }>;
+        expect(rules.map((rule) => rule.Properties.SamplingRule)).toMatchObject([
+          { FixedRate: DEFAULT_SETTINGS.xraySampleRate, ServiceType: 'AWS::ApiGateway::Stage' },
+        ]);
+      } finally {
+        rmSync(synth.outdir, { recursive: true, force: true });
+      }
+    },
+    HANG_MS,
+  );
 });
 
 describe('npm run cost: what it prints', () => {
-  it('prints the table at cdk.json settings, and follows -c', () => {
-    const run = (...args: string[]) =>
-      execFileSync(process.execPath, ['--import', 'tsx', 'bin/cost.ts', ...args], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      });
-    expect(run()).toBe(costTable(DEFAULT_SETTINGS));
-    expect(run('-c', 'xraySampleRate=0')).toBe(costTable(settingsWith({ xraySampleRate: '0' })));
-  });
+  it(
+    'prints the table at cdk.json settings, and follows -c',
+    () => {
+      const run = (...args: string[]) =>
+        execFileSync(process.execPath, ['--import', 'tsx', 'bin/cost.ts', ...args], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: HANG_MS,
+        });
+      expect(run()).toBe(costTable(DEFAULT_SETTINGS));
+      expect(run('-c', 'xraySampleRate=0')).toBe(costTable(settingsWith({ xraySampleRate: '0' })));
+    },
+    HANG_MS,
+  );
 
   it("the README's Cost section shows the table the script prints at the defaults", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
