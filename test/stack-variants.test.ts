@@ -39,6 +39,11 @@ const VARIANTS: Array<[string, Record<string, unknown>]> = [
   ['serviceName', { serviceName: 'messaging-eu' }],
   ['metricsNamespace', { metricsNamespace: 'MessagingEu' }],
   ['logLevel', { logLevel: 'DEBUG' }],
+  ['xraySampleRate', { xraySampleRate: '0' }],
+  ['xraySampleRate, every request', { xraySampleRate: '1' }],
+  ['accessLogFields', { accessLogFields: 'requestId,status,teamId' }],
+  ['functionMemory', { functionMemory: '{"apiRoute":1769,"webhookDeliverer":128}' }],
+  ['pointInTimeRecovery', { pointInTimeRecovery: 'false' }],
   ['every setting at its largest', LARGEST_SETTINGS],
   ['every setting at its largest, dev', { ...LARGEST_SETTINGS, dev: 'true' }],
 ];

@@ -21,6 +21,11 @@ export interface ApiFunctionProps {
    * no other function can take them. @default none: the account's unreserved pool
    */
   reservedConcurrentExecutions?: number;
+  /**
+   * Active tracing (a request is sampled by the stage's rule; an asynchronous invocation by Lambda's own
+   * 5%), or, false (cdk.json `xraySampleRate` 0), only a trace a caller already started. @default true
+   */
+  traced?: boolean;
   /** What happens to the log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
 }
@@ -53,7 +58,7 @@ export class ApiFunction extends NodejsFunction {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       // Every request is traced through API Gateway and its function (the stage traces too).
-      tracing: Tracing.ACTIVE,
+      tracing: props.traced === false ? Tracing.PASS_THROUGH : Tracing.ACTIVE,
       role,
       logGroup,
       projectRoot: ROOT,

@@ -78,6 +78,10 @@ export interface ChangeEventsProps {
   webhookDeliveries: WebhookDeliveries;
   /** The consumer's share of the account's concurrency (lib/cdk/concurrency.ts); none when not given. */
   reservedConcurrency?: number;
+  /** The consumer's memory (cdk.json `functionMemory`). @default STREAM_CONSUMER's */
+  memorySize?: number;
+  /** Active X-Ray tracing (ApiFunction's `traced`). @default true */
+  traced?: boolean;
 }
 
 /**
@@ -115,7 +119,8 @@ export class ChangeEvents extends Construct {
         PUBLIC_BUCKET: props.publicFiles.bucketName,
       },
       timeout: STREAM_CONSUMER.timeout,
-      memorySize: STREAM_CONSUMER.memorySize,
+      memorySize: props.memorySize ?? STREAM_CONSUMER.memorySize,
+      traced: props.traced,
       reservedConcurrentExecutions: props.reservedConcurrency,
       logRemovalPolicy: props.logRemovalPolicy,
     });

@@ -13,7 +13,27 @@ import {
   type RateLimitWindow,
   WAF_QUOTAS_URL,
 } from '../../shared/rate-limits.ts';
-import { CONCURRENCY_DEFAULTS, type ConcurrencySettings, checkConcurrencyFits } from './concurrency.ts';
+import { ACCESS_LOG_FIELD_NAMES } from './access-log.ts';
+import {
+  CONCURRENCY_DEFAULTS,
+  type ConcurrencyClass,
+  type ConcurrencySettings,
+  checkConcurrencyFits,
+} from './concurrency.ts';
+
+/** Memory (MB) of each function class, the classes of `concurrency`. */
+export type FunctionMemory = Record<ConcurrencyClass, number>;
+export const FUNCTION_MEMORY_DEFAULTS: FunctionMemory = {
+  apiRoute: 512,
+  autoConfigure: 1024,
+  authorizer: 512,
+  webhookDeliverer: 256,
+  streamConsumer: 256,
+  webhookSweeper: 256,
+};
+/** Lambda's range of function memory. */
+const MIN_FUNCTION_MEMORY_MB = 128;
+const MAX_FUNCTION_MEMORY_MB = 10240;
 
 /**
  * What `cdk.json` ("context") configures, with the defaults it lists: the CLI reads cdk.json, a test or
@@ -37,6 +57,29 @@ export const DEFAULT_SETTINGS = {
    * token stops at its expiry whatever this is (the route checks `expiresAt` from the answer's context).
    */
   authorizerCacheSeconds: 300,
+  /**
+   * Share of API requests X-Ray traces (an X-Ray sampling rule on the stage, over its reservoir of one
+   * request a second), 0 to 1; 0 turns tracing off (the stage untraced, the functions only pass a trace
+   * on). 5%, X-Ray's own default: at scale that still traces thousands of slow or failing requests an hour,
+   * where 100% would cost $5 per million requests, more than API Gateway itself (README "Cost").
+   */
+  xraySampleRate: 0.05,
+  /**
+   * The fields of the access log's line, each a key of ACCESS_LOG_FIELDS (lib/cdk/access-log.ts). All of
+   * them: the line (about 700 bytes, $0.33 per million requests) is what an incident is read from.
+   */
+  accessLogFields: ACCESS_LOG_FIELD_NAMES as string[],
+  /**
+   * Memory of each function class (MB, 128 to 10,240); Lambda gives CPU in proportion. The routes do a
+   * few DynamoDB round trips (I/O bound): 512 keeps a cold start near its floor; auto-configure parses
+   * web pages of up to 5 MB (1,024); the webhook functions and the consumer wait on I/O (256).
+   */
+  functionMemory: FUNCTION_MEMORY_DEFAULTS,
+  /**
+   * Point-in-time recovery of the table (35 days of restores, $0.20 per GB-month in us-east-1): on, the
+   * table is the only copy of the teams' data.
+   */
+  pointInTimeRecovery: true,
   /**
    * Per-team rate limit plans (AWS WAF rate-based rules, lib/cdk/rate-limits.ts; the local gateway enforces
    * the same): at most `limit` requests per token in any `windowSeconds`. A team is in `defaultRateLimitPlan`
@@ -102,6 +145,10 @@ export interface Settings {
   throttleRate: number;
   throttleBurst: number;
   authorizerCacheSeconds: number;
+  xraySampleRate: number;
+  accessLogFields: string[];
+  functionMemory: FunctionMemory;
+  pointInTimeRecovery: boolean;
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
   corsOrigins: string[];
@@ -145,6 +192,16 @@ export function readSettings(node: Node): Settings {
     throttleBurst: whole('throttleBurst', node.tryGetContext('throttleBurst') ?? defaults.throttleBurst, 1),
     authorizerCacheSeconds: authorizerCacheSeconds(
       node.tryGetContext('authorizerCacheSeconds') ?? defaults.authorizerCacheSeconds,
+    ),
+    xraySampleRate: fraction(
+      'xraySampleRate',
+      node.tryGetContext('xraySampleRate') ?? defaults.xraySampleRate,
+    ),
+    accessLogFields: accessLogFields(node.tryGetContext('accessLogFields') ?? defaults.accessLogFields),
+    functionMemory: functionMemory(node.tryGetContext('functionMemory')),
+    pointInTimeRecovery: flag(
+      'pointInTimeRecovery',
+      node.tryGetContext('pointInTimeRecovery') ?? defaults.pointInTimeRecovery,
     ),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
     corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
@@ -306,6 +363,40 @@ function authorizerCacheSeconds(value: unknown): number {
     );
   }
   return seconds;
+}
+
+/** A share from 0 to 1, also as `-c` text. */
+function fraction(key: string, value: unknown): number {
+  const number = nonNegative(key, value);
+  if (number > 1) throw new Error(`context ${key}: a number from 0 to 1`);
+  return number;
+}
+
+/** `accessLogFields` as a list (cdk.json) or comma-separated text (`-c`): known fields, at least one. */
+function accessLogFields(context: unknown): string[] {
+  const fields = typeof context === 'string' ? context.split(',').map((field) => field.trim()) : context;
+  if (!Array.isArray(fields) || !fields.length) throw new Error('context accessLogFields: a list of fields');
+  for (const field of fields) {
+    if (!ACCESS_LOG_FIELD_NAMES.includes(field)) {
+      throw new Error(
+        `context accessLogFields: ${JSON.stringify(field)} unknown (${ACCESS_LOG_FIELD_NAMES.join(', ')})`,
+      );
+    }
+  }
+  return [...new Set(fields as string[])];
+}
+
+/** `functionMemory` as an object or JSON text, over the defaults key by key: Lambda's 128 to 10,240 MB. */
+function functionMemory(context: unknown): FunctionMemory {
+  const memory = { ...FUNCTION_MEMORY_DEFAULTS };
+  for (const [key, value] of knownEntries(
+    'functionMemory',
+    contextObject('functionMemory', context ?? {}),
+    memory,
+  )) {
+    memory[key] = whole(`functionMemory.${key}`, value, MIN_FUNCTION_MEMORY_MB, MAX_FUNCTION_MEMORY_MB);
+  }
+  return memory;
 }
 
 /** One of AWS WAF's evaluation windows: WAF refuses any other. */

@@ -10,7 +10,6 @@ import {
   Tags,
 } from 'aws-cdk-lib';
 import {
-  AccessLogField,
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
@@ -36,6 +35,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
+import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
@@ -48,9 +48,10 @@ import {
   resourcePaths,
   routes,
 } from '../../shared/routes.ts';
+import { accessLogTemplate } from './access-log.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
-import { type ConcurrencySettings, reservation, routeClass } from './concurrency.ts';
+import { reservation, routeClass } from './concurrency.ts';
 import { addCorsPreflight } from './cors.ts';
 import { grantRouteAccess, grantTokenAccess } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
@@ -189,13 +190,13 @@ export class TeamMessagingStack extends Stack {
     // Production keeps its data (and logs) when the stack is deleted; a dev stack takes everything with it.
     const removalPolicy = dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-    this.table = this.singleTable(dev, removalPolicy);
+    this.table = this.singleTable(dev, removalPolicy, settings);
     this.privateFiles = this.privateLibrary(dev, removalPolicy, props.uploadOrigins ?? ['*']);
     this.publicFiles = this.publicLibrary(dev, removalPolicy);
     const cdn = this.publicCdn();
     const publicBaseUrl = `https://${cdn.distributionDomainName}`;
     const { concurrency } = settings;
-    const authorizer = this.authorizerFunction(removalPolicy, functionSettings, concurrency);
+    const authorizer = this.authorizerFunction(removalPolicy, functionSettings, settings);
     this.accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy,
@@ -229,10 +230,15 @@ export class TeamMessagingStack extends Stack {
         deliverer: reservation(concurrency, 'webhookDeliverer'),
         sweeper: reservation(concurrency, 'webhookSweeper'),
       },
+      memorySize: {
+        deliverer: settings.functionMemory.webhookDeliverer,
+        sweeper: settings.functionMemory.webhookSweeper,
+      },
+      traced: settings.xraySampleRate > 0,
     });
     const routeFunctions = this.addRoutes(
       removalPolicy,
-      concurrency,
+      settings,
       {
         ...functionSettings,
         TABLE_NAME: this.table.tableName,
@@ -250,6 +256,8 @@ export class TeamMessagingStack extends Stack {
       logRemovalPolicy: removalPolicy,
       webhookDeliveries: this.webhookDeliveries,
       reservedConcurrency: reservation(concurrency, 'streamConsumer'),
+      memorySize: settings.functionMemory.streamConsumer,
+      traced: settings.xraySampleRate > 0,
     });
     this.addCorsPreflights(settings.corsOrigins);
     this.addMethodsNotAllowed();
@@ -280,14 +288,14 @@ export class TeamMessagingStack extends Stack {
    * PITR, and its stream with both images of each change, which the change-event consumer reads (an
    * in-place update).
    */
-  private singleTable(dev: boolean, removalPolicy: RemovalPolicy): TableV2 {
+  private singleTable(dev: boolean, removalPolicy: RemovalPolicy, settings: Settings): TableV2 {
     return new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       sortKey: { name: sortKey, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       timeToLiveAttribute: ttlAttribute,
       dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
       // Both keys only; adding one is an in-place update (CloudFormation creates one index per update).
       globalSecondaryIndexes: [idIndex, dueIndex].map((index) => ({
         indexName: index.name,
@@ -378,7 +386,7 @@ export class TeamMessagingStack extends Stack {
    */
   private addRoutes(
     removalPolicy: RemovalPolicy,
-    concurrency: ConcurrencySettings,
+    { concurrency, functionMemory, xraySampleRate }: Settings,
     environment: Record<string, string>,
     rateLimits: Record<string, string>,
   ): RouteFunction[] {
@@ -388,7 +396,8 @@ export class TeamMessagingStack extends Stack {
         entry: route.handler,
         environment: route.public ? environment : { ...environment, ...rateLimits },
         timeout: Duration.seconds(functionTimeoutSeconds(route)),
-        memorySize: route.fetchesWeb ? 1024 : 512,
+        memorySize: functionMemory[routeClass(route)],
+        traced: xraySampleRate > 0,
         reservedConcurrentExecutions: reservation(concurrency, routeClass(route)),
         logRemovalPolicy: removalPolicy,
       });
@@ -424,12 +433,14 @@ export class TeamMessagingStack extends Stack {
   private authorizerFunction(
     removalPolicy: RemovalPolicy,
     functionSettings: Record<string, string>,
-    concurrency: ConcurrencySettings,
+    { concurrency, functionMemory, xraySampleRate }: Settings,
   ): ApiFunction {
     const fn = new ApiFunction(this, 'Authorizer', {
       entry: authorizerRoute.handler,
       environment: { ...functionSettings, TABLE_NAME: this.table.tableName },
       timeout: Duration.seconds(TIMEOUTS.authorizerSeconds),
+      memorySize: functionMemory.authorizer,
+      traced: xraySampleRate > 0,
       reservedConcurrentExecutions: reservation(concurrency, 'authorizer'),
       logRemovalPolicy: removalPolicy,
     });
@@ -504,6 +515,30 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
+   * The stage's X-Ray sampling (cdk.json `xraySampleRate`): one request a second, and that share of the rest.
+   * A sampling rule is the Region's, named after the stack; it matches this stage only (its ARN as
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-configuring-xray-sampling-rules.html
+   * gives it).
+   */
+  private apiSamplingRule(api: RestApi, rate: number): void {
+    new CfnSamplingRule(this, 'ApiSampling', {
+      samplingRule: {
+        ruleName: `${this.stackName.slice(0, MAX_SAMPLING_RULE_NAME - 4)}-api`,
+        priority: 1000,
+        fixedRate: rate,
+        reservoirSize: 1,
+        serviceName: '*',
+        serviceType: 'AWS::ApiGateway::Stage',
+        host: '*',
+        httpMethod: '*',
+        urlPath: '*',
+        resourceArn: `arn:${this.partition}:apigateway:${this.region}::/restapis/${api.restApiId}/stages/${api.deploymentStage.stageName}`,
+        version: 1,
+      },
+    });
+  }
+
+  /**
    * The REST API: the TOKEN authorizer on every method, JSON gateway errors, throttling, X-Ray tracing,
    * JSON access logs.
    */
@@ -526,39 +561,19 @@ export class TeamMessagingStack extends Stack {
         stageName: stageName(dev),
         throttlingRateLimit: settings.throttleRate,
         throttlingBurstLimit: settings.throttleBurst,
-        tracingEnabled: true,
+        // Sampled by the rule below (cdk.json `xraySampleRate`); 0: untraced.
+        tracingEnabled: settings.xraySampleRate > 0,
         loggingLevel: MethodLoggingLevel.ERROR,
         // Request and response bodies carry customer data: never written to execution logs.
         dataTraceEnabled: false,
         metricsEnabled: true,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
-        // One line per request; `requestId` is the X-Request-Id clients see, `xrayTraceId` leads to the trace.
-        accessLogFormat: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: AccessLogField.contextRequestId(),
-            xrayTraceId: AccessLogField.contextXrayTraceId(),
-            time: AccessLogField.contextRequestTime(),
-            ip: AccessLogField.contextIdentitySourceIp(),
-            userAgent: AccessLogField.contextIdentityUserAgent(),
-            method: AccessLogField.contextHttpMethod(),
-            resource: AccessLogField.contextResourcePath(),
-            path: AccessLogField.contextPath(),
-            status: AccessLogField.contextStatus(),
-            responseLength: AccessLogField.contextResponseLength(),
-            latencyMs: AccessLogField.contextResponseLatency(),
-            authorizerLatencyMs: AccessLogField.contextAuthorizerLatency(),
-            integrationLatencyMs: AccessLogField.contextIntegrationLatency(),
-            integrationStatus: AccessLogField.contextIntegrationStatus(),
-            teamId: AccessLogField.contextAuthorizer('teamId'),
-            error: AccessLogField.contextErrorMessage(),
-            errorType: AccessLogField.contextErrorResponseType(),
-            authorizerError: AccessLogField.contextAuthorizerError(),
-            integrationError: AccessLogField.contextIntegrationErrorMessage(),
-          }),
-        ),
+        // One line per request, of cdk.json's `accessLogFields` (lib/cdk/access-log.ts).
+        accessLogFormat: AccessLogFormat.custom(accessLogTemplate(settings.accessLogFields)),
       },
       defaultMethodOptions: { authorizer: tokenAuthorizer, authorizationType: AuthorizationType.CUSTOM },
     });
+    if (settings.xraySampleRate > 0) this.apiSamplingRule(api, settings.xraySampleRate);
     for (const response of [...GATEWAY_RESPONSES, rateLimitedResponse(settings.rateLimitPlans)]) {
       api.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
         type: response.type,
@@ -572,6 +587,8 @@ export class TeamMessagingStack extends Stack {
   }
 }
 
+/** X-Ray's longest sampling rule name. */
+const MAX_SAMPLING_RULE_NAME = 32;
 /** The API's stage, also the `stage` cost-allocation tag. */
 const stageName = (dev: boolean): string => (dev ? 'dev' : 'prod');
 

@@ -81,6 +81,10 @@ export interface WebhookDeliveriesProps {
   logRemovalPolicy: RemovalPolicy;
   /** Each function's share of the account's concurrency (lib/cdk/concurrency.ts); none when not given. */
   reservedConcurrency?: { deliverer?: number; sweeper?: number };
+  /** Each function's memory (cdk.json `functionMemory`). @default WEBHOOK_DELIVERIES' */
+  memorySize?: { deliverer?: number; sweeper?: number };
+  /** Active X-Ray tracing (ApiFunction's `traced`). @default true */
+  traced?: boolean;
   /** The key webhook signing secrets are sealed under: the deliverer opens them to sign. */
   signingSecrets: IKey;
 }
@@ -118,7 +122,8 @@ export class WebhookDeliveries extends Construct {
         PUBLIC_BASE_URL: props.publicBaseUrl,
       },
       timeout: deliverer.timeout,
-      memorySize: deliverer.memorySize,
+      memorySize: props.memorySize?.deliverer ?? deliverer.memorySize,
+      traced: props.traced,
       reservedConcurrentExecutions: props.reservedConcurrency?.deliverer,
       logRemovalPolicy: props.logRemovalPolicy,
     });
@@ -136,7 +141,8 @@ export class WebhookDeliveries extends Construct {
       entry: webhookDelivery.sweeper.handler,
       environment: { ...props.environment, TABLE_NAME: table.tableName },
       timeout: sweeper.timeout,
-      memorySize: sweeper.memorySize,
+      memorySize: props.memorySize?.sweeper ?? sweeper.memorySize,
+      traced: props.traced,
       reservedConcurrentExecutions: props.reservedConcurrency?.sweeper,
       logRemovalPolicy: props.logRemovalPolicy,
     });
