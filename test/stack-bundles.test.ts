@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionId } from '../lib/cdk/team-messaging-stack.ts';
+import { functionId } from '../lib/cdk/route-areas.ts';
 import { routes } from '../shared/routes.ts';
 import { newTeam } from './support/api.ts';
 import { reportedViolations, type Synthesized, synthesize } from './support/synth.ts';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionId } from '../lib/cdk/route-areas.ts';
 import {
   DEFAULT_SETTINGS,
   environmentBytes,
@@ -12,7 +13,7 @@ import {
   readSettings,
 } from '../lib/cdk/settings.ts';
 import type { CfnTemplate } from '../lib/cdk/synth-offline.ts';
-import { functionId, TeamMessagingStack } from '../lib/cdk/team-messaging-stack.ts';
+import { TeamMessagingStack } from '../lib/cdk/team-messaging-stack.ts';
 import { MAX_RATE_LIMIT_PLANS } from '../shared/rate-limits.ts';
 import { routes } from '../shared/routes.ts';
 import { LARGEST_SETTINGS, largestPlans } from './support/largest-settings.ts';

@@ -9,10 +9,11 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import type { ChangeEvents } from '../lib/cdk/change-events.ts';
-import { type RouteFunction, StackMonitoring } from '../lib/cdk/monitoring.ts';
+import { StackMonitoring } from '../lib/cdk/monitoring.ts';
+import type { RouteFunction } from '../lib/cdk/route-areas.ts';
+import { functionId } from '../lib/cdk/route-areas.ts';
 import { readSettings } from '../lib/cdk/settings.ts';
 import type { CfnTemplate } from '../lib/cdk/synth-offline.ts';
-import { functionId } from '../lib/cdk/team-messaging-stack.ts';
 import type { WebhookDeliveries } from '../lib/cdk/webhook-deliveries.ts';
 import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { CDK_JSON_CONTEXT } from './support/synth.ts';
@@ -66,10 +67,10 @@ function monitor(count: number): Monitored {
   });
   api.root.addMethod('GET', new MockIntegration());
   const some = routesOf(count);
-  const routeFunctions: RouteFunction[] = some.map((route) => {
-    const id = functionId(route.method, route.path);
-    return { route, fn: fn(id), id };
-  });
+  const routeFunctions: Pick<RouteFunction, 'route' | 'id'>[] = some.map((route) => ({
+    route,
+    id: functionId(route.method, route.path),
+  }));
   const table = new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
   new StackMonitoring(stack, 'Monitoring', {
     api,

@@ -3,7 +3,7 @@ import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -26,7 +26,9 @@ export interface ApiFunctionProps {
    * 5%), or, false (cdk.json `xraySampleRate` 0), only a trace a caller already started. @default true
    */
   traced?: boolean;
-  /** What happens to the log group when the stack is deleted. */
+  /** Its log group when one exists already (a route's older one, in the main stack). @default its own */
+  logGroup?: ILogGroup;
+  /** What happens to its own log group when the stack is deleted. */
   logRemovalPolicy: RemovalPolicy;
 }
 
@@ -39,10 +41,12 @@ export interface ApiFunctionProps {
  */
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy,
-    });
+    const logGroup =
+      props.logGroup ??
+      new LogGroup(scope, `${id}Logs`, {
+        retention: RetentionDays.ONE_MONTH,
+        removalPolicy: props.logRemovalPolicy,
+      });
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Runs ${props.entry}`,

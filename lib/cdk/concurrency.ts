@@ -5,7 +5,9 @@ import { type Route, routes } from '../../shared/routes.ts';
  * the stack has a class, and each class a share, cdk.json's `concurrency`, reserved for each of its functions
  * (`ReservedConcurrentExecutions`). A reservation is both a floor and a ceiling: no other function can take
  * it, and the function never runs more at once. So a loop of slow auto-configure calls fills auto-configure's
- * share only, and a flood of webhook deliveries the deliverer's: every other route keeps its own.
+ * share only, and a flood of webhook deliveries the deliverer's. The other routes reserve nothing by default
+ * (`apiRoute` 0): they share what no class reserved, which no capped class can take, and the stage's throttle
+ * bounds what they use in all; a share per route would grow with every route the API gains (issue 39).
  */
 export interface ConcurrencySettings {
   /**
@@ -15,7 +17,10 @@ export interface ConcurrencySettings {
   accountQuota: number;
   /** Reserve the shares; false deploys without any reservation (an account too small to reserve any). */
   reserve: boolean;
-  /** Each API route's function but auto-configure's: its concurrent requests. */
+  /**
+   * Each API route's function but auto-configure's: its concurrent requests, reserved per route; 0 reserves
+   * none (the default), and the routes share the account's unreserved concurrency.
+   */
   apiRoute: number;
   /** Each route that fetches web pages (auto-configure): its concurrent requests, each up to 15 s. */
   autoConfigure: number;
@@ -35,7 +40,7 @@ export type ConcurrencyClass = Exclude<keyof ConcurrencySettings, 'accountQuota'
 export const CONCURRENCY_DEFAULTS: ConcurrencySettings = {
   accountQuota: 1000,
   reserve: true,
-  apiRoute: 10,
+  apiRoute: 0,
   autoConfigure: 10,
   authorizer: 20,
   webhookDeliverer: 50,
@@ -69,9 +74,9 @@ export function functionsPerClass(): Record<ConcurrencyClass, number> {
 
 export const CONCURRENCY_CLASSES = Object.keys(functionsPerClass()) as ConcurrencyClass[];
 
-/** A function's reservation: its class's share, or none when the settings reserve nothing. */
+/** A function's reservation: its class's share, or none when the settings or the share (0) reserve nothing. */
 export function reservation(concurrency: ConcurrencySettings, kind: ConcurrencyClass): number | undefined {
-  return concurrency.reserve ? concurrency[kind] : undefined;
+  return concurrency.reserve && concurrency[kind] > 0 ? concurrency[kind] : undefined;
 }
 
 /** What the stack reserves in all: each class's share times its functions. */

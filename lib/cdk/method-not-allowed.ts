@@ -8,6 +8,7 @@ import {
   PassthroughBehavior,
 } from 'aws-cdk-lib/aws-apigateway';
 import { methodNotAllowed } from '../../shared/http/messages.ts';
+import type { Preflight } from './cors.ts';
 import { acknowledgePublicMethod } from './nag.ts';
 
 /**
@@ -54,26 +55,42 @@ export function methodNotAllowedResponse(
 }
 
 /**
- * Every other method of a resource (HEAD and OPTIONS too, unless a CORS preflight method takes OPTIONS) is
- * answered 405 by API Gateway itself: an `ANY` method, which the resource's own methods take precedence
- * over, with a mock integration, so neither the authorizer nor a function runs. Without it API Gateway
- * answers a missing method as an unknown path (MISSING_AUTHENTICATION_TOKEN, the stack's 404).
+ * Every other method of a resource (HEAD and OPTIONS too) is answered 405 by API Gateway itself: an `ANY`
+ * method, which the resource's own methods take precedence over, with a mock integration, so neither the
+ * authorizer nor a function runs. Without it API Gateway answers a missing method as an unknown path
+ * (MISSING_AUTHENTICATION_TOKEN, the stack's 404). When the deployment allows browser origins, the same
+ * method answers a preflight (cors.ts): a resource has one method beside its routes', not two.
  */
-export function addMethodNotAllowed(resource: IResource, methods: readonly string[]): Method {
+export function addMethodNotAllowed(
+  resource: IResource,
+  methods: readonly string[],
+  cors?: Preflight,
+): Method {
   const response = methodNotAllowedResponse(resource.path, methods);
+  const statusCode = cors
+    ? [
+        '#set($headers = $input.params().header)',
+        `#if(${cors.condition})`,
+        '{"statusCode": 204}',
+        '#else',
+        '{"statusCode": 405}',
+        '#end',
+      ].join('\n')
+    : '{"statusCode": 405}';
   const integration = new MockIntegration({
     passthroughBehavior: PassthroughBehavior.NEVER,
-    requestTemplates: Object.fromEntries(BODY_MEDIA_TYPES.map((type) => [type, '{"statusCode": 405}'])),
-    integrationResponses: [response.integration],
+    requestTemplates: Object.fromEntries(BODY_MEDIA_TYPES.map((type) => [type, statusCode])),
+    // The 405 is the default response; the preflight's is chosen by the statusCode its template gives.
+    integrationResponses: cors ? [cors.integration, response.integration] : [response.integration],
   });
   const method = resource.addMethod('ANY', integration, {
     authorizationType: AuthorizationType.NONE,
-    methodResponses: [response.method],
+    methodResponses: cors ? [cors.method, response.method] : [response.method],
   });
   acknowledgePublicMethod(
     method,
-    'Answers 405 from API Gateway (a mock integration): no function runs and no team data is read, so a ' +
-      'token would protect nothing; the stage web ACL still counts the request.',
+    'Answers 405, or a CORS preflight, from API Gateway (a mock integration): no function runs and no team ' +
+      'data is read, so a token would protect nothing; the stage web ACL still counts the request.',
   );
   return method;
 }

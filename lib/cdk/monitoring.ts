@@ -18,6 +18,7 @@ import {
 import { Construct } from 'constructs';
 import { type Route, routeKey } from '../../shared/routes.ts';
 import type { ChangeEvents } from './change-events.ts';
+import type { RouteFunction } from './route-areas.ts';
 import type { AlarmThresholds, Settings } from './settings.ts';
 import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
@@ -30,13 +31,6 @@ export const NESTED_STACK_ID = 'Monitoring';
 /** Ends every alarm's description: where its reader finds what it means and what to check first. */
 const RUNBOOK = 'What to check first: the README, "Operating it".';
 
-export interface RouteFunction {
-  route: Route;
-  fn: IFunction;
-  /** The route's construct id, e.g. `GetApiV1BrandsId`: alarm names use it. */
-  id: string;
-}
-
 export interface StackMonitoringProps {
   api: RestApi;
   /**
@@ -45,7 +39,8 @@ export interface StackMonitoringProps {
    * metrics (10 KB of the template), and tell CloudWatch nothing more.
    */
   apiStage: string;
-  routeFunctions: RouteFunction[];
+  /** Each route and its construct id (alarm names use it). */
+  routeFunctions: Pick<RouteFunction, 'route' | 'id'>[];
   authorizer: IFunction;
   table: TableV2;
   /** The table's indexes: each alarms on its own throttles. */

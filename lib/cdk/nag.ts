@@ -1,4 +1,4 @@
-import { type App, Stack, Validations } from 'aws-cdk-lib';
+import { type App, Names, Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -16,10 +16,7 @@ export function addAwsSolutionsChecks(app: App): void {
 /** Object keys are per team and per file, so object grants end in a prefix wildcard. */
 export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant[]): void {
   const wildcards = new Set(
-    objects.map(
-      ({ bucket, keys }) =>
-        `Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>/${keys}`,
-    ),
+    objects.map(({ bucket, keys }) => `Resource::<${bucketArn(fn, bucket)}>/${keys}`),
   );
   for (const wildcard of wildcards) {
     Validations.of(fn.role ?? fn).acknowledge({
@@ -29,6 +26,17 @@ export function acknowledgeObjectWildcards(fn: ApiFunction, objects: ObjectGrant
         'of one bucket and to the single action the route table row declares.',
     });
   }
+}
+
+/**
+ * A bucket's ARN as cdk-nag prints it in the function's stack: its attribute in the bucket's own stack, the
+ * parameter CDK passes it in (named after the bucket's path) in a nested one.
+ */
+function bucketArn(fn: ApiFunction, bucket: Bucket): string {
+  const cfnBucket = bucket.node.defaultChild as CfnBucket;
+  return Stack.of(fn) === Stack.of(bucket)
+    ? `${Stack.of(bucket).getLogicalId(cfnBucket)}.Arn`
+    : `referenceto${Names.nodeUniqueId(cfnBucket.node)}Arn`;
 }
 
 /** The on-failure queue of the change-event consumer (change-events.ts) is itself the end of the line. */

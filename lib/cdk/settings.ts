@@ -408,14 +408,15 @@ function rateLimitWindow(key: string, value: unknown): RateLimitWindow {
 
 /**
  * `concurrency` as an object (cdk.json) or JSON text (`-c concurrency=...`), over the defaults key by key:
- * whole numbers, each share at least 1 (a reservation of 0 would stop its function), and shares that fit.
+ * whole numbers, each share at least 1 (a reservation of 0 would stop its function) but `apiRoute`, whose 0
+ * reserves nothing (concurrency.ts), and shares that fit.
  */
 function concurrencyShares(context: unknown): ConcurrencySettings {
   const concurrency = { ...DEFAULT_SETTINGS.concurrency };
   const given = knownEntries('concurrency', contextObject('concurrency', context ?? {}), concurrency);
   for (const [key, value] of given) {
     if (key === 'reserve') concurrency.reserve = flag(`concurrency.${key}`, value);
-    else concurrency[key] = whole(`concurrency.${key}`, value, 1);
+    else concurrency[key] = whole(`concurrency.${key}`, value, key === 'apiRoute' ? 0 : 1);
   }
   checkConcurrencyFits(concurrency);
   return concurrency;

@@ -32,7 +32,8 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
@@ -51,11 +52,11 @@ import {
 import { accessLogTemplate } from './access-log.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
-import { reservation, routeClass } from './concurrency.ts';
-import { addCorsPreflight } from './cors.ts';
-import { grantRouteAccess, grantTokenAccess } from './grants.ts';
+import { reservation } from './concurrency.ts';
+import { preflight } from './cors.ts';
+import { grantTokenAccess, type RouteResources } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
-import { BUCKET_METRICS_FILTER, type RouteFunction, StackMonitoring } from './monitoring.ts';
+import { BUCKET_METRICS_FILTER, StackMonitoring } from './monitoring.ts';
 import {
   acknowledgeNagFindings,
   acknowledgeObjectWildcards,
@@ -63,6 +64,14 @@ import {
   addAwsSolutionsChecks,
 } from './nag.ts';
 import { TeamRateLimits } from './rate-limits.ts';
+import {
+  areaStackId,
+  functionId,
+  MAIN_STACK_LOG_GROUPS,
+  RouteArea,
+  type RouteFunction,
+  routesByArea,
+} from './route-areas.ts';
 import { retainServiceLogs } from './service-logs.ts';
 import {
   DEFAULT_SETTINGS,
@@ -239,6 +248,8 @@ export class TeamMessagingStack extends Stack {
     const routeFunctions = this.addRoutes(
       removalPolicy,
       settings,
+      stageName(dev),
+      this,
       {
         ...functionSettings,
         TABLE_NAME: this.table.tableName,
@@ -259,8 +270,7 @@ export class TeamMessagingStack extends Stack {
       memorySize: settings.functionMemory.streamConsumer,
       traced: settings.xraySampleRate > 0,
     });
-    this.addCorsPreflights(settings.corsOrigins);
-    this.addMethodsNotAllowed();
+    this.addMethodsNotAllowed(settings.corsOrigins);
     retainServiceLogs(this, this.api);
     this.monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
@@ -380,52 +390,74 @@ export class TeamMessagingStack extends Stack {
   }
 
   /**
-   * One function per route table row, wired to its method and granted what the row declares, with its
-   * class's share of concurrency; a route behind the authorizer (not `public`) also gets `rateLimits`'
-   * variables.
+   * One function per route table row, in its area's nested stack (lib/cdk/route-areas.ts), granted what the
+   * row declares, with its class's share of concurrency; its method here, on the main stack's API. A route
+   * behind the authorizer (not `public`) also gets `rateLimits`' variables.
    */
   private addRoutes(
     removalPolicy: RemovalPolicy,
-    { concurrency, functionMemory, xraySampleRate }: Settings,
+    settings: Settings,
+    stage: string,
+    resources: RouteResources,
     environment: Record<string, string>,
     rateLimits: Record<string, string>,
   ): RouteFunction[] {
-    return routes.map((route) => {
-      const id = functionId(route.method, route.path);
-      const fn = new ApiFunction(this, id, {
-        entry: route.handler,
-        environment: route.public ? environment : { ...environment, ...rateLimits },
-        timeout: Duration.seconds(functionTimeoutSeconds(route)),
-        memorySize: functionMemory[routeClass(route)],
-        traced: xraySampleRate > 0,
-        reservedConcurrentExecutions: reservation(concurrency, routeClass(route)),
+    const logGroups = this.releasedRouteLogGroups(removalPolicy);
+    return [...routesByArea(routes)].flatMap(([area, areaRoutes]) => {
+      const { functions } = new RouteArea(this, areaStackId(area), {
+        routes: areaRoutes,
+        settings,
+        resources,
+        api: this.api,
+        stageName: stage,
+        environment,
+        rateLimits,
+        logGroups,
         logRemovalPolicy: removalPolicy,
       });
-      acknowledgeObjectWildcards(fn, grantRouteAccess(fn, route, this));
-      const method = this.api.root
-        .resourceForPath(route.path)
-        .addMethod(
-          route.method,
-          new LambdaIntegration(fn, { allowTestInvoke: false }),
-          route.public ? { authorizationType: AuthorizationType.NONE } : {},
-        );
-      if (route.public) acknowledgePublicMethod(method);
-      return { route, fn, id };
+      for (const { route, fn, id } of functions) {
+        // The function as the method's stack sees it: API Gateway's permission is in the area's stack.
+        const handler = LambdaFunction.fromFunctionAttributes(this, `${id}Handler`, {
+          functionArn: fn.functionArn,
+          sameEnvironment: false,
+          skipPermissions: true,
+        });
+        const method = this.api.root
+          .resourceForPath(route.path)
+          .addMethod(
+            route.method,
+            new LambdaIntegration(handler, { allowTestInvoke: false }),
+            route.public ? { authorizationType: AuthorizationType.NONE } : {},
+          );
+        if (route.public) acknowledgePublicMethod(method);
+      }
+      return functions;
     });
   }
 
-  /** A preflight on each resource of the route table, when the deployment allows browser origins. */
-  private addCorsPreflights(origins: readonly string[]): void {
-    if (!origins.length) return;
-    for (const path of resourcePaths()) {
-      addCorsPreflight(this.api.root.resourceForPath(path), allowedMethods(path), origins);
-    }
+  /** The log groups that stay in this stack (route-areas.ts, MAIN_STACK_LOG_GROUPS), of the routes there are. */
+  private releasedRouteLogGroups(removalPolicy: RemovalPolicy): Map<string, ILogGroup> {
+    const current = new Set(routes.map((route) => functionId(route.method, route.path)));
+    return new Map(
+      MAIN_STACK_LOG_GROUPS.filter((id) => current.has(id)).map((id) => [
+        id,
+        new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy }),
+      ]),
+    );
   }
 
-  /** On each resource of the route table, a 405 naming its methods for any other method (not a 404). */
-  private addMethodsNotAllowed(): void {
+  /**
+   * On each resource of the route table, a 405 naming its methods for any other method (not a 404), and the
+   * CORS preflight when the deployment allows browser origins.
+   */
+  private addMethodsNotAllowed(origins: readonly string[]): void {
     for (const path of resourcePaths()) {
-      addMethodNotAllowed(this.api.root.resourceForPath(path), allowedMethods(path));
+      const methods = allowedMethods(path);
+      addMethodNotAllowed(
+        this.api.root.resourceForPath(path),
+        methods,
+        origins.length ? preflight(methods, origins) : undefined,
+      );
     }
   }
 
@@ -591,12 +623,6 @@ export class TeamMessagingStack extends Stack {
 const MAX_SAMPLING_RULE_NAME = 32;
 /** The API's stage, also the `stage` cost-allocation tag. */
 const stageName = (dev: boolean): string => (dev ? 'dev' : 'prod');
-
-/** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
-export function functionId(method: string, path: string): string {
-  const words = `${method.toLowerCase()} ${path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
-}
 
 /**
  * The CDK app of `cdk synth`/`cdk deploy`, with the AwsSolutions checks: `-c dev=true` makes the disposable

@@ -44,11 +44,12 @@ export const LARGEST_SETTINGS: Record<string, string> = {
     datapointsToAlarm: 4,
   }),
   alarmEmail: 'team-messaging-api-operations-on-call@platform-alerts.example-company.example',
-  // A large account's shares: every function reserves some of a quota of 50,000.
+  // A large account's shares: every function reserves some of a quota of 50,000, each route its own 100 (the
+  // routes' shares grow with the routes: 100 more at 100 each is 10,000 more).
   concurrency: JSON.stringify({
     accountQuota: 50_000,
     reserve: true,
-    apiRoute: 1000,
+    apiRoute: 100,
     autoConfigure: 1000,
     authorizer: 2000,
     webhookDeliverer: 5000,

@@ -13,8 +13,8 @@ import {
   routeClass,
   UNRESERVED_MINIMUM,
 } from '../../lib/cdk/concurrency.ts';
+import { functionId } from '../../lib/cdk/route-areas.ts';
 import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
-import { functionId } from '../../lib/cdk/team-messaging-stack.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
 import { routes, webhookDelivery } from '../../shared/routes.ts';

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../lib/cdk/api-function.ts';
+import { functionId } from '../../lib/cdk/route-areas.ts';
 import { STATEFUL_TYPES } from '../../lib/cdk/stateful-guard.ts';
-import { functionId } from '../../lib/cdk/team-messaging-stack.ts';
 import { findRoute } from '../../shared/routes.ts';
 import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import { logicalId, reportedViolations, type Synthesized, synthesize } from '../support/synth.ts';
