@@ -5,7 +5,7 @@ import { PARTITION_BOUNDARIES } from '../lib/cdk/partition-boundaries.ts';
 import { functionId } from '../lib/cdk/route-areas.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { routes } from '../shared/routes.ts';
-import { logicalId, type Synthesized, synthesize } from './support/synth.ts';
+import { functionOfRoute, logicalId, type Synthesized, synthesize } from './support/synth.ts';
 import { actions, only, type Statement, statementsOfRole, stringify } from './support/template.ts';
 
 /**
@@ -99,9 +99,8 @@ describe('least privilege: partition boundaries on the table', () => {
   it("gives auto-configure, which fetches the caller's page, no table and no bucket", () => {
     const [route] = routes.filter((candidate) => candidate.fetchesWeb);
     expect(route?.path).toBe('/api/v1/brands/auto-configure');
-    const fn = synth.stack.node.findChild(
-      functionId(route?.method as string, route?.path as string),
-    ) as ApiFunction;
+    if (!route) throw new Error('no auto-configure route');
+    const fn = functionOfRoute(synth.stack, route);
     const named = statementsOf(fn).map((statement) => stringify(statement.Resource));
     const stateful = [synth.stack.table, synth.stack.privateFiles, synth.stack.publicFiles].map((resource) =>
       logicalId(synth.stack, resource.node.defaultChild),

@@ -13,6 +13,7 @@ import { type Route, routes } from '../shared/routes.ts';
 import { ROOT } from './support/processes.ts';
 import {
   defaultAndOverridden,
+  functionOfRoute,
   inMonitoring,
   logicalId,
   type Synthesized,
@@ -272,8 +273,7 @@ const insightsAlarms = (s: Synthesized, text: string) =>
 const ref = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) => ({
   Ref: logicalId(s.stack, construct.node.defaultChild),
 });
-const routeFunction = (s: Synthesized, route: Route) =>
-  s.stack.node.findChild(functionId(route.method, route.path)) as never;
+const routeFunction = (s: Synthesized, route: Route) => functionOfRoute(s.stack, route) as never;
 const authorizer = (s: Synthesized) => s.stack.node.findChild('Authorizer') as never;
 
 describe('CDK stack: alarms', () => {

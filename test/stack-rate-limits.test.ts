@@ -10,6 +10,7 @@ import {
 import { routes } from '../shared/routes.ts';
 import {
   defaultAndOverridden,
+  functionOfRoute,
   logicalId,
   reportedViolations,
   type Synthesized,
@@ -347,7 +348,7 @@ describe('CDK stack: per-team rate limits', () => {
       const carrying = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.RATE_LIMITS);
       const behindAuthorizer = routes
         .filter((route) => !route.public)
-        .map((route) => s.stack.node.findChild(functionId(route.method, route.path)).node.defaultChild);
+        .map((route) => functionOfRoute(s.stack, route).node.defaultChild);
       expect(carrying.map(([id]) => id).sort()).toEqual(
         behindAuthorizer.map((fn) => logicalId(s.stack, fn)).sort(),
       );

@@ -10,6 +10,7 @@ import { DELIVERY_TIMEOUT_MS } from '../shared/webhooks/schedule.ts';
 import {
   acknowledgments,
   defaultAndOverridden,
+  functionOfRoute,
   inMonitoring,
   logicalId,
   reportedViolations,
@@ -42,7 +43,7 @@ const deliverer = (s: Synthesized) => s.stack.webhookDeliveries.deliverer;
 const sweeper = (s: Synthesized) => s.stack.webhookDeliveries.sweeper;
 const consumer = (s: Synthesized) => s.stack.changeEvents.consumer;
 const routeFunction = (s: Synthesized, route: (typeof routes)[number]) =>
-  s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+  functionOfRoute(s.stack, route) as ApiFunction;
 const functionResource = (s: Synthesized, fn: ApiFunction) => all(s)[idOf(s, fn)] as Resource;
 
 /** Every statement of the policies attached to a function's role. */

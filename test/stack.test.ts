@@ -11,6 +11,7 @@ import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';
 import { functionTimeoutSeconds, type Route, routes } from '../shared/routes.ts';
 import {
   acknowledgments,
+  functionOfRoute,
   logicalId,
   reportedViolations,
   type Synthesized,
@@ -31,8 +32,7 @@ type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown };
 
 const resources = (type: string) => synth.template.findResources(type) as Record<string, Resource>;
-const routeFunction = (route: Route) =>
-  synth.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+const routeFunction = (route: Route) => functionOfRoute(synth.stack, route) as ApiFunction;
 const authorizerFunction = () => synth.stack.node.findChild('Authorizer') as ApiFunction;
 const functionResource = (fn: ApiFunction) =>
   resources('AWS::Lambda::Function')[logicalId(synth.stack, fn.node.defaultChild)] as Resource;

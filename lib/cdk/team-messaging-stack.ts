@@ -182,6 +182,8 @@ export class TeamMessagingStack extends Stack {
   readonly signingSecrets: Key;
   /** The alarm topic, and the nested stack of the alarms and the dashboard. */
   readonly monitoring: StackMonitoring;
+  /** Each route's function, in its area's nested stack. */
+  readonly routeFunctions: RouteFunction[];
 
   constructor(scope: Construct, id: string, props: TeamMessagingStackProps = {}) {
     // Production cannot be deleted by a mistaken `cdk destroy` (its data is retained even then). The
@@ -245,7 +247,7 @@ export class TeamMessagingStack extends Stack {
       },
       traced: settings.xraySampleRate > 0,
     });
-    const routeFunctions = this.addRoutes(
+    this.routeFunctions = this.addRoutes(
       removalPolicy,
       settings,
       stageName(dev),
@@ -275,7 +277,7 @@ export class TeamMessagingStack extends Stack {
     this.monitoring = new StackMonitoring(this, 'Monitoring', {
       api: this.api,
       apiStage: stageName(dev),
-      routeFunctions,
+      routeFunctions: this.routeFunctions,
       authorizer,
       table: this.table,
       indexNames: [idIndex.name, dueIndex.name],

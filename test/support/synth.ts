@@ -4,7 +4,9 @@ import { type App, type CfnElement, type NestedStack, Validations } from 'aws-cd
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll } from 'vitest';
+import type { ApiFunction } from '../../lib/cdk/api-function.ts';
 import { NESTED_STACK_ID } from '../../lib/cdk/monitoring.ts';
+import { RouteArea } from '../../lib/cdk/route-areas.ts';
 import {
   type CfnTemplate,
   type OfflineSynthOptions,
@@ -17,8 +19,15 @@ export { CDK_JSON_CONTEXT } from '../../lib/cdk/synth-offline.ts';
 export interface Synthesized {
   app: App;
   stack: TeamMessagingStack;
-  /** The stack's own template. */
+  /**
+   * The stack's template with its route areas' nested stacks (lib/cdk/route-areas.ts) read into it: their
+   * resources beside its own, their parameters replaced by what the stack passes them and the stack's reads
+   * of their outputs by the outputs' values, so it reads as one template, as before the routes moved.
+   * `main` is the stack's own.
+   */
   template: Template;
+  /** The stack's own template, the nested stacks as resources. */
+  main: Template;
   /**
    * The template of the monitoring's nested stack (the alarms and the dashboard, lib/cdk/monitoring.ts),
    * each of its parameters replaced by what the stack passes it (`{"Ref": "<function's logical id>"}`, ...):
@@ -49,7 +58,50 @@ export function synthesize(options: OfflineSynthOptions): Synthesized {
   if (resource?.Type !== 'AWS::CloudFormation::Stack') throw new Error(`no nested stack ${NESTED_STACK_ID}`);
   const { Parameters = {} } = resource.Properties as { Parameters?: Record<string, unknown> };
   const monitoring = withParameters(readTemplate(nestedTemplatePath(synth, nested)), Parameters);
-  return { ...synth, template: Template.fromJSON(synth.template), monitoring: Template.fromJSON(monitoring) };
+  return {
+    ...synth,
+    template: Template.fromJSON(withRouteAreas(synth)),
+    main: Template.fromJSON(synth.template),
+    monitoring: Template.fromJSON(monitoring),
+  };
+}
+
+/** The stack's template with its route areas read into it (`Synthesized.template`). */
+function withRouteAreas(synth: {
+  stack: TeamMessagingStack;
+  template: CfnTemplate;
+  assembly: cxapi.CloudAssembly;
+}): CfnTemplate {
+  const areas = synth.stack.node.children.filter((child): child is RouteArea => child instanceof RouteArea);
+  const resources = { ...synth.template.Resources };
+  const outputs = new Map<string, unknown>();
+  for (const area of areas) {
+    const id = synth.stack.resolve((area.nestedStackResource as CfnElement).logicalId) as string;
+    const { Parameters = {} } = (resources[id]?.Properties ?? {}) as { Parameters?: Record<string, unknown> };
+    const template = withParameters(readTemplate(nestedTemplatePath(synth, area)), Parameters);
+    Object.assign(resources, template.Resources);
+    for (const [name, output] of Object.entries(template.Outputs ?? {}))
+      outputs.set(`${id}.Outputs.${name}`, (output as { Value: unknown }).Value);
+  }
+  const isOutputRead = (value: unknown): value is { 'Fn::GetAtt': [string, string] } => {
+    const att = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
+    return Array.isArray(att) && outputs.has(att.join('.'));
+  };
+  return JSON.parse(JSON.stringify({ ...synth.template, Resources: resources }), (_key, value) =>
+    isOutputRead(value) ? outputs.get(value['Fn::GetAtt'].join('.')) : value,
+  ) as CfnTemplate;
+}
+
+/** A route's function, from the area stack it is in. */
+export function functionOfRoute(
+  stack: TeamMessagingStack,
+  route: { method: string; path: string },
+): ApiFunction {
+  const found = stack.routeFunctions.find(
+    (each) => each.route.method === route.method && each.route.path === route.path,
+  );
+  if (!found) throw new Error(`no function for ${route.method} ${route.path}`);
+  return found.fn;
 }
 
 /** The monitoring's nested template read as `s.template`, for the helpers that read that. */

@@ -18,7 +18,13 @@ import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
 import { routes, webhookDelivery } from '../../shared/routes.ts';
-import { CDK_JSON_CONTEXT, reportedViolations, type Synthesized, synthesize } from '../support/synth.ts';
+import {
+  CDK_JSON_CONTEXT,
+  functionOfRoute,
+  reportedViolations,
+  type Synthesized,
+  synthesize,
+} from '../support/synth.ts';
 import { idOf, ofType, only, type Resource, stringify } from '../support/template.ts';
 
 /**
@@ -58,7 +64,7 @@ const unreserved = () => stacks.unreserved as Synthesized;
 function classOfFunctions(s: Synthesized): Map<string, ConcurrencyClass> {
   const classes = new Map<string, ConcurrencyClass>();
   for (const route of routes) {
-    const fn = s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+    const fn = functionOfRoute(s.stack, route) as ApiFunction;
     classes.set(idOf(s, fn), routeClass(route));
   }
   classes.set(idOf(s, s.stack.node.findChild('Authorizer') as ApiFunction), 'authorizer');
@@ -124,8 +130,7 @@ describe('concurrency shares in the template', () => {
     const reservedOf = (fn: ApiFunction) => reservations(s).find(([id]) => id === idOf(s, fn))?.[1];
     const autoConfigure = routes.find((route) => route.fetchesWeb);
     if (!autoConfigure) throw new Error('no auto-configure route');
-    const functionOf = (route: (typeof routes)[number]) =>
-      s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+    const functionOf = (route: (typeof routes)[number]) => functionOfRoute(s.stack, route) as ApiFunction;
     // Before: no reservation, each could take the account's 1,000 from every other function.
     expect(reservedOf(functionOf(autoConfigure))).toBe(10);
     expect(reservedOf(s.stack.webhookDeliveries.deliverer)).toBe(50);

@@ -5,7 +5,13 @@ import { functionId } from '../../lib/cdk/route-areas.ts';
 import { STATEFUL_TYPES } from '../../lib/cdk/stateful-guard.ts';
 import { findRoute } from '../../shared/routes.ts';
 import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
-import { logicalId, reportedViolations, type Synthesized, synthesize } from '../support/synth.ts';
+import {
+  functionOfRoute,
+  logicalId,
+  reportedViolations,
+  type Synthesized,
+  synthesize,
+} from '../support/synth.ts';
 import { actions, all, idOf, ofType, type Resource, stringify } from '../support/template.ts';
 
 /**
@@ -25,7 +31,7 @@ afterAll(() => {
 const routeFunction = (method: string, path: string) => {
   const route = findRoute(method, path);
   if (!route) throw new Error(`no route ${method} ${path}`);
-  return s.stack.node.findChild(functionId(route.method, route.path)) as ApiFunction;
+  return functionOfRoute(s.stack, route) as ApiFunction;
 };
 const roleOf = (fn: ApiFunction) => logicalId(s.stack, fn.role?.node.defaultChild);
 
