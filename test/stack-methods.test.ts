@@ -5,8 +5,9 @@ import { acknowledgments, reportedViolations, type Synthesized, synthesize } fro
 
 /**
  * In AWS a method a resource lacks is answered 405 by API Gateway itself: each resource of the route table
- * has an ANY method (its own methods, and a CORS preflight's OPTIONS, take precedence over ANY) with a mock
- * integration, no authorizer and no function. The local gateway's side is methods.test.ts.
+ * has an ANY method (its own methods take precedence over ANY) with a mock integration, no authorizer and no
+ * function, which also answers a CORS preflight when the deployment allows browser origins (one method a
+ * resource, not two: issue 39's room to grow). The local gateway's side is methods.test.ts.
  */
 const stacks: Partial<Record<'plain' | 'cors', Synthesized>> = {};
 beforeAll(() => {
@@ -82,33 +83,44 @@ describe('CDK stack: a method a resource lacks', () => {
           templates.map(([type]) => type),
           path,
         ).toContain('application/json');
-        for (const [, template] of templates)
-          expect(JSON.parse(String(template))).toEqual({ statusCode: 405 });
-        const [response, ...others] = any?.Integration.IntegrationResponses ?? [];
-        expect(others, path).toEqual([]);
-        expectMethodNotAllowed(response, path, allowed);
-        expect(any?.MethodResponses, path).toEqual([
-          {
-            StatusCode: '405',
-            ResponseParameters: {
-              'method.response.header.Allow': true,
-              'method.response.header.X-Request-Id': true,
-            },
+        // Without CORS origins the mock always answers 405; with them, 405 unless a preflight (below).
+        if (s === stacks.plain)
+          for (const [, template] of templates)
+            expect(JSON.parse(String(template))).toEqual({ statusCode: 405 });
+        const responses = any?.Integration.IntegrationResponses ?? [];
+        // The 405 is the default response (no selection pattern): whatever else the mock says, 405.
+        const defaults = responses.filter(
+          (r: { SelectionPattern?: string }) => r.SelectionPattern === undefined,
+        );
+        expect(defaults, path).toHaveLength(1);
+        expectMethodNotAllowed(defaults[0], path, allowed);
+        expect(
+          any?.MethodResponses.find((r: { StatusCode: string }) => r.StatusCode === '405'),
+          path,
+        ).toEqual({
+          StatusCode: '405',
+          ResponseParameters: {
+            'method.response.header.Allow': true,
+            'method.response.header.X-Request-Id': true,
           },
-        ]);
+        });
         // The route's own methods stay beside it (API Gateway prefers them over ANY).
         for (const method of allowed) expect(found.get(path)?.get(method), `${method} ${path}`).toBeDefined();
       }
     }
   });
 
-  it('answers a preflight 204 and any other OPTIONS 405 where corsOrigins adds OPTIONS methods', () => {
+  it('answers a preflight 204 and any other OPTIONS 405 in the same ANY method where corsOrigins is set: one method a resource besides its routes', () => {
     const found = methodsByPath(stacks.cors as Synthesized);
     for (const [path, allowed] of byPath) {
-      const options = found.get(path)?.get('OPTIONS')?.Properties;
-      expect(options?.Integration.Type, path).toBe('MOCK');
-      const request: string = options?.Integration.RequestTemplates['application/json'];
-      // 204 only with both headers a browser's preflight carries, in either case (HTTP/2 sends lower case).
+      expect([...(found.get(path)?.keys() ?? [])].sort(), path).toEqual([...allowed, 'ANY'].sort());
+      const any = found.get(path)?.get('ANY')?.Properties;
+      const templates = Object.values(any?.Integration.RequestTemplates ?? {}) as string[];
+      expect(new Set(templates).size, path).toBe(1);
+      const [request = ''] = templates;
+      // 204 only for an OPTIONS with both headers a browser's preflight carries, in either case (HTTP/2
+      // sends lower case); any other method or OPTIONS is the 405.
+      expect(request, path).toContain('$context.httpMethod == "OPTIONS"');
       for (const name of [
         'Origin',
         'origin',
@@ -118,16 +130,14 @@ describe('CDK stack: a method a resource lacks', () => {
         expect(request, path).toContain(`$!headers.get('${name}')`);
       expect(request.indexOf('{"statusCode": 204}'), path).toBeLessThan(request.indexOf('#else'));
       expect(request.indexOf('{"statusCode": 405}'), path).toBeGreaterThan(request.indexOf('#else'));
-      const [preflight, notAllowed, ...others] = options?.Integration.IntegrationResponses ?? [];
+      const [preflight, notAllowed, ...others] = any?.Integration.IntegrationResponses ?? [];
       expect(others, path).toEqual([]);
-      expect([preflight.StatusCode, preflight.SelectionPattern], path).toEqual(['204', undefined]);
-      expect(notAllowed.SelectionPattern, path).toBe('405');
-      const { SelectionPattern, ...response } = notAllowed;
-      expectMethodNotAllowed(response, path, allowed);
-      expect(options?.MethodResponses.map((r: { StatusCode: string }) => r.StatusCode)).toEqual([
-        '204',
-        '405',
-      ]);
+      expect([preflight.StatusCode, preflight.SelectionPattern], path).toEqual(['204', '204']);
+      expect(preflight.ResponseParameters['method.response.header.Access-Control-Allow-Methods'], path).toBe(
+        `'${[...allowed, 'OPTIONS'].join(', ')}'`,
+      );
+      expectMethodNotAllowed(notAllowed, path, allowed);
+      expect(any?.MethodResponses.map((r: { StatusCode: string }) => r.StatusCode)).toEqual(['204', '405']);
     }
   });
 
@@ -140,7 +150,7 @@ describe('CDK stack: a method a resource lacks', () => {
           .flat()
           .sort(),
       );
-      for (const { reason } of onAny) expect(reason).toMatch(/405.*no function runs/);
+      for (const { reason } of onAny) expect(reason).toMatch(/405.*no function runs/s);
     }
   });
 

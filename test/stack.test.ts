@@ -455,15 +455,23 @@ describe('CDK stack: outputs and checks', () => {
       expect(reason.length, `${path} ${id}`).toBeGreaterThan(40);
   });
 
-  it("runs the AwsSolutions checks over the monitoring's nested stack too", () => {
+  it.each([
+    ['the monitoring', 'Monitoring/Stack'],
+    ['a route area', 'BrandsRoutes'],
+  ])("runs the AwsSolutions checks over %s's nested stack too", (_, path) => {
     // A topic that does not require TLS, as the stack's own alarm topic does (AwsSolutions-SNS3).
     const plainTopicInNested = (app: App) => {
-      const nested = app.node.findAll().find((construct) => NestedStack.isNestedStack(construct));
-      if (!nested) throw new Error('no nested stack');
+      const nested = app.node
+        .findAll()
+        .find(
+          (construct) =>
+            NestedStack.isNestedStack(construct) && construct.node.path === `TeamMessagingApi/${path}`,
+        );
+      if (!nested) throw new Error(`no nested stack ${path}`);
       new Topic(nested, 'PlainTopic');
     };
     expect(() => synthesize({ alter: plainTopicInNested })).toThrow(
-      /TeamMessagingApi\/Monitoring\/Stack\/PlainTopic\/Resource[\s\S]*AwsSolutions-SNS3/,
+      new RegExp(`TeamMessagingApi/${path}/PlainTopic/Resource[\\s\\S]*AwsSolutions-SNS3`),
     );
   });
 });

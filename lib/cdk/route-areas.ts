@@ -123,6 +123,8 @@ export class RouteArea extends NestedStack {
 
   constructor(scope: Construct, id: string, props: RouteAreaProps) {
     super(scope, id, { description: `Route functions of ${id}` });
+    // Named as the construct: `<stack>-BrandsRoutes-<suffix>` in the console, not CDK's doubled hashed id.
+    this.nestedStackResource?.overrideLogicalId(id);
     const { concurrency, functionMemory, xraySampleRate } = props.settings;
     this.functions = props.routes.map((route) => {
       const fnId = functionId(route.method, route.path);
