@@ -190,7 +190,7 @@ describe('npm run cost: the settings that move it', () => {
   );
 
   it(
-    'at the defaults: every field in the access log, a sampling rule at 5% on the stage, PITR on',
+    'at the defaults: every field in the access log, a sampling rule at 1% on the stage, PITR on',
     () => {
       const synth = synthesize({});
       try {
