@@ -9,7 +9,6 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { synthesize } from '../test/support/synth.ts';
 
@@ -68,15 +67,16 @@ export function buildBundles(): { functions: Bundle[]; floors: Bundle[]; remove(
   const app = synthesize({ full: true });
   const floorOutdir = mkdtempSync(join(tmpdir(), 'tm-bench-floor-'));
   try {
+    // The route functions are in the areas' nested stacks: `template` reads them in (test/support/synth.ts).
+    const resources = app.template.toJSON().Resources as Resources;
     const functions = [
-      ...routes.map((route) => ({ route, id: functionId(route.method, route.path) })),
-      { route: undefined, id: 'Authorizer' },
-    ].map(({ route, id }) => {
-      const fn = app.stack.node.findChild(id) as LambdaFunction;
+      ...app.stack.routeFunctions,
+      { route: undefined, fn: app.stack.node.findChild('Authorizer') as LambdaFunction },
+    ].map(({ route, fn }) => {
       const needs = route ? heavyPackagesNeeded(route) : [];
       return {
         name: route ? routeKey(route) : 'authorizer',
-        ...asset(app.assembly, app.stack, fn),
+        ...asset(app.assembly, app.stack, resources, fn),
         needs,
         floor: floorFor(needs),
       };
@@ -95,7 +95,12 @@ export function buildBundles(): { functions: Bundle[]; floors: Bundle[]; remove(
     const assembly = floorApp.synth();
     const floors = FLOORS.map((floor, i) => ({
       name: floor.name,
-      ...asset(assembly, floorStack, floorFunctions[i] as LambdaFunction),
+      ...asset(
+        assembly,
+        floorStack,
+        (assembly.getStackArtifact(floorStack.artifactId).template as { Resources: Resources }).Resources,
+        floorFunctions[i] as LambdaFunction,
+      ),
       needs: floor.needs,
       floor: floor.name,
     }));
@@ -124,11 +129,14 @@ function heavyPackagesNeeded(route: Route): string[] {
   ];
 }
 
-/** A function's staged code directory (its S3 key is `<asset hash>.zip`) and environment. */
-function asset(assembly: CloudAssembly, stack: Stack, fn: LambdaFunction) {
-  const artifact = assembly.getStackArtifact(stack.artifactId);
-  const resource = (artifact.template as { Resources: Record<string, { Properties: FunctionProperties }> })
-    .Resources[stack.getLogicalId(fn.node.defaultChild as CfnFunction)];
+type Resources = Record<string, { Properties: FunctionProperties }>;
+
+/**
+ * A function's staged code directory (its S3 key is `<asset hash>.zip`, in the asset manifest of the
+ * top-level stack, nested stacks' assets included) and environment.
+ */
+function asset(assembly: CloudAssembly, stack: Stack, resources: Resources, fn: LambdaFunction) {
+  const resource = resources[Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnFunction)];
   if (!resource) throw new Error(`no template resource for ${fn.node.path}`);
   const hash = String(resource.Properties.Code.S3Key).replace(/\.zip$/, '');
   const manifest = JSON.parse(
