@@ -100,11 +100,14 @@ export function checkConcurrencyFits(concurrency: ConcurrencySettings): void {
   const most = reservable(accountQuota);
   if (total <= most) return;
   const functions = functionsPerClass();
-  const shares = CONCURRENCY_CLASSES.map((kind) =>
-    functions[kind] > 1
-      ? `${kind} ${concurrency[kind]} × ${functions[kind]}`
-      : `${kind} ${concurrency[kind]}`,
-  ).join(', ');
+  // A share of 0 (apiRoute's default) reserves nothing: not listed among what does.
+  const shares = CONCURRENCY_CLASSES.filter((kind) => concurrency[kind] > 0)
+    .map((kind) =>
+      functions[kind] > 1
+        ? `${kind} ${concurrency[kind]} × ${functions[kind]}`
+        : `${kind} ${concurrency[kind]}`,
+    )
+    .join(', ');
   const room =
     most === 0
       ? `an account whose quota is ${accountQuota} cannot reserve any`

@@ -13,11 +13,11 @@ import {
   routeClass,
   UNRESERVED_MINIMUM,
 } from '../../lib/cdk/concurrency.ts';
-import { functionId } from '../../lib/cdk/route-areas.ts';
 import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { TIMEOUTS } from '../../shared/limits.ts';
 import { routes, webhookDelivery } from '../../shared/routes.ts';
+import { withExtraRoutes } from '../support/generated-routes.ts';
 import {
   CDK_JSON_CONTEXT,
   functionOfRoute,
@@ -31,10 +31,12 @@ import { idOf, ofType, only, type Resource, stringify } from '../support/templat
  * Issue 36, "Concurrency has owners", read where AWS enforces it: the synthesized template. Every function
  * of the stack reserves its class's share of the account's Lambda concurrency (cdk.json `concurrency`,
  * lib/cdk/concurrency.ts), so a loop of slow auto-configure calls or thousands of deliverer runs fill their
- * own share and no other; the shares fit the account's quota with Lambda's 100 unreserved left over, or the
- * synth refuses them and says what to change; what a caller, a delivery and a stream batch get when a share
- * is full. The production stack with cdk.json's defaults, a dev stack with shares of its own and a stack
- * without reservations, each synthesized once (without bundling).
+ * own share and no other; the plain routes reserve nothing by default (issue 39: `apiRoute` 0), sharing what
+ * no class reserved, so that the total does not grow with the routes; the shares fit the account's quota
+ * with Lambda's 100 unreserved left over, or the synth refuses them and says what to change; what a caller,
+ * a delivery and a stream batch get when a share is full. The production stack with cdk.json's defaults, a
+ * dev stack with shares of its own (25 per route) and a stack without reservations, each synthesized once
+ * (without bundling).
  */
 const OVERRIDDEN: ConcurrencySettings = {
   accountQuota: 3000,
@@ -84,8 +86,17 @@ const reservations = (s: Synthesized): Array<[string, number | undefined]> =>
  */
 const CDK_DEPLOY_FUNCTIONS = /^(LogRetention|CustomS3AutoDeleteObjectsCustomResourceProvider)/;
 
-/** The routes but auto-configure: 28 today (README, "Concurrency"), each reserving `apiRoute`. */
+/** The routes but auto-configure (README, "Concurrency"), each reserving `apiRoute` if it is over 0. */
 const API_ROUTES = routes.length - 1;
+
+/** What the defaults reserve besides the routes: auto-configure, authorizer, deliverer, consumer, sweeper. */
+const CLASSES_BESIDES_ROUTES = 10 + 20 + 50 + 10 + 1;
+
+/** A synth of 100 more routes takes seconds to tens of seconds on two busy cores: for hangs only. */
+const GROWN_SYNTH_TIMEOUT = 600_000;
+
+/** What a template reserves in all. */
+const total = (s: Synthesized) => reservations(s).reduce((sum, [, reserved]) => sum + (reserved ?? 0), 0);
 
 /** A pattern that matches `text` exactly, from its start. */
 const startsWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
@@ -100,7 +111,7 @@ describe('concurrency shares in the template', () => {
     ['production, cdk.json', production, CONCURRENCY_DEFAULTS],
     ['dev, shares of its own', overridden, OVERRIDDEN],
   ] as const)(
-    "%s: every function reserves its class's share, and CDK's deploy-time functions nothing",
+    "%s: every function reserves its class's share (a share of 0 none), and CDK's deploy-time functions nothing",
     (_, s, shares) => {
       const classes = classOfFunctions(s());
       // Every function the stack makes is classed: one per route table row, the authorizer, the consumer,
@@ -114,7 +125,9 @@ describe('concurrency shares in the template', () => {
       const found = reservations(s());
       for (const [id, reserved] of found) {
         const kind = classes.get(id);
-        if (kind) expect({ id, reserved }).toEqual({ id, reserved: shares[kind] });
+        // A share of 0 is no ReservedConcurrentExecutions at all (a reservation of 0 would stop the function).
+        if (kind)
+          expect({ id, reserved }).toEqual({ id, reserved: shares[kind] === 0 ? undefined : shares[kind] });
         else
           expect({ id, reserved }).toEqual({
             id: expect.stringMatching(CDK_DEPLOY_FUNCTIONS),
@@ -125,18 +138,34 @@ describe('concurrency shares in the template', () => {
     },
   );
 
-  it("issue 36's cases: a loop of slow auto-configure calls runs 10 at once, one token's thousands of deliverer runs 50, and the other routes' 10 each stay theirs", () => {
+  it("issue 36's cases, kept with routes that reserve nothing: a loop of slow auto-configure calls runs 10 at once and one token's thousands of deliverer runs 50, capped and reserved; the authorizer's 20, the consumer's 10 and the sweeper's 1 stay theirs; the plain routes share the unreserved rest, which no capped class can take", () => {
     const s = production();
     const reservedOf = (fn: ApiFunction) => reservations(s).find(([id]) => id === idOf(s, fn))?.[1];
     const autoConfigure = routes.find((route) => route.fetchesWeb);
     if (!autoConfigure) throw new Error('no auto-configure route');
     const functionOf = (route: (typeof routes)[number]) => functionOfRoute(s.stack, route) as ApiFunction;
-    // Before: no reservation, each could take the account's 1,000 from every other function.
+    // Before issue 36: no reservation, each could take the account's 1,000 from every other function. A
+    // reservation is a ceiling too: these classes can flood with slow work, and never run more than this.
     expect(reservedOf(functionOf(autoConfigure))).toBe(10);
     expect(reservedOf(s.stack.webhookDeliveries.deliverer)).toBe(50);
+    // These must never starve: no other function can take theirs.
+    expect(reservedOf(s.stack.node.findChild('Authorizer') as ApiFunction)).toBe(20);
+    expect(reservedOf(s.stack.changeEvents.consumer)).toBe(10);
+    expect(reservedOf(s.stack.webhookDeliveries.sweeper)).toBe(1);
+    // The plain routes reserve nothing: they run in the unreserved pool, the quota less the 91 above, which
+    // the capped classes cannot enter (a function with a reservation never runs outside it).
     const otherRoutes = routes.filter((route) => route !== autoConfigure);
-    expect(otherRoutes.map((route) => reservedOf(functionOf(route)))).toEqual(otherRoutes.map(() => 10));
+    expect(otherRoutes.map((route) => reservedOf(functionOf(route)))).toEqual(
+      otherRoutes.map(() => undefined),
+    );
     expect(otherRoutes).toHaveLength(API_ROUTES);
+    // Every function that is not a plain route's reserves: nothing capped runs in the routes' pool.
+    const classes = classOfFunctions(s);
+    const unreservedIds = reservations(s)
+      .filter(([id, reserved]) => classes.has(id) && reserved === undefined)
+      .map(([id]) => id);
+    expect(new Set(unreservedIds.map((id) => classes.get(id)))).toEqual(new Set(['apiRoute']));
+    expect(unreservedIds).toHaveLength(API_ROUTES);
   });
 
   it('classes the route table: auto-configure (the one route that fetches web pages) apart from the other routes', () => {
@@ -154,17 +183,73 @@ describe('concurrency shares in the template', () => {
     });
   });
 
-  it("the defaults reserve 371 of the default quota's 1,000 (with 28 routes besides auto-configure): within the 900 Lambda lets be reserved, twice over with a dev stack beside", () => {
-    const total = (s: Synthesized) => reservations(s).reduce((sum, [, reserved]) => sum + (reserved ?? 0), 0);
+  it("the defaults reserve 91 of the default quota's 1,000 (auto-configure 10, authorizer 20, deliverer 50, consumer 10, sweeper 1; the routes none): a production and a dev stack in one account reserve 182 of the 900 Lambda lets be reserved; shares of 25 per route still reserve 25 for each", () => {
     expect(total(production())).toBe(reservedTotal(CONCURRENCY_DEFAULTS));
-    expect(total(production())).toBe(API_ROUTES * 10 + 10 + 20 + 50 + 10 + 1);
+    expect(total(production())).toBe(91);
+    expect(CLASSES_BESIDES_ROUTES).toBe(91);
     expect(CONCURRENCY_DEFAULTS.accountQuota).toBe(1000);
     expect(reservable(CONCURRENCY_DEFAULTS.accountQuota)).toBe(1000 - UNRESERVED_MINIMUM);
-    // A production and a dev stack in one account with the default quota both deploy.
+    // A production and a dev stack in one account with the default quota both deploy, and their plain
+    // routes share the 818 neither reserves.
     expect(2 * total(production())).toBeLessThanOrEqual(reservable(1000));
+    expect(1000 - 2 * total(production())).toBe(818);
     expect(total(overridden())).toBe(reservedTotal(OVERRIDDEN));
+    expect(total(overridden())).toBe(API_ROUTES * 25 + 4 + 60 + 200 + 20 + 1);
     expect(total(overridden())).toBeLessThanOrEqual(reservable(OVERRIDDEN.accountQuota));
   });
+
+  it(
+    'the defaults reserve the same 91 with 100 more routes (the total does not grow with the routes); a share of 10 per route grows by 10 a route, and the synth refuses it at 81 routes, naming apiRoute',
+    () => {
+      // The template of the production stack with 100 generated routes of every kind in the route table.
+      const grown = withExtraRoutes(100, () => {
+        const s = synthesize({ full: false });
+        try {
+          return { routes: routes.length, classes: classOfFunctions(s), reserved: reservations(s) };
+        } finally {
+          rmSync(s.outdir, { recursive: true, force: true });
+        }
+      });
+      expect(grown.routes).toBe(routes.length + 100);
+      expect(grown.reserved.reduce((sum, [, reserved]) => sum + (reserved ?? 0), 0)).toBe(
+        total(production()),
+      );
+      expect(total(production())).toBe(91);
+      const routeFunctions = grown.reserved.filter(([id]) => grown.classes.get(id) === 'apiRoute');
+      expect(routeFunctions).toHaveLength(API_ROUTES + 100);
+      expect(routeFunctions.filter(([, reserved]) => reserved !== undefined)).toEqual([]);
+      expect(withExtraRoutes(100, () => reservedTotal(CONCURRENCY_DEFAULTS))).toBe(91);
+      expect(withExtraRoutes(100, () => settingsOf({}))).toEqual(CONCURRENCY_DEFAULTS);
+
+      // 10 per route, as before issue 39: 10 more for every route.
+      const tenEach = { ...CONCURRENCY_DEFAULTS, apiRoute: 10 };
+      const reservedWith = (extra: number) => withExtraRoutes(extra, () => reservedTotal(tenEach));
+      expect(reservedWith(0)).toBe(API_ROUTES * 10 + 91);
+      expect(reservedWith(1) - reservedWith(0)).toBe(10);
+      expect(reservedWith(100) - reservedWith(0)).toBe(1000);
+      // 80 routes besides auto-configure reserve 891 of the 900; the 81st makes 901, refused.
+      const fitting = 80 - API_ROUTES;
+      expect(fitting).toBeGreaterThan(0);
+      expect(reservedWith(fitting)).toBe(891);
+      expect(withExtraRoutes(fitting, () => settingsOf({ apiRoute: 10 })).apiRoute).toBe(10);
+      const refusal = startsWith(
+        'context concurrency: the shares reserve 901 concurrent executions (apiRoute 10 × 81, ' +
+          'autoConfigure 10, authorizer 20, webhookDeliverer 50, streamConsumer 10, webhookSweeper 1), ' +
+          'but an account whose quota is 1000 can reserve 900:',
+      );
+      expect(() => withExtraRoutes(fitting + 1, () => settingsOf({ apiRoute: 10 }))).toThrow(refusal);
+      // With 100 more routes, the synth stops on it before any template is written.
+      expect(() =>
+        withExtraRoutes(100, () => synthesize({ context: { concurrency: '{"apiRoute":10}' } })),
+      ).toThrow(
+        startsWith(
+          `context concurrency: the shares reserve ${(API_ROUTES + 100) * 10 + 91} concurrent executions ` +
+            `(apiRoute 10 × ${API_ROUTES + 100}, autoConfigure 10,`,
+        ),
+      );
+    },
+    GROWN_SYNTH_TIMEOUT,
+  );
 
   it('without reservations (an account too small for any), no function reserves anything', () => {
     const found = reservations(unreserved());
@@ -248,19 +333,27 @@ describe('concurrency shares: a full share', () => {
 });
 
 describe('concurrency shares: the settings refuse what cannot fit', () => {
-  it('takes the defaults from cdk.json, and a share given alone over them', () => {
+  it('takes the defaults from cdk.json (apiRoute 0), a share given alone over them, and apiRoute 0 given', () => {
     expect(DEFAULT_SETTINGS.concurrency).toEqual(CONCURRENCY_DEFAULTS);
     expect(CDK_JSON_CONTEXT.concurrency).toEqual(CONCURRENCY_DEFAULTS);
+    expect(CONCURRENCY_DEFAULTS.apiRoute).toBe(0);
     expect(settingsOf({ apiRoute: 20 })).toEqual({ ...CONCURRENCY_DEFAULTS, apiRoute: 20 });
+    expect(settingsOf({ apiRoute: 0, accountQuota: 2000 })).toEqual({
+      ...CONCURRENCY_DEFAULTS,
+      apiRoute: 0,
+      accountQuota: 2000,
+    });
   });
 
   it('refuses shares over what the quota lets be reserved, naming the total, the room and what to change; one fewer fits', () => {
-    // 28 routes × 10 + 10 + 20 + 10 + 1 = 321 besides the deliverer: 900 - 321 = 579 is the most it may take.
-    const others = API_ROUTES * 10 + 10 + 20 + 10 + 1;
+    // 10 + 20 + 10 + 1 = 41 besides the deliverer (the routes reserve none): 900 - 41 = 859 is the most it
+    // may take. The routes' share of 0 is not among the shares the refusal lists.
+    const others = 10 + 20 + 10 + 1;
     const most = 900 - others;
+    expect(most).toBe(859);
     expect(reservedTotal(settingsOf({ webhookDeliverer: most }))).toBe(900);
     const refusal = startsWith(
-      `context concurrency: the shares reserve 901 concurrent executions (apiRoute 10 × ${API_ROUTES}, ` +
+      'context concurrency: the shares reserve 901 concurrent executions (' +
         `autoConfigure 10, authorizer 20, webhookDeliverer ${most + 1}, streamConsumer 10, webhookSweeper 1), ` +
         'but an account whose quota is 1000 can reserve 900: Lambda keeps 100 unreserved. Ask AWS for a ' +
         'higher quota (Service Quotas, AWS Lambda, "Concurrent executions") and set concurrency.accountQuota ' +
@@ -277,10 +370,15 @@ describe('concurrency shares: the settings refuse what cannot fit', () => {
 
   it('refuses any reservation in an account with a quota of 10, and deploys there without reservations', () => {
     const refusal =
-      /^context concurrency: the shares reserve \d+ concurrent executions \(apiRoute 10 × \d+, .*\), but an account whose quota is 10 cannot reserve any: Lambda keeps 100 unreserved\. Ask AWS for a higher quota \(Service Quotas, AWS Lambda, "Concurrent executions"\) and set concurrency\.accountQuota to it; in an account of 100 or less, set concurrency\.reserve to false \(no reservations: every function shares the account, and one class can starve the others\)\.$/;
+      /^context concurrency: the shares reserve 91 concurrent executions \(autoConfigure 10, authorizer 20, webhookDeliverer 50, streamConsumer 10, webhookSweeper 1\), but an account whose quota is 10 cannot reserve any: Lambda keeps 100 unreserved\. Ask AWS for a higher quota \(Service Quotas, AWS Lambda, "Concurrent executions"\) and set concurrency\.accountQuota to it; in an account of 100 or less, set concurrency\.reserve to false \(no reservations: every function shares the account, and one class can starve the others\)\.$/;
     expect(() => settingsOf({ accountQuota: 10 })).toThrow(refusal);
     // However small the shares: nothing can be reserved at 100 or less.
     const smallest = Object.fromEntries(CONCURRENCY_CLASSES.map((kind) => [kind, 1]));
+    expect(() => settingsOf({ ...smallest, accountQuota: 100 })).toThrow(
+      startsWith(
+        `context concurrency: the shares reserve ${routes.length + 4} concurrent executions (apiRoute 1 × ${API_ROUTES}, autoConfigure 1,`,
+      ),
+    );
     expect(() => settingsOf({ ...smallest, accountQuota: 100 })).toThrow(/cannot reserve any/);
     expect(settingsOf({ ...smallest, accountQuota: 101 + routes.length + 4 })).toMatchObject(smallest);
     expect(() => synthesize({ context: { concurrency: '{"accountQuota":10}' } })).toThrow(refusal);
@@ -297,7 +395,9 @@ describe('concurrency shares: the settings refuse what cannot fit', () => {
   });
 
   it.each([
-    [{ apiRoute: 0 }, /context concurrency\.apiRoute: a whole number, 1 or more/],
+    [{ apiRoute: -1 }, /context concurrency\.apiRoute: a number of at least 0/],
+    [{ apiRoute: 1.5 }, /context concurrency\.apiRoute: a whole number, 0 or more/],
+    [{ authorizer: 0 }, /context concurrency\.authorizer: a whole number, 1 or more/],
     [{ webhookSweeper: 1.5 }, /context concurrency\.webhookSweeper: a whole number, 1 or more/],
     [{ accountQuota: -1 }, /context concurrency\.accountQuota: a number of at least 0/],
     [{ reserve: 'no' }, /context concurrency\.reserve: true or false/],
