@@ -9,7 +9,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
-import { type Route, routeKey, routes } from '../shared/routes.ts';
+import { type Route, routeKey } from '../shared/routes.ts';
 import { synthesize } from '../test/support/synth.ts';
 
 /**

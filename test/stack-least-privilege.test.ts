@@ -2,7 +2,6 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
 import { PARTITION_BOUNDARIES } from '../lib/cdk/partition-boundaries.ts';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { routes } from '../shared/routes.ts';
 import { functionOfRoute, logicalId, type Synthesized, synthesize } from './support/synth.ts';

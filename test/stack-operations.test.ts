@@ -4,7 +4,6 @@ import { CfnResource, TagManager } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ApiFunction } from '../lib/cdk/api-function.ts';
 import { readReleasedTemplate } from '../lib/cdk/released-template.ts';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import { DEFAULT_SETTINGS } from '../lib/cdk/settings.ts';
 import { STATEFUL_TYPES } from '../lib/cdk/stateful-guard.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';

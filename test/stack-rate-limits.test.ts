@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import {
   planOfAuthorization,
   planTokenPrefix,

@@ -1,7 +1,6 @@
 import { ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import { guardFailure } from '../lib/cdk/stateful-guard.ts';
 import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
 import { SDK_CALL_BUDGET_MS } from '../shared/limits.ts';

@@ -4,7 +4,6 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
-import { functionId } from '../lib/cdk/route-areas.ts';
 import { ID_INDEX } from '../shared/data/dynamo.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { SDK_CALL_BUDGET_MS, TIMEOUTS } from '../shared/limits.ts';

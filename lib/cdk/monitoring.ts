@@ -16,7 +16,7 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import { type Route, routeKey } from '../../shared/routes.ts';
+import { routeKey } from '../../shared/routes.ts';
 import type { ChangeEvents } from './change-events.ts';
 import type { RouteFunction } from './route-areas.ts';
 import type { AlarmThresholds, Settings } from './settings.ts';

@@ -42,13 +42,7 @@ import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
-import {
-  allowedMethods,
-  authorizer as authorizerRoute,
-  functionTimeoutSeconds,
-  resourcePaths,
-  routes,
-} from '../../shared/routes.ts';
+import { allowedMethods, authorizer as authorizerRoute, resourcePaths, routes } from '../../shared/routes.ts';
 import { accessLogTemplate } from './access-log.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
@@ -57,12 +51,7 @@ import { preflight } from './cors.ts';
 import { grantTokenAccess, type RouteResources } from './grants.ts';
 import { addMethodNotAllowed } from './method-not-allowed.ts';
 import { BUCKET_METRICS_FILTER, StackMonitoring } from './monitoring.ts';
-import {
-  acknowledgeNagFindings,
-  acknowledgeObjectWildcards,
-  acknowledgePublicMethod,
-  addAwsSolutionsChecks,
-} from './nag.ts';
+import { acknowledgeNagFindings, acknowledgePublicMethod, addAwsSolutionsChecks } from './nag.ts';
 import { TeamRateLimits } from './rate-limits.ts';
 import {
   areaStackId,

@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../lib/cdk/api-function.ts';
-import { functionId } from '../../lib/cdk/route-areas.ts';
 import { STATEFUL_TYPES } from '../../lib/cdk/stateful-guard.ts';
 import { findRoute } from '../../shared/routes.ts';
 import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
