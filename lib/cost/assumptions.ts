@@ -94,8 +94,11 @@ export const ASSUMPTIONS = {
   delivererDurationMs: 300,
   /** Reads of a delivery: the endpoint and the event items, consistent. */
   deliveryReadUnits: 2,
-  /** Write units per delivery under load (bench webhook_delivery_scale.unitsPerDelivery.load). */
-  deliveryWriteUnits: 3.17,
+  /**
+   * Write units per delivery under load: the bench's webhook_delivery_scale.unitsPerDelivery.load, which
+   * varies a little from run to run (3.17, 3.21): a test holds it within 5% of this.
+   */
+  deliveryWriteUnits: 3.2,
   /** Decrypts per delivery from a warm deliverer (bench webhook_delivery_ms.kmsCalls: 1 in 300). */
   kmsDecryptsPerDelivery: 1 / 300,
   /** The deliverer's log bytes per delivery at INFO besides the platform and metric lines. */
