@@ -41,7 +41,7 @@ beforeAll(async () => {
   db = await startDynamoDb();
   await startS3();
   await startServer();
-}, 120_000);
+});
 
 /** `npm start`'s program on the servers above; the demo team's token is kept in its data directory. */
 async function startServer(): Promise<void> {
