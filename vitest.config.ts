@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { HOOK_TIMEOUT_MS, TEST_TIMEOUT_MS } from './test/support/timeouts.ts';
 
 /**
  * `import … with { type: 'text' }` (a file's text, as esbuild bundles it for Lambda) read as Vite's `?raw`
@@ -19,9 +21,13 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/env.ts'],
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 90_000,
+    // Hang-only (support/timeouts.ts): the suite must pass on two busy cores.
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: HOOK_TIMEOUT_MS,
     pool: 'forks',
+    // Vitest's default (one worker fewer than the cores) runs the files one at a time on two cores; the files
+    // mostly wait (DynamoDB Local, spawned processes, deliveries), so two overlap those waits.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     env: { LOG_LEVEL: 'silent', METRICS: 'off', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -4,7 +4,8 @@ import { TIMEOUTS } from './limits.ts';
 
 /**
  * What every AWS SDK client of the process is built with: bounded connection and request timeouts and a
- * retry budget (limits.ts), so no call waits on a hung dependency for longer than SDK_CALL_BUDGET_MS.
+ * retry budget (limits.ts), so no call waits on a hung dependency for longer than SDK_CALL_BUDGET_MS (the
+ * tests configure longer timeouts: config.ts).
  * A local endpoint (DynamoDB Local, s3rver) comes with the fixed credentials those servers accept.
  */
 export function sdkClientOptions(localEndpoint: string | undefined, localCredentials: string) {
@@ -12,8 +13,8 @@ export function sdkClientOptions(localEndpoint: string | undefined, localCredent
     region: config.region(),
     maxAttempts: TIMEOUTS.attempts,
     requestHandler: {
-      connectionTimeout: TIMEOUTS.connectMs,
-      requestTimeout: TIMEOUTS.requestMs,
+      connectionTimeout: config.sdkConnectTimeoutMs(),
+      requestTimeout: config.sdkRequestTimeoutMs(),
       // Without it a request timeout is only a logged warning and the call waits on.
       throwOnRequestTimeout: true,
     },

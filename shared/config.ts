@@ -1,4 +1,4 @@
-import { QUOTA_DEFAULTS } from './limits.ts';
+import { QUOTA_DEFAULTS, TIMEOUTS } from './limits.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimits } from './rate-limits.ts';
 
 /**
@@ -49,6 +49,13 @@ export const config = {
    */
   signingSecretsKey: () => required('SIGNING_SECRETS_KEY'),
   kmsEndpoint: () => setting('KMS_ENDPOINT'),
+  /**
+   * The AWS SDK clients' connection and request timeouts (aws.ts): production's (limits.ts) unless set. Only
+   * the tests set longer ones, so that a dependency slowed by a busy machine is waited for and only a hang
+   * is cut; a test of the 503 a slow dependency becomes runs with production's.
+   */
+  sdkConnectTimeoutMs: () => Number(setting('SDK_CONNECT_TIMEOUT_MS') ?? TIMEOUTS.connectMs),
+  sdkRequestTimeoutMs: () => Number(setting('SDK_REQUEST_TIMEOUT_MS') ?? TIMEOUTS.requestMs),
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
   /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
   logLevel: () => setting('LOG_LEVEL') ?? 'INFO',

@@ -96,7 +96,7 @@ describe('admin CLI', () => {
 
     const revoked = await admin(['token', 'revoke', '--token', token.json.token], env);
     expect(revoked.json).toEqual({ revoked: true });
-  }, 120_000);
+  });
 
   it(`refuses a site's or a page's name, domain or URL over ${LIMITS.textLength} characters`, async () => {
     const team = await admin(['team', 'create', '--name', 'Long'], env);
@@ -120,7 +120,7 @@ describe('admin CLI', () => {
     expect((await page(long, '/a')).stderr).toContain('--name');
     expect((await page('A', `/${long}`)).stderr).toContain('--url');
     expect((await page('x'.repeat(LIMITS.textLength), `/${'u'.repeat(LIMITS.textLength - 1)}`)).code).toBe(0);
-  }, 60_000);
+  });
 
   it('assigns a team to a rate limit plan, telling the plan it had and reissuing its token with it', async () => {
     const team = await admin(['team', 'create', '--name', 'Planned'], env);
@@ -202,7 +202,7 @@ describe('admin CLI', () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(after.json.tokens[1].last_used_on).toBe(today);
     expect(after.json.tokens[0].last_used_on).toBeNull();
-  }, 120_000);
+  });
 
   it('revokes a token by id and every token of a team, refusing another team’s id', async () => {
     const [mine, theirs] = await Promise.all([
@@ -236,7 +236,7 @@ describe('admin CLI', () => {
     expect((await admin(['token', 'list', '--team', teamId], env)).json.tokens).toEqual([]);
     // Another team's tokens are untouched.
     expect(await status(other.json.token)).toBe(200);
-  }, 120_000);
+  });
 
   it('puts a file into the team library', async () => {
     const team = await admin(['team', 'create', '--name', 'Files'], env);

@@ -500,7 +500,7 @@ describe('the default brand', () => {
     const listed = await defaults(client);
     expect(listed).toHaveLength(1);
     expect(await getDefaultBrandId(teamId)).toBe(listed[0].id);
-  }, 60_000);
+  });
 
   it('stays exactly one when brands are created as the default in parallel', async () => {
     const { teamId, client } = await api.caller();
@@ -511,7 +511,7 @@ describe('the default brand', () => {
     const listed = await defaults(client);
     expect(listed).toHaveLength(1);
     expect(await getDefaultBrandId(teamId)).toBe(listed[0].id);
-  }, 60_000);
+  });
 });
 
 describe('the default-brand pointer of a table made by an earlier version', () => {
@@ -636,7 +636,7 @@ describe('brand delete', () => {
     expect(created.code).toBe(0);
     expect(created.json).toEqual({ list_id: expect.any(Number), brand_id: null });
     expect((await client.delete(`${BRANDS}/${brand.id}`)).status).toBe(404);
-  }, 60_000);
+  });
 
   it('unlinks lists that are created while the default brand is being deleted', async () => {
     const { teamId, client } = await api.caller();
@@ -808,5 +808,5 @@ describe('DynamoDB round trips per request', () => {
       'TransactWriteItemsCommand',
     ]);
     expect(await getDefaultBrandId(teamId)).toBeUndefined();
-  }, 60_000);
+  });
 });

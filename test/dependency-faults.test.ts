@@ -102,8 +102,9 @@ describe('throttling and dependency errors', () => {
       const response = await client.post('/api/v1/brands', { name: 'Late' }, key);
       expect(response.status).toBe(504);
       expect(response.body).toEqual({ message: MESSAGES.timedOut });
-      // A bound, not a speed target: the function answered itself, before its Lambda timeout.
-      expect(Date.now() - started).toBeLessThan(TIMEOUTS.functionSeconds * 1000);
+      // A bound only a hang reaches (a busy machine adds seconds before the function's clock starts): API
+      // Gateway's integration timeout, past which no caller waits.
+      expect(Date.now() - started).toBeLessThan(TIMEOUTS.gatewayMs);
     } finally {
       release();
       dynamo().middlewareStack.remove(FAULT);
@@ -111,7 +112,7 @@ describe('throttling and dependency errors', () => {
     const retried = await client.post('/api/v1/brands', { name: 'Late' }, key);
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replay')).toBeNull();
-  }, 30_000);
+  });
 
   it('an authorizer that does not answer in its function time is cut by the gateway: 503 with Retry-After', async () => {
     const { client } = await api.caller();
@@ -124,5 +125,5 @@ describe('throttling and dependency errors', () => {
     } finally {
       release();
     }
-  }, 30_000);
+  });
 });

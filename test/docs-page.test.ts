@@ -5,6 +5,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
+import { HANG_MS } from './support/timeouts.ts';
 
 /**
  * The API reference in a real browser: Chromium from @sparticuz/chromium (decompressed into the temp
@@ -33,7 +34,7 @@ const INLINE_SCRIPT = `new Promise((resolve) => {
   const ran = () => 'ranInline' in window;
   document.addEventListener('securitypolicyviolation',
     (event) => resolve({ ran: ran(), refusedBy: event.effectiveDirective }), { once: true });
-  setTimeout(() => resolve({ ran: ran(), refusedBy: 'nothing' }), 5000);
+  setTimeout(() => resolve({ ran: ran(), refusedBy: 'nothing' }), ${HANG_MS});
   const script = document.createElement('script');
   script.textContent = 'window.ranInline = true';
   document.body.append(script);
@@ -79,7 +80,7 @@ beforeAll(async () => {
     })),
   );
   loaded.violations = (await page.evaluate('window.violations')) as string[];
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close().catch(() => chromiumProcess?.kill('SIGKILL'));

@@ -145,7 +145,7 @@ describe.each(routes.map((route) => [routeKey(route), route] as const))('fuzz %s
         // No shrinking: each step is a request, and the report already names the request and response.
         { seed: SEED, numRuns: runsFor(route, dimension), endOnFailure: true },
       );
-    }, 60_000);
+    });
   }
 });
 

@@ -13,6 +13,7 @@ import { endpointDeliveriesMade } from './support/delivery-fixtures.ts';
 import { writeEvents } from './support/events.ts';
 import { nextLink } from './support/link-pages.ts';
 import { ROOT } from './support/processes.ts';
+import { HANG_MS } from './support/timeouts.ts';
 import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
@@ -92,7 +93,7 @@ const FIXTURES: Record<string, (caller: Caller) => Promise<Made>> = {
     await at.received(3);
     const path = `/api/v1/webhook-endpoints/${endpoint.id}/attempts`;
     // A try is recorded once its answer is in: wait for the three (a deadline for a hang only).
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + HANG_MS;
     while ((await caller.client.get(path)).body.length < 3) {
       if (Date.now() > deadline) throw new Error('the 3 attempts were never recorded');
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -73,7 +73,7 @@ describe('npm start', () => {
       headers: { Authorization: `Bearer ${team.json.token}` },
     });
     expect(again.status).toBe(200);
-  }, 120_000);
+  });
 
   /**
    * Brand images in the public library across restarts of one DATA_DIR: s3rver takes the port local.json
@@ -138,7 +138,7 @@ describe('npm start', () => {
     } finally {
       await new Promise((closed) => blocker.close(closed));
     }
-  }, 120_000);
+  });
 });
 
 /** Listens on 127.0.0.1:port, so that nothing else can. */

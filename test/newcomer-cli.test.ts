@@ -81,5 +81,5 @@ describe('npm start on a busy port', () => {
     expect(stderr.trim().split('\n')).toEqual([
       `port ${port} is in use: stop what listens there, or set PORT to another (PORT=0 picks a free one)`,
     ]);
-  }, 60_000);
+  });
 });

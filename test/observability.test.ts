@@ -22,7 +22,7 @@ beforeAll(async () => {
   server = runScript('bin/local.ts', [], { PORT: '0', DATA_DIR: dir, LOG_LEVEL: '', METRICS: '' });
   [, url = ''] = await waitForOutput(server, /listening on (http:\S+)/);
   [, token = ''] = server.output().stdout.match(/API token: (tm_\w+)/) ?? [];
-}, 120_000);
+});
 
 afterAll(async () => {
   await stopChild(server.child, server.exited);

@@ -12,6 +12,7 @@ import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './
 import { eventsOf } from './support/events.ts';
 import { ROOT } from './support/processes.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
+import { HANG_MS } from './support/timeouts.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 
 /**
@@ -253,7 +254,7 @@ afterAll(async () => {
 
 /** Waits until `done` holds (the stream and the deliverer work asynchronously); fails after a deadline. */
 async function until(done: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + HANG_MS;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`no ${what} in time`);
     await new Promise((resolve) => setTimeout(resolve, 100));

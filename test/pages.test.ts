@@ -173,5 +173,5 @@ describe('GET /api/v1/pages', () => {
         updated_at: expect.any(String),
       },
     ]);
-  }, 60_000);
+  });
 });

@@ -33,7 +33,7 @@ describe('quotas', () => {
     expect(responses.find((response) => response.status === 422)?.body).toEqual(quotaError(15, 'brands'));
     expect((await client.get(BRANDS)).body).toHaveLength(15);
     expect((await client.get('/api/v1/limits')).body.quotas.brands).toEqual({ limit: 15, used: 15 });
-  }, 90_000);
+  });
 
   it('give a unit back on delete, and a replayed create takes none', async () => {
     const { teamId, client } = await api.caller();

@@ -91,7 +91,7 @@ describe('README examples', () => {
       AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
     });
     [, apiUrl = ''] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (server) await stopChild(server.child, server.exited);
@@ -182,7 +182,7 @@ describe('README examples', () => {
     } finally {
       await stopChild(run.child, run.exited);
     }
-  }, 60_000);
+  });
 
   it("shows the webhook receiver example as the file it is; it verifies the API's deliveries and refuses a forged one", async () => {
     expect(fences.find(({ info }) => info === RECEIVER_EXAMPLE)?.body).toBe(
@@ -220,7 +220,7 @@ describe('README examples', () => {
     } finally {
       await stopChild(run.child, run.exited);
     }
-  }, 60_000);
+  });
 });
 
 /** Resolves once something accepts connections on the port. */

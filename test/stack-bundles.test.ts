@@ -18,7 +18,7 @@ import { reportedViolations, type Synthesized, synthesize } from './support/synt
 let synth: Synthesized;
 beforeAll(() => {
   synth = synthesize({ full: true });
-}, 120_000);
+});
 afterAll(() => {
   if (synth) rmSync(synth.outdir, { recursive: true, force: true });
 });

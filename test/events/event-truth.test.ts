@@ -18,6 +18,7 @@ import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { eventPosition } from '../../shared/events/event-shape.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
+import { HANG_MS } from '../support/timeouts.ts';
 
 /**
  * What a change event says is true of the change it reports (issue 37, items 1, 3 and 4): the local poller
@@ -80,7 +81,7 @@ describe('the local stream poller restarted', () => {
       return poller;
     };
     const handedOver = async (n: number) => {
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + HANG_MS;
       while (!handed.includes(n) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(handed).toContain(n);
     };
@@ -107,7 +108,7 @@ describe('the local stream poller restarted', () => {
         (shard) => (shard as { sequence_number?: string }).sequence_number,
       ),
     ).toBe(true);
-  }, 90_000);
+  });
 });
 
 describe('the event log', () => {
@@ -212,7 +213,7 @@ describe('events of writes processed after later writes', () => {
         }),
     });
     pollers.push(poller);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + HANG_MS;
     while (events.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await poller.stop();
     expect(events.length).toBe(count);

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { eventPosition } from '../../shared/events/event-shape.ts';
+import { HANG_MS } from './timeouts.ts';
 
 /** A delivery item as the table holds it (a consistent read), for the webhook tests to look into. */
 export async function storedDelivery(teamId: number, endpointId: number, eventId: string) {
@@ -30,7 +31,7 @@ export async function storedDelivery(teamId: number, endpointId: number, eventId
  */
 export async function until(
   condition: () => Promise<boolean> | boolean,
-  deadlineMs = 30_000,
+  deadlineMs = HANG_MS,
   seen: () => string = () => '',
 ): Promise<void> {
   const deadline = Date.now() + deadlineMs;

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Caller } from './api.ts';
+import { HANG_MS } from './timeouts.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -21,7 +22,7 @@ export async function endpointDeliveriesMade(caller: Caller, receivers: Receiver
   await at.received(names.length);
   const path = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`;
   // A try's outcome is written after the receiver has it: wait for the four (a deadline for a hang only).
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const { body } = await caller.client.get(`${path}?status=succeeded`);
     if (body.length === names.length) break;

@@ -2,6 +2,7 @@ import { isoMicros } from '../../shared/data/dynamo.ts';
 import { listEvents, putEvents } from '../../shared/data/events.ts';
 import { type ChangeEvent, eventId } from '../../shared/events/event-shape.ts';
 import type { ApiClient } from './api.ts';
+import { HANG_MS } from './timeouts.ts';
 
 /**
  * Change events in tests (the run's poller and consumer are started by global-setup.ts, as `npm start`
@@ -12,7 +13,7 @@ import type { ApiClient } from './api.ts';
  * there: the stream is read asynchronously. Fails after a deadline, naming what it saw.
  */
 export async function eventsOf(client: ApiClient, count: number, query = ''): Promise<ChangeEvent[]> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const response = await client.get(`/api/v1/events?limit=200${query}`);
     if (response.status !== 200) throw new Error(`GET /api/v1/events: ${response.status} ${response.text}`);
@@ -31,7 +32,7 @@ export async function eventsOf(client: ApiClient, count: number, query = ''): Pr
  * the stream is read asynchronously. After a deadline, what there is.
  */
 export async function loggedEvents(teamId: number, count: number): Promise<ChangeEvent[]> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const { items } = await listEvents(teamId, {}, { limit: 200 });
     if (items.length >= count || Date.now() > deadline) return items;

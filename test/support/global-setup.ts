@@ -10,6 +10,7 @@ import {
 } from '../../lib/local/local-api.ts';
 import { provision, startServices } from '../../lib/local/services.ts';
 import { configure } from '../../shared/config.ts';
+import { TEST_SDK_TIMEOUTS } from './timeouts.ts';
 
 /** One DynamoDB Local (in memory) and one s3rver for the whole run; test files share them, each with its own teams. */
 export default async function setup(project: TestProject) {
@@ -17,7 +18,8 @@ export default async function setup(project: TestProject) {
   const scratchDir = await mkdtemp(join(tmpdir(), 'tm-test-'));
   const services = await startServices({ scratchDir });
   await provision(services, LOCAL_RESOURCES);
-  const environment = handlerEnvironment(servicesConfig(services));
+  // The handlers' environment, with SDK timeouts only a hang reaches (support/timeouts.ts).
+  const environment = { ...handlerEnvironment(servicesConfig(services)), ...TEST_SDK_TIMEOUTS };
   project.provide('localEnv', environment);
   // Every test file's writes make change events, as they do under `npm start`: the consumer runs here,
   // and so does the deliverer of webhooks (the Lambda stand-in's), to the tests' receivers on 127.0.0.1.

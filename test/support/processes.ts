@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { writeLocalConfig } from '../../lib/local/local-api.ts';
+import { HANG_MS } from './timeouts.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -29,7 +30,7 @@ export function runScript(script: string, args: string[], env: Record<string, st
 export async function waitForOutput(
   run: ReturnType<typeof runScript>,
   pattern: RegExp,
-  timeoutMs = 60_000,
+  timeoutMs = HANG_MS,
 ): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

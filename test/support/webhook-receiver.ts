@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { restoreSettings, useSettings } from './settings.ts';
+import { HANG_MS } from './timeouts.ts';
 
 /**
  * An integrator's receiver on 127.0.0.1, for the webhook tests: it verifies every delivery with the
@@ -61,7 +62,7 @@ export async function startReceiver(shared?: ConcurrencyMeter): Promise<Receiver
       receiver.answer = () => ({ status: 204 });
       for (const response of held.splice(0)) response.writeHead(204).end();
     },
-    received: async (count, deadlineMs = 20_000) => {
+    received: async (count, deadlineMs = HANG_MS) => {
       const deadline = Date.now() + deadlineMs;
       while (receiver.deliveries.length < count) {
         if (Date.now() > deadline) {

@@ -114,7 +114,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
     await setQuota(teamId, 'upload_bytes', 10_500);
     expect((await client.post(FILES, upload(501))).status).toBe(422);
     expect((await client.post(FILES, upload(500))).status).toBe(200);
-  }, 60_000);
+  });
 
   it('30 parallel requests against an upload quota of 5 get exactly 5 URLs, the 422 naming it', async () => {
     const { teamId, client } = await api.caller();
@@ -128,7 +128,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
       Array(25).fill({ message, errors: { quota: [message] } }),
     );
     expect((await client.get('/api/v1/limits')).body.quotas.uploads).toEqual({ limit: 5, used: 5 });
-  }, 60_000);
+  });
 
   it("take the deployment's defaults (QUOTAS, cdk.json's quotas) and the admin CLI's quota set", async () => {
     const { teamId, client } = await api.caller();
@@ -158,7 +158,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
       422,
       'The team has reached its quota of 4 uploads; ask for a higher quota.',
     ]);
-  }, 60_000);
+  });
 });
 
 /** A brand at every limit the API takes, of 3-byte characters where text may be any (`seed` varies it). */
@@ -230,7 +230,7 @@ describe(`event size per change: at most ${LIMITS.eventBytes} bytes (300 KiB) as
     const bus = await onTheBus((event as ChangeEvent).id);
     expect(bus.event).toEqual(event);
     expect(bus.bytes).toBeLessThanOrEqual(PUT_EVENTS.bytes);
-  }, 60_000);
+  });
 
   it('a brand at every limit in control characters (6 bytes each in JSON): whole in the log, on the bus without its former tags', async () => {
     const { teamId, client } = await api.caller();
@@ -261,7 +261,7 @@ describe(`event size per change: at most ${LIMITS.eventBytes} bytes (300 KiB) as
     expect(bus.event.data.omitted).toEqual(['previous_attributes.tags']);
     expect(bus.event.data.object).toEqual(event?.data.object);
     expect(bus.bytes).toBeLessThanOrEqual(PUT_EVENTS.bytes);
-  }, 60_000);
+  });
 
   it("many large events are put on the bus in batches within PutEvents' 256 KiB, in order", async () => {
     const base = maximalBrandEvent();
@@ -277,7 +277,7 @@ describe(`event size per change: at most ${LIMITS.eventBytes} bytes (300 KiB) as
     const given = await Promise.all(events.map((event) => busEntry(event.id)));
     expect(given.map((entry) => entry?.event.id)).toEqual(events.map((event) => event.id));
     expect(given.every((entry) => entry?.event.data.omitted === undefined)).toBe(true);
-  }, 60_000);
+  });
 
   it("a pick list's 256 KiB of options replaced whole: stored without the former options, naming them; the stream goes on", async () => {
     const { teamId, client } = await api.caller();
@@ -333,7 +333,7 @@ describe(`event size per change: at most ${LIMITS.eventBytes} bytes (300 KiB) as
       previous_attributes: { name: 'Many' },
       omitted: ['object'],
     });
-  }, 60_000);
+  });
 
   it('an event whose object alone is over (no resource within the limits is) is stored as its id, saying so', () => {
     const event = maximalBrandEvent();
@@ -387,7 +387,7 @@ describe('Idempotency-Key records per team', () => {
       new GetCommand({ TableName: tableName(), Key: idempotencyDayKey(teamId, day), ConsistentRead: true }),
     );
     expect(Item?.records).toBe(5);
-  }, 60_000);
+  });
 
   it(`a record is at most ${LIMITS.idempotencyRecordBytes} bytes (256 KiB): the largest create answer the limits allow fits`, async () => {
     // Computed: a brand answer at every limit, its text of control characters (6 bytes each in JSON).
@@ -429,5 +429,5 @@ describe('Idempotency-Key records per team', () => {
     );
     expect(Item?.response.body).toBe(created.text);
     expect(itemSize(Item as Record<string, unknown>)).toBeLessThanOrEqual(itemSize(record));
-  }, 60_000);
+  });
 });

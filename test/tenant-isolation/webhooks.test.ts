@@ -128,7 +128,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(calls.map((call) => call.status)).toEqual(Array(20).fill(202));
     // Each given-up delivery is restarted by exactly one of the calls; a repeat finds it restarted already.
     expect(calls.reduce((sum, call) => sum + call.body.deliveries, 0)).toBe(8);
-    await at.received(8, 60_000);
+    await at.received(8);
     await settle();
     expect(at.deliveries).toHaveLength(8);
     expect(distinct(at)).toEqual(new Set(events));
@@ -158,7 +158,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
     at.release();
     // The other runs handed their deliveries to the one sending: it sends them all, 10 at a time.
-    await until(() => distinct(at).size === events.length, 60_000);
+    await until(() => distinct(at).size === events.length);
     expect(distinct(at)).toEqual(new Set(events));
     expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
   });
@@ -185,7 +185,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
       Array(count).fill([202, { deliveries: 1 }]),
     );
     const bound = WEBHOOK_LIMITS.endpointsSendingPerTeam;
-    await until(() => team.open >= bound, 60_000);
+    await until(() => team.open >= bound);
     await settle();
     expect(team.open).toBe(bound);
     expect(team.peak).toBe(bound);
@@ -199,7 +199,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
       await startDeliveries(due);
       await new Promise((resolve) => setTimeout(resolve, 500));
       return endpoints.every((endpoint) => distinct(endpoint.receiver).size === events.length);
-    }, 90_000);
+    });
     for (const { receiver: at } of endpoints) expect(distinct(at)).toEqual(new Set(events));
     expect(team.peak).toBe(bound);
   }, 180_000);
@@ -229,7 +229,7 @@ describe('webhook deliveries: a slow endpoint takes no more than its share', () 
     expect(at.concurrency.open).toBe(6);
     at.answer = () => ({ status: 204 });
     at.release();
-    await until(() => distinct(at).size === events.length, 60_000);
+    await until(() => distinct(at).size === events.length);
     at.release();
     expect(at.concurrency.peak).toBeLessThanOrEqual(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
     // Quick again: a run whose tries are all quick takes the mark away. (A first try meeting the run that
@@ -241,7 +241,7 @@ describe('webhook deliveries: a slow endpoint takes no more than its share', () 
       await settle();
     }
     expect((await findWebhookEndpoint(caller.teamId, endpointId))?.endpoint.slow_since).toBeNull();
-  }, 90_000);
+  });
 });
 
 describe('webhook deliveries: a backlog delays only its owner', () => {

@@ -1,0 +1,22 @@
+/**
+ * The test run's waits, sized so that only a hang reaches them: the suite runs on two cores, sometimes
+ * beside a second suite, where a request DynamoDB Local answers in milliseconds alone can take seconds.
+ * Speed is measured by `npm run bench`, never by a test's timeout.
+ */
+
+/** How long a poll (events, deliveries, a spawned process's output) waits before it reports a hang. */
+export const HANG_MS = 120_000;
+
+/** Vitest's own limits: above every poll's deadline, so the poll's message (what it saw) is the one shown. */
+export const TEST_TIMEOUT_MS = HANG_MS + 60_000;
+export const HOOK_TIMEOUT_MS = HANG_MS + 120_000;
+
+/**
+ * The AWS SDK clients' timeouts in the tests (config.ts): production's 500 ms connect and 1,500 ms request
+ * (limits.ts TIMEOUTS) are reached by DynamoDB Local and s3rver on a loaded machine. Set in every test
+ * process and every process a test spawns; a test of what a slow dependency becomes sets production's.
+ */
+export const TEST_SDK_TIMEOUTS = {
+  SDK_CONNECT_TIMEOUT_MS: '10000',
+  SDK_REQUEST_TIMEOUT_MS: '30000',
+} as const;
