@@ -2259,18 +2259,12 @@ export interface operations {
     listContactFields: {
         parameters: {
             query?: {
-                /** @description Only fields of this contact type. */
-                contact_type?: ("person" | "organization")[];
-                /** @description Only fields of this contact type. */
-                "contact_type[]"?: ("person" | "organization")[];
+                /** @description Only fields of this contact type (given once). */
+                contact_type?: "person" | "organization";
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3230,18 +3224,12 @@ export interface operations {
     listPages: {
         parameters: {
             query?: {
-                /** @description Only pages of these sites: at most 100 ids, `site_id` and `site_id[]` together. */
+                /** @description Only pages of these sites: repeat it for several (`site_id=3&site_id=4`; `site_id[]=3` is read the same), at most 100 ids in all. */
                 site_id?: number[];
-                /** @description Only pages of these sites: at most 100 ids, `site_id` and `site_id[]` together. */
-                "site_id[]"?: number[];
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3405,13 +3393,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4471,22 +4455,14 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                /** @description Only events of these types (any of them): repeat it for several (`type=brand.created&type=brand.deleted`; `type[]=` is read the same), at most 7 values in all; an unknown type is a 422 naming `type`. */
                 type?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
-                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
-                "type[]"?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
                 /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
-                resource?: string[];
-                /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
-                "resource[]"?: string[];
+                resource?: string;
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5255,13 +5231,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6384,13 +6356,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -6569,17 +6537,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
-                status?: ("pending" | "sending" | "succeeded" | "failed")[];
-                /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
-                "status[]"?: ("pending" | "sending" | "succeeded" | "failed")[];
+                status?: "pending" | "sending" | "succeeded" | "failed";
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path: {

@@ -319,53 +319,53 @@ function responses(route: Route, operation: Operation) {
 }
 
 /**
- * The query parameters' values as the handlers' refinements accept them (zod's JSON Schema shows only
- * "strings"): kept here rather than as schema metadata, which would cost every function at load.
+ * A query parameter's value as the handlers' refinements accept it (zod's JSON Schema shows only a list of
+ * strings, the form every query value is read in): kept here rather than as schema metadata, which would
+ * cost every function at load. One value each; a filter its operation declares `repeatable` is a list of
+ * them, at most `maxItems`.
  */
-const QUERY_PARAMETERS: Record<string, JsonSchema> = {
+const QUERY_PARAMETERS: Record<string, { description: string; value: JsonSchema; maxItems?: number }> = {
   limit: {
     description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
-    maxItems: 1,
-    items: { type: 'integer', format: 'int32', minimum: 1, maximum: LIMITS.listPageSize },
+    value: { type: 'integer', format: 'int32', minimum: 1, maximum: LIMITS.listPageSize },
   },
   cursor: {
     description:
       'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
       'header. Opaque; valid only with the same filters.',
-    maxItems: 1,
-    items: { type: 'string', maxLength: LIMITS.cursorLength, pattern: CURSOR_FORM.source },
+    value: { type: 'string', maxLength: LIMITS.cursorLength, pattern: CURSOR_FORM.source },
   },
   site_id: {
-    description: `Only pages of these sites: at most ${LIMITS.pageSiteIds} ids, \`site_id\` and \`site_id[]\` together.`,
+    description:
+      `Only pages of these sites: repeat it for several (\`site_id=3&site_id=4\`; \`site_id[]=3\` is read ` +
+      `the same), at most ${LIMITS.pageSiteIds} ids in all.`,
     maxItems: LIMITS.pageSiteIds,
     // Up to 15 digits, as pagesQuery reads them; an id that names no site of the team matches nothing.
-    items: { type: 'integer', format: 'int64', minimum: -MAX_ID, maximum: MAX_ID },
+    value: { type: 'integer', format: 'int64', minimum: -MAX_ID, maximum: MAX_ID },
   },
   contact_type: {
-    description: 'Only fields of this contact type.',
-    maxItems: 1,
-    items: { enum: [...CONTACT_TYPES] },
+    description: 'Only fields of this contact type (given once).',
+    value: { type: 'string', enum: [...CONTACT_TYPES] },
   },
   type: {
     description:
-      `Only events of these types (any of them): at most ${EVENT_TYPES.length} values, \`type\` and ` +
-      '`type[]` together; an unknown type is a 422 naming `type`.',
+      'Only events of these types (any of them): repeat it for several (`type=brand.created&type=brand.deleted`; ' +
+      `\`type[]=\` is read the same), at most ${EVENT_TYPES.length} values in all; an unknown type is a 422 ` +
+      'naming `type`.',
     maxItems: EVENT_TYPES.length,
-    items: { enum: [...EVENT_TYPES] },
+    value: { type: 'string', enum: [...EVENT_TYPES] },
   },
   status: {
     description:
       'Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a ' +
       '422 naming `status`).',
-    maxItems: 1,
-    items: { enum: [...DELIVERY_STATES] },
+    value: { type: 'string', enum: [...DELIVERY_STATES] },
   },
   resource: {
     description:
       'Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the ' +
       'id a positive integer (anything else is a 422 naming `resource`).',
-    maxItems: 1,
-    items: { type: 'string', maxLength: EVENT_RESOURCE_LENGTH, pattern: EVENT_RESOURCE.source },
+    value: { type: 'string', maxLength: EVENT_RESOURCE_LENGTH, pattern: EVENT_RESOURCE.source },
   },
 };
 
@@ -388,33 +388,35 @@ function parameters(route: Route, operation: Operation): unknown[] {
     list.push({ name, in: 'path', required: true, description, schema: shape });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
-  const fields: Array<[string, z.core.$ZodType | undefined]> = [
-    ...Object.entries(operation.query?._zod.def.shape ?? {}),
-    ...(operation.paged
-      ? (['limit', 'cursor'] as const).map((name) => [name, undefined] as [string, undefined])
-      : []),
+  const names = [
+    ...Object.keys(operation.query?._zod.def.shape ?? {}),
+    ...(operation.paged ? ['limit', 'cursor'] : []),
   ];
-  for (const [name, field] of fields) {
-    // What the query schema checks in code (refinements), said for readers; the name comes from the schema.
-    const base = field ? jsonSchema(field, 'input') : { type: 'array', items: { type: 'string' } };
-    const schema = { ...base, ...QUERY_PARAMETERS[name] };
+  for (const name of names) {
+    const parameter = QUERY_PARAMETERS[name];
+    if (!parameter) throw new Error(`${operation.id}: no description of the query parameter ${name}`);
+    const repeatable = operation.repeatable?.includes(name) ?? false;
+    if (repeatable !== (parameter.maxItems !== undefined)) {
+      throw new Error(`${operation.id}: ${name} is repeatable in the operation or in QUERY_PARAMETERS only`);
+    }
     // A list with a page size of its own says so (the events: never answered whole).
-    if (name === 'limit' && operation.defaultLimit !== undefined) {
-      schema.description = `At most this many items (1 to ${LIMITS.listPageSize}); without it, ${operation.defaultLimit}.`;
-    }
-    const description = (schema.description as string | undefined) ?? undefined;
-    // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
-    for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {
-      list.push({
-        name: spelling,
-        in: 'query',
-        required: false,
-        schema,
-        style: 'form',
-        explode: true,
-        description,
-      });
-    }
+    const description =
+      name === 'limit' && operation.defaultLimit !== undefined
+        ? `At most this many items (1 to ${LIMITS.listPageSize}); without it, ${operation.defaultLimit}.`
+        : parameter.description;
+    // A repeatable filter once, as a list (`name=a&name=b`); its `name[]=` spelling is read the same and
+    // said in the description, not documented as a second parameter.
+    const schema = repeatable
+      ? { type: 'array', maxItems: parameter.maxItems, items: parameter.value }
+      : parameter.value;
+    list.push({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema,
+      ...(repeatable && { style: 'form', explode: true }),
+    });
   }
   if (operation.idempotent) list.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (operation.versioned && route.method === 'GET')

@@ -85,6 +85,11 @@ export interface Operation {
    * updates and deletes If-Match (a POST that answers the new version, a create or a rotation, takes none).
    */
   versioned?: true;
+  /**
+   * The query filters that take several values (`type=a&type=b`); every other query parameter takes one, and
+   * the document types it as one value.
+   */
+  repeatable?: readonly string[];
   /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
   paged?: true;
   /** The page size without `limit` (the events); a paged list without one answers all of it. */
@@ -375,6 +380,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's CMS pages, by name",
     description: PAGED,
     query: pagesQuery,
+    repeatable: ['site_id'],
     paged: true,
     success: z.array(Page),
     example: {
@@ -466,6 +472,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's change events, newest first",
     description: EVENTS_PAGED,
     query: eventsQuery,
+    repeatable: ['type'],
     paged: true,
     defaultLimit: LIMITS.listPageSize,
     success: z.array(Event).max(LIMITS.listPageSize),
