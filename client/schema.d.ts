@@ -333,7 +333,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event to webhook endpoints again
-         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
          *
          *     Requires the `webhooks:write` scope.
          */
@@ -417,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's signing secret
-         * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version.
+         * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version. It takes no body.
          *
          *     Requires the `webhooks:write` scope.
          */
@@ -1488,6 +1488,12 @@ export interface components {
         RetryAfter: number;
         /** @description What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`, with `error="invalid_token"` when the token has expired; on a 403 `insufficient_scope`, the scope the operation needs */
         WwwAuthenticate: "Bearer realm=\"team-messaging-api\"" | "Bearer realm=\"team-messaging-api\", error=\"invalid_token\", error_description=\"The token has expired\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:write\"";
+        /** @description How long a reference file may be cached: 5 minutes (`public, max-age=300`), or a year for the page's script asked for with the version the page names (`?v=`): `public, max-age=31536000, immutable` */
+        CacheControl: "public, max-age=300" | "public, max-age=31536000, immutable";
+        /** @description `nosniff`: the browser takes the file as its `Content-Type` says */
+        XContentTypeOptions: "nosniff";
+        /** @description The reference page's policy: it loads only this deployment's script and document, Redoc's inline styles, `data:` images and a `blob:` worker; nothing inline runs, and it is framed nowhere */
+        ContentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
         /** @description `true` when the response is the replay of an earlier one with the same key */
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
@@ -1518,6 +1524,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1532,6 +1539,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1635,6 +1643,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1649,6 +1660,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1755,6 +1769,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1769,6 +1785,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1999,6 +2017,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -2579,6 +2610,20 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -2971,6 +3016,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -3761,6 +3819,20 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -4202,6 +4274,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -5053,7 +5138,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -5147,6 +5232,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -5527,6 +5625,20 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replay": components["headers"]["IdempotentReplay"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -5944,6 +6056,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -6272,6 +6397,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -6829,6 +6967,19 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -7153,6 +7304,19 @@ export interface operations {
             };
             /** @description Body over 1 MiB */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ROTATION_OVERLAP_MS } from '../../shared/data/webhook-endpoints.ts';
+import { REFERENCE_PAGE_CSP } from '../../shared/docs/reference-page.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
@@ -55,6 +56,9 @@ const NEXT_LINK_FORM =
   `^<https?://[A-Za-z0-9.:\\[\\]-]+(?:/${PATH_CHAR}+)*/api/v1(?:/${PATH_CHAR}+)+` +
   `\\?(?:${QUERY_PAIR}&)*cursor=${CURSOR_FORM.source.slice(1, -1)}(?:&${QUERY_PAIR})*>; rel="next"$`;
 
+/** An http or https URL's start, in any case (`HTTPS://` is read as `https:`). */
+const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://';
+
 const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
 
 /** An integer's `format`, from the bounds it has: int32 when they fit in 32 bits, else int64. */
@@ -107,7 +111,22 @@ function converted(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema 
       if (out.type === 'integer' && out.format === undefined) out.format = integerFormat(out);
     },
   }) as JsonSchema;
-  return result;
+  return httpUrls(result);
+}
+
+/**
+ * Every URL the API takes or gives is http(s), which `format: uri` does not say (it allows any scheme): a
+ * URL without a pattern of its own gets that of the scheme, as `new URL` reads it (in any case).
+ */
+function httpUrls(schema: JsonSchema): JsonSchema {
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const member = node as JsonSchema;
+    if (member.format === 'uri' && member.pattern === undefined) member.pattern = HTTP_URL;
+    for (const value of Object.values(member)) visit(value);
+  };
+  visit(schema);
+  return schema;
 }
 
 /** A success's description by status: 202 for work that is queued (webhook deliveries). */
@@ -125,6 +144,12 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   409: { schema: 'Conflict', description: 'A conflict named by `error_code`' },
   412: { schema: 'Conflict', description: 'If-Match names another version: `precondition_failed`' },
   413: { schema: 'Message', description: 'Body over 1 MiB' },
+  415: {
+    schema: 'Message',
+    description:
+      'A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` ' +
+      '(a body without a Content-Type is read as JSON)',
+  },
   422: { schema: 'ValidationError', description: 'Validation failed' },
   429: {
     schema: 'Message',
@@ -225,9 +250,14 @@ const RATE_LIMIT_HEADER_LENGTH =
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
 function documentedStatuses(route: Route): number[] {
-  return [...routeStatuses(route), 500]
+  return [...new Set([...routeStatuses(route), ...unsupportedMediaType(route), 500])]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
+}
+
+/** 415 on a POST or PUT: its body is read as JSON, and one sent as another media type is refused. */
+export function unsupportedMediaType(route: Pick<Route, 'method'>): number[] {
+  return route.method === 'POST' || route.method === 'PUT' ? [415] : [];
 }
 
 /** `brands:write` for a write; for a read, `brands:read` and the family's write, which includes it. */
@@ -284,6 +314,14 @@ function responses(route: Route, operation: Operation) {
         headers.ETag = headerRef('ETag');
       }
       if (operation.paged && status === 200) headers.Link = headerRef('Link');
+      // The reference's files (the page, its script, this document): how long to cache them, and the
+      // page's and script's protections.
+      if (route.public && status < 400) {
+        headers['Cache-Control'] = headerRef('CacheControl');
+        if (operation.successMediaType) headers['X-Content-Type-Options'] = headerRef('XContentTypeOptions');
+        if (operation.successMediaType === 'text/html')
+          headers['Content-Security-Policy'] = headerRef('ContentSecurityPolicy');
+      }
       // Every request that carries a token is counted, a public route's too.
       headers['RateLimit-Policy'] = headerRef('RateLimitPolicy');
       headers.RateLimit = headerRef('RateLimit');
@@ -440,7 +478,7 @@ function operationObject(route: Route, operation: Operation) {
     parameters: parameters(route, operation),
     ...(operation.body && {
       requestBody: {
-        required: true,
+        required: !operation.bodyOptional,
         content: {
           'application/json': {
             schema: jsonSchema(operation.body, 'input'),
@@ -775,6 +813,22 @@ export function buildDocument() {
             type: 'string',
             enum: [BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, ...SCOPES.map(insufficientScopeChallenge)],
           },
+        },
+        CacheControl: {
+          description:
+            'How long a reference file may be cached: 5 minutes (`public, max-age=300`), or a year for the ' +
+            "page's script asked for with the version the page names (`?v=`): `public, max-age=31536000, immutable`",
+          schema: { type: 'string', enum: ['public, max-age=300', 'public, max-age=31536000, immutable'] },
+        },
+        XContentTypeOptions: {
+          description: '`nosniff`: the browser takes the file as its `Content-Type` says',
+          schema: { type: 'string', enum: ['nosniff'] },
+        },
+        ContentSecurityPolicy: {
+          description:
+            "The reference page's policy: it loads only this deployment's script and document, Redoc's " +
+            'inline styles, `data:` images and a `blob:` worker; nothing inline runs, and it is framed nowhere',
+          schema: { type: 'string', enum: [REFERENCE_PAGE_CSP] },
         },
         IdempotentReplay: {
           description: '`true` when the response is the replay of an earlier one with the same key',

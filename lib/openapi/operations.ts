@@ -76,6 +76,8 @@ export interface Operation {
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
+  /** The body may be left out (redeliver: without one, to every subscribed endpoint). */
+  bodyOptional?: true;
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -331,7 +333,12 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'The tag is unique in the team (422 when taken). A `pick_list` needs `options`; `max_length` defaults ' +
       "to 255 and `allow_multiple` to false. A create beyond the team's quota is a 422 naming `quota`.",
-    body: described(newContactFieldSchema, CONTACT_FIELD_INPUT),
+    body: withItems(
+      described(newContactFieldSchema, CONTACT_FIELD_INPUT),
+      'options',
+      {},
+      { uniqueItems: true },
+    ),
     success: ContactField,
     idempotent: true,
     example: {
@@ -361,7 +368,12 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a contact field',
     description:
       'Only the supplied fields change. A field managed by an integration cannot be changed (403).',
-    body: described(contactFieldPatchSchema, CONTACT_FIELD_PATCH),
+    body: withItems(
+      described(contactFieldPatchSchema, CONTACT_FIELD_PATCH),
+      'options',
+      {},
+      { uniqueItems: true },
+    ),
     success: ContactField,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
@@ -508,12 +520,14 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts ' +
       'the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: ' +
-      "the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is " +
+      "the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: " +
+      'without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is ' +
       'never sent twice at once: a redelivery during its try runs once more after that try ends, however ' +
       "many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a " +
       '403; an unknown id, or an event older than 30 days, a 404.',
     pathParameters: { id: EVENT_ID_PARAMETER },
     body: described(redeliverSchema, REDELIVER_INPUT),
+    bodyOptional: true,
     success: Redelivery,
     example: {
       request: { endpoint_id: endpointExample.id },
@@ -606,7 +620,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'A new secret, shown in this answer only, signs every delivery from now on; the one it replaces ' +
       'signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can ' +
-      "switch without losing a delivery. The ETag is the endpoint's new version.",
+      "switch without losing a delivery. The ETag is the endpoint's new version. It takes no body.",
     success: SecretRotation,
     example: {
       response: {
