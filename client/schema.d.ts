@@ -7414,6 +7414,45 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795599991_4200000000000000000001_0",
+                 *       "type": "brand.created",
+                 *       "created_at": "2026-11-25T09:46:31.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 1,
+                 *       "request_id": "0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#1a2b3c",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:31.123000Z"
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.created`.
@@ -7480,6 +7519,48 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795599992_4200000000000000000002_0",
+                 *       "type": "brand.updated",
+                 *       "created_at": "2026-11-25T09:46:32.456000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 2,
+                 *       "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#ff0000",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:32.456000Z"
+                 *         },
+                 *         "previous_attributes": {
+                 *           "primary_color": "#1a2b3c",
+                 *           "updated_at": "2026-11-25T09:46:31.123000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.updated`.
@@ -7546,6 +7627,45 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600000_4200000000000000000003_0",
+                 *       "type": "brand.deleted",
+                 *       "created_at": "2026-11-25T09:46:40.789000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 2,
+                 *       "request_id": "9c2e7f41-6b1d-4e8a-b5c3-0d4f2a6e8b19",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#ff0000",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:32.456000Z"
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.deleted`.
@@ -7612,6 +7732,34 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600021_4200000000000000000004_0",
+                 *       "type": "contact_field.created",
+                 *       "created_at": "2026-11-25T09:47:01.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 1,
+                 *       "request_id": "3f8a2c6d-1e4b-4a7f-9d05-b6c8e2a4f130",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Favourite colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.created`.
@@ -7678,6 +7826,36 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600022_4200000000000000000005_0",
+                 *       "type": "contact_field.updated",
+                 *       "created_at": "2026-11-25T09:47:02.456000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 2,
+                 *       "request_id": "a71d4e9b-2c5f-4b38-8e6a-f0b3d7c2e594",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": {
+                 *           "name": "Favourite colour"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.updated`.
@@ -7744,6 +7922,34 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600023_4200000000000000000006_0",
+                 *       "type": "contact_field.deleted",
+                 *       "created_at": "2026-11-25T09:47:03.789000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 2,
+                 *       "request_id": "e5b9c3a7-4d2f-4f61-a8e0-7c1b5d9f3a26",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.deleted`.
@@ -7810,6 +8016,38 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600085_4200000000000000000007_0",
+                 *       "type": "webhook_endpoint.disabled",
+                 *       "created_at": "2026-11-25T09:48:05.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "webhook_endpoint:12",
+                 *       "resource_version": 3,
+                 *       "request_id": null,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "url": "https://hooks.acme.example/team-messaging",
+                 *           "event_types": [
+                 *             "brand.created",
+                 *             "brand.updated",
+                 *             "brand.deleted",
+                 *             "webhook_endpoint.disabled"
+                 *           ],
+                 *           "description": "CRM sync",
+                 *           "disabled": true,
+                 *           "disabled_reason": "gone",
+                 *           "created_at": "2026-11-25T09:46:33.123000Z",
+                 *           "updated_at": "2026-11-25T09:48:05.123000Z"
+                 *         },
+                 *         "previous_attributes": {
+                 *           "disabled": false,
+                 *           "disabled_reason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `webhook_endpoint.disabled`.

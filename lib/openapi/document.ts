@@ -32,7 +32,7 @@ import {
   RETRY_DELAYS_MS,
 } from '../../shared/webhooks/schedule.ts';
 import { EVENT_RESOURCE_LENGTH } from './descriptions.ts';
-import { OPERATIONS, type Operation } from './operations.ts';
+import { OPERATIONS, type Operation, WEBHOOK_EXAMPLES } from './operations.ts';
 import * as representations from './representations.ts';
 
 /**
@@ -166,10 +166,12 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
 };
 
 /**
- * The introduction's "Authentication and scopes" (README, "Scopes"): how to send a token and make one, each
- * scope with the operations it allows (from the route table), and the 401 and 403 answers.
+ * The introduction's "Authentication", a section of its own in the reference page's sidebar (README,
+ * "Authentication", "Scopes"): how to send a token and get one (the security scheme's description, which
+ * Redoc shows there through its `security-definitions` component as well as under each operation), then
+ * "Scopes": each scope with the operations it allows (from the route table), and the 401 and 403 answers.
  */
-function authenticationAndScopes(): string {
+function authentication(): string {
   const operations = (scope: Scope) =>
     routes
       .filter((route) => route.scope === scope)
@@ -183,14 +185,23 @@ function authenticationAndScopes(): string {
   });
   const example = insufficientScopeChallenge('brands:write');
   return [
-    '## Authentication and scopes',
+    '# Authentication',
     "Send the team's token on every call but those for this reference: `Authorization: Bearer <token>`. " +
-      "The operator makes tokens with the admin CLI (the dashboard's stand-in): `npm run admin -- token " +
-      'create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] [--expires 2027-01-01]`.',
+      'To get one locally, run `npm start`: its first run creates a demo team and prints its token (kept ' +
+      'in `.data/local.json` as `demo_token`); `npm run -s admin -- team create --name Acme` makes another ' +
+      "team and prints its token. In production, a team's tokens come from the platform's dashboard. " +
+      'The scheme, with every admin command:',
+    // Redoc's component for the security schemes: bearerAuth's description, here and not only behind each
+    // operation's "Authorizations".
+    '<!-- ReDoc-Inject: <security-definitions> -->',
+    '## Scopes',
     'A token holds scopes, a read and a write scope per resource family, or full access. Each operation ' +
       'names the one it needs (its `security`, and a line of its description); a `:write` scope includes ' +
       "the family's `:read`. A token made without `--scopes`, and every token made before scopes existed, " +
-      'has full access. `GET /api/v1/limits` needs no scope: any valid token may read its own limits.',
+      'has full access. `GET /api/v1/limits` needs no scope: any valid token may read its own limits. ' +
+      "The operator makes a token of some scopes with the admin CLI (the dashboard's stand-in): `npm run " +
+      'admin -- token create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] ' +
+      '[--expires 2027-01-01]`.',
     ['| scope | allows |', '| --- | --- |', ...rows].join('\n'),
     `**403 \`insufficient_scope\`.** A token without the operation's scope is refused before anything of ` +
       'the request is read or done: `403 {"message": "This token lacks the scope brands:write, which POST ' +
@@ -222,7 +233,7 @@ const BEARER_AUTH = [
     `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
     "A deployment caches each token's check for its `authorizerCacheSeconds` (5 minutes by default): a " +
     'revoked token may work that long; an expired one stops at its expiry.',
-  '**Scopes.** A token may hold only some scopes (the introduction, "Authentication and scopes", lists ' +
+  '**Scopes.** A token may hold only some scopes (the introduction, "Authentication", "Scopes", lists ' +
     'them): an operation outside them is a `403` with `error_code` `insufficient_scope`, `required_scope` ' +
     'and `WWW-Authenticate` naming the scope the operation needs.',
 ].join('\n\n');
@@ -606,6 +617,8 @@ function webhooks() {
                     },
                   ],
                 },
+                // A real event of the type (test/openapi-examples.test.ts makes one and compares).
+                example: WEBHOOK_EXAMPLES[type],
               },
             },
           },
@@ -646,7 +659,7 @@ export function buildDocument() {
       description:
         "Manage a team's brands, read its CMS pages, define its contact fields and follow their changes " +
         '(events). Every call but this ' +
-        "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
+        "document's needs `Authorization: Bearer <token>` (Authentication, below: how to get one). Errors are JSON: `{message}`, with `errors` by " +
         "field on a 422 and `error_code` on a 409, a 412 and a missing scope's 403.\n\n" +
         "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
         'valid), but a key that is plainly a misspelling of a field (another case or separator, or one or two ' +
@@ -666,7 +679,7 @@ export function buildDocument() {
         'document, one per event type), signed as Standard Webhooks are: verify them with the ' +
         '`standardwebhooks` npm package. At least once and in no order: deduplicate on `webhook-id`, and ' +
         'drop an event whose `resource_version` is older than one applied.\n\n' +
-        authenticationAndScopes(),
+        authentication(),
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
