@@ -24,7 +24,7 @@ console.log(
   `retry: Idempotent-Replay ${retry.response.headers.get('Idempotent-Replay')}, id ${retry.data.id}`,
 );
 
-const fields = await api.GET('/api/v1/contact-fields', { params: { query: { contact_type: ['person'] } } });
+const fields = await api.GET('/api/v1/contact-fields', { params: { query: { contact_type: 'person' } } });
 if (!fields.data) throw new Error(fields.error.message);
 console.log(
   `person fields: ${fields.data.length}`,

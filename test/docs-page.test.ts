@@ -51,6 +51,10 @@ const loaded = {
   violations: [] as string[],
   /** Per rendered operation section: its id (`operation/<operationId>`), its heading and its text. */
   sections: [] as Array<{ id: string; heading: string; text: string }>,
+  /** The sidebar's entries at its top level (not inside a tag): their ids and labels. */
+  menu: [] as Array<{ id: string; label: string }>,
+  /** The introduction's Authentication section as rendered: its text and its size on the page. */
+  authentication: { text: '', height: 0 },
 };
 
 beforeAll(async () => {
@@ -80,6 +84,19 @@ beforeAll(async () => {
     })),
   );
   loaded.violations = (await page.evaluate('window.violations')) as string[];
+  loaded.menu = await page.$$eval('.menu-content ul > li[data-item-id^="section/"]', (items) =>
+    items.map((item) => ({
+      id: item.getAttribute('data-item-id') ?? '',
+      label: item.querySelector('label')?.textContent?.trim() ?? '',
+    })),
+  );
+  // Before anything on the page is clicked or expanded.
+  loaded.authentication = await page
+    .$eval('[data-section-id="section/Authentication"]', (section) => ({
+      text: section.textContent ?? '',
+      height: section.getBoundingClientRect().height,
+    }))
+    .catch(() => ({ text: '', height: 0 }));
 });
 
 afterAll(async () => {
@@ -108,6 +125,46 @@ describe('the API reference page in a browser', () => {
       return !text.includes(`Requires the ${scope} scope`) || !text.includes(`lacks the ${scope} scope`);
     });
     expect(missing.map(({ operationId }) => operationId)).toEqual([]);
+  });
+
+  // Issue 40: how to get a token was only behind each operation's collapsed "Authorizations".
+  it('has an Authentication section in the sidebar and the introduction: how to send and get a token', () => {
+    expect(loaded.menu.map(({ id, label }) => `${id} ${label}`)).toContain(
+      'section/Authentication Authentication',
+    );
+    // Shown as it is, without expanding anything: how to send a token, how to get one, the scheme.
+    expect(loaded.authentication.height).toBeGreaterThan(100);
+    const text = loaded.authentication.text.replace(/\s+/g, ' ');
+    for (const said of [
+      'Authorization: Bearer <token>',
+      'npm start',
+      'npm run -s admin -- team create --name Acme',
+      // The security scheme's own description (Getting one), and its kind.
+      'npm run -s admin -- token create --team <team id>',
+      'bearer',
+    ]) {
+      expect(text, said).toContain(said);
+    }
+  });
+
+  // Issue 40: the payload samples were fillers ("string", 9007199254740991, `"object": {}`).
+  it("shows each webhook's payload sample as a real event of its type", () => {
+    const samples = webhooks.map(({ operationId }) => {
+      const text = loaded.sections.find(({ id }) => id === `operation/${operationId}`)?.text ?? '';
+      return [operationId, text.slice(text.indexOf('Request samples'))];
+    });
+    expect(samples.length).toBe(Object.keys(openapi.webhooks).length);
+    const fillers = samples.filter(
+      ([, sample = '']) =>
+        !/"id": "evt_\d+_\d+_\d+_\d+"/.test(sample) ||
+        /"string"|9007199254740991|"object": \{\}/.test(sample) ||
+        !/"resource_version": [1-9]/.test(sample),
+    );
+    expect(fillers.map(([id]) => id)).toEqual([]);
+    for (const type of Object.keys(openapi.webhooks)) {
+      const [, sample = ''] = samples.find(([id]) => id === openapi.webhooks[type].post.operationId) ?? [];
+      expect(sample, type).toContain(`"type": "${type}"`);
+    }
   });
 
   it('requests nothing from another origin', () => {

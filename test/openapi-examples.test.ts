@@ -396,6 +396,62 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
     }
   });
 
+  // Issue 40: each webhook's payload sample was a schema's filler ("string", 9007199254740991, `{}`).
+  it('the webhooks: each event type’s payload example is the event the examples’ own writes make', async () => {
+    const { client } = await newClient();
+    const json = 'application/json';
+    const exampleOf = (operationId: string) =>
+      documentedOperation(operationId).operation.requestBody.content[json].example;
+    // A receiver that answers 410: the API disables the endpoint, a webhook_endpoint.disabled event.
+    const receiver = await startReceiver();
+    receiver.answer = () => ({ status: 410 });
+    useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
+    const origin = { documented: 'https://hooks.acme.example', local: new URL(receiver.url).origin };
+    try {
+      const endpoint = await client.post(
+        '/api/v1/webhook-endpoints',
+        JSON.parse(
+          JSON.stringify(exampleOf('createWebhookEndpoint')).replaceAll(origin.documented, origin.local),
+        ),
+      );
+      const endpointPath = `/api/v1/webhook-endpoints/${endpoint.body.id}`;
+      expect((await client.put(endpointPath, exampleOf('updateWebhookEndpoint'))).status).toBe(200);
+      // The brand examples' brand (not made the default: the default's move would be an event of its own).
+      const { is_default, ...brand } = exampleOf('createBrand');
+      const created = await client.post('/api/v1/brands', brand);
+      const brandPath = `/api/v1/brands/${created.body.id}`;
+      expect((await client.put(brandPath, exampleOf('updateBrand'))).status).toBe(200);
+      // Its created event is delivered, answered 410: the endpoint is disabled before the brand goes.
+      await until(
+        async () => (await client.get(endpointPath)).body.disabled === true,
+        'the endpoint disabled',
+      );
+      expect((await client.delete(brandPath)).status).toBe(200);
+      const field = await client.post('/api/v1/contact-fields', exampleOf('createContactField'));
+      const fieldPath = `/api/v1/contact-fields/${field.body.id}`;
+      expect((await client.put(fieldPath, exampleOf('updateContactField'))).status).toBe(200);
+      expect((await client.delete(fieldPath)).status).toBe(200);
+      const events = JSON.parse(
+        JSON.stringify(await eventsOf(client, 7)).replaceAll(origin.local, origin.documented),
+      ) as Json[];
+      const problems = Object.entries(document.webhooks as Record<string, Json>).flatMap(
+        ([type, { post }]) => {
+          const at = pointer('webhooks', type, 'post', 'requestBody', 'content', json, 'example');
+          checked.add(at);
+          const real = events.filter((event) => event.type === type);
+          if (real.length !== 1) return [`${type}: ${real.length} events made`];
+          return differences(post.requestBody.content[json].example, real[0]).map(
+            (problem) => `${type} ${problem}`,
+          );
+        },
+      );
+      expect(problems).toEqual([]);
+    } finally {
+      restoreSettings();
+      await receiver.close();
+    }
+  });
+
   it("the schemas' and headers' own examples are values the answers had there", () => {
     const problems: string[] = [];
     for (const location of exampleLocations(document).filter((at) => at.startsWith('/components/'))) {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { type components, createApiClient } from '../client/index.ts';
+import { type components, createApiClient, type operations } from '../client/index.ts';
 import { clientTypes } from '../lib/openapi/client-types.ts';
 import { newTeam, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
 
 type Schemas = components['schemas'];
+/** An operation's query parameters as the client takes them. */
+type Query<Id extends keyof operations> = NonNullable<operations[Id]['parameters']['query']>;
 
 const api = useApi();
 
@@ -76,7 +78,7 @@ describe('the typed client', () => {
     expect(created.response.status).toBe(201);
 
     const people = await client.GET('/api/v1/contact-fields', {
-      params: { query: { contact_type: ['person'] } },
+      params: { query: { contact_type: 'person' } },
     });
     if (!people.data) throw new Error(`list failed: ${JSON.stringify(people.error)}`);
     expectTypeOf(people.data).toEqualTypeOf<Schemas['ContactFieldListItem'][]>();
@@ -84,7 +86,7 @@ describe('the typed client', () => {
       ['favourite_colour', 'pick_list', 'person'],
     ]);
     const organizations = await client.GET('/api/v1/contact-fields', {
-      params: { query: { contact_type: ['organization'] } },
+      params: { query: { contact_type: 'organization' } },
     });
     expect(organizations.data).toEqual([]);
 
@@ -95,6 +97,52 @@ describe('the typed client', () => {
     if (!invalid.error || !('errors' in invalid.error)) throw new Error('expected a validation body');
     expect(Object.keys(invalid.error.errors).sort()).toEqual(['options', 'tag']);
     expect(invalid.error.errors.options).toEqual(['The options field is required when type is pick_list.']);
+  });
+
+  // Issue 40: `limit`, `cursor` and the single-valued filters were typed (and documented) as arrays, each
+  // twice (`limit` and `limit[]`): `{ limit: 2 }` did not type-check. Checked by `npm run typecheck`.
+  it('takes one value for limit, cursor and the single-valued filters, a list for a repeatable filter', async () => {
+    expectTypeOf<Query<'listBrands'>>().toEqualTypeOf<{ limit?: number; cursor?: string }>();
+    expectTypeOf<Query<'listWebhookEndpoints'>>().toEqualTypeOf<{ limit?: number; cursor?: string }>();
+    expectTypeOf<Query<'listContactFields'>>().toEqualTypeOf<{
+      contact_type?: 'person' | 'organization';
+      limit?: number;
+      cursor?: string;
+    }>();
+    expectTypeOf<Query<'listWebhookEndpointDeliveries'>>().toEqualTypeOf<{
+      status?: 'pending' | 'sending' | 'succeeded' | 'failed';
+      limit?: number;
+      cursor?: string;
+    }>();
+    expectTypeOf<Query<'listEvents'>['resource']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Query<'listEvents'>['type']>().toEqualTypeOf<Schemas['Event']['type'][] | undefined>();
+    expectTypeOf<Query<'listPages'>>().toEqualTypeOf<{
+      site_id?: number[];
+      limit?: number;
+      cursor?: string;
+    }>();
+    // Each parameter once: no `limit[]` beside `limit`.
+    expectTypeOf<Extract<keyof Query<'listEvents'> | keyof Query<'listPages'>, `${string}[]`>>().toBeNever();
+
+    // And the server reads what the client sends of them.
+    const { token } = await api.caller();
+    const client = createApiClient({ baseUrl: api.url, token });
+    for (const name of ['Typed B', 'Typed A', 'Typed C']) {
+      expect((await client.POST('/api/v1/brands', { body: { name } })).response.status).toBe(201);
+    }
+    const first = await client.GET('/api/v1/brands', { params: { query: { limit: 2 } } });
+    expect(first.data?.map(({ name }) => name)).toEqual(['Typed A', 'Typed B']);
+    const next = new URL((first.response.headers.get('link') ?? '').slice(1).split('>')[0] ?? '');
+    const cursor = next.searchParams.get('cursor') ?? '';
+    const rest = await client.GET('/api/v1/brands', { params: { query: { limit: 2, cursor } } });
+    expect([rest.data?.map(({ name }) => name), rest.response.headers.get('link')]).toEqual([
+      ['Typed C'],
+      null,
+    ]);
+    const events = await client.GET('/api/v1/events', {
+      params: { query: { type: ['brand.deleted', 'contact_field.deleted'], limit: 5 } },
+    });
+    expect([events.response.status, events.data]).toEqual([200, []]);
   });
 
   it('answers a missing brand with a 404 message', async () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ROTATION_OVERLAP_MS } from '../../shared/data/webhook-endpoints.ts';
+import { REFERENCE_PAGE_CSP } from '../../shared/docs/reference-page.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
@@ -31,7 +32,7 @@ import {
   RETRY_DELAYS_MS,
 } from '../../shared/webhooks/schedule.ts';
 import { EVENT_RESOURCE_LENGTH } from './descriptions.ts';
-import { OPERATIONS, type Operation } from './operations.ts';
+import { OPERATIONS, type Operation, WEBHOOK_EXAMPLES } from './operations.ts';
 import * as representations from './representations.ts';
 
 /**
@@ -54,6 +55,9 @@ const QUERY_PAIR = "[A-Za-z0-9._~!$'()*+,;:@%/?-]+=[A-Za-z0-9._~!$'()*+,;:@%/?-]
 const NEXT_LINK_FORM =
   `^<https?://[A-Za-z0-9.:\\[\\]-]+(?:/${PATH_CHAR}+)*/api/v1(?:/${PATH_CHAR}+)+` +
   `\\?(?:${QUERY_PAIR}&)*cursor=${CURSOR_FORM.source.slice(1, -1)}(?:&${QUERY_PAIR})*>; rel="next"$`;
+
+/** An http or https URL's start, in any case (`HTTPS://` is read as `https:`). */
+const HTTP_URL = '^[Hh][Tt][Tt][Pp][Ss]?://';
 
 const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
 
@@ -107,7 +111,22 @@ function converted(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema 
       if (out.type === 'integer' && out.format === undefined) out.format = integerFormat(out);
     },
   }) as JsonSchema;
-  return result;
+  return httpUrls(result);
+}
+
+/**
+ * Every URL the API takes or gives is http(s), which `format: uri` does not say (it allows any scheme): a
+ * URL without a pattern of its own gets that of the scheme, as `new URL` reads it (in any case).
+ */
+function httpUrls(schema: JsonSchema): JsonSchema {
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const member = node as JsonSchema;
+    if (member.format === 'uri' && member.pattern === undefined) member.pattern = HTTP_URL;
+    for (const value of Object.values(member)) visit(value);
+  };
+  visit(schema);
+  return schema;
 }
 
 /** A success's description by status: 202 for work that is queued (webhook deliveries). */
@@ -125,6 +144,12 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
   409: { schema: 'Conflict', description: 'A conflict named by `error_code`' },
   412: { schema: 'Conflict', description: 'If-Match names another version: `precondition_failed`' },
   413: { schema: 'Message', description: 'Body over 1 MiB' },
+  415: {
+    schema: 'Message',
+    description:
+      'A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` ' +
+      '(a body without a Content-Type is read as JSON)',
+  },
   422: { schema: 'ValidationError', description: 'Validation failed' },
   429: {
     schema: 'Message',
@@ -141,10 +166,12 @@ const ERROR_BODIES: Record<number, { schema: string; description: string }> = {
 };
 
 /**
- * The introduction's "Authentication and scopes" (README, "Scopes"): how to send a token and make one, each
- * scope with the operations it allows (from the route table), and the 401 and 403 answers.
+ * The introduction's "Authentication", a section of its own in the reference page's sidebar (README,
+ * "Authentication", "Scopes"): how to send a token and get one (the security scheme's description, which
+ * Redoc shows there through its `security-definitions` component as well as under each operation), then
+ * "Scopes": each scope with the operations it allows (from the route table), and the 401 and 403 answers.
  */
-function authenticationAndScopes(): string {
+function authentication(): string {
   const operations = (scope: Scope) =>
     routes
       .filter((route) => route.scope === scope)
@@ -158,14 +185,23 @@ function authenticationAndScopes(): string {
   });
   const example = insufficientScopeChallenge('brands:write');
   return [
-    '## Authentication and scopes',
+    '# Authentication',
     "Send the team's token on every call but those for this reference: `Authorization: Bearer <token>`. " +
-      "The operator makes tokens with the admin CLI (the dashboard's stand-in): `npm run admin -- token " +
-      'create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] [--expires 2027-01-01]`.',
+      'To get one locally, run `npm start`: its first run creates a demo team and prints its token (kept ' +
+      'in `.data/local.json` as `demo_token`); `npm run -s admin -- team create --name Acme` makes another ' +
+      "team and prints its token. In production, a team's tokens come from the platform's dashboard. " +
+      'The scheme, with every admin command:',
+    // Redoc's component for the security schemes: bearerAuth's description, here and not only behind each
+    // operation's "Authorizations".
+    '<!-- ReDoc-Inject: <security-definitions> -->',
+    '## Scopes',
     'A token holds scopes, a read and a write scope per resource family, or full access. Each operation ' +
       'names the one it needs (its `security`, and a line of its description); a `:write` scope includes ' +
       "the family's `:read`. A token made without `--scopes`, and every token made before scopes existed, " +
-      'has full access. `GET /api/v1/limits` needs no scope: any valid token may read its own limits.',
+      'has full access. `GET /api/v1/limits` needs no scope: any valid token may read its own limits. ' +
+      "The operator makes a token of some scopes with the admin CLI (the dashboard's stand-in): `npm run " +
+      'admin -- token create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] ' +
+      '[--expires 2027-01-01]`.',
     ['| scope | allows |', '| --- | --- |', ...rows].join('\n'),
     `**403 \`insufficient_scope\`.** A token without the operation's scope is refused before anything of ` +
       'the request is read or done: `403 {"message": "This token lacks the scope brands:write, which POST ' +
@@ -197,7 +233,7 @@ const BEARER_AUTH = [
     `{"message": "${MESSAGES.unauthenticated}"}\` with \`WWW-Authenticate: ${BEARER_CHALLENGE}\` (RFC 6750). ` +
     "A deployment caches each token's check for its `authorizerCacheSeconds` (5 minutes by default): a " +
     'revoked token may work that long; an expired one stops at its expiry.',
-  '**Scopes.** A token may hold only some scopes (the introduction, "Authentication and scopes", lists ' +
+  '**Scopes.** A token may hold only some scopes (the introduction, "Authentication", "Scopes", lists ' +
     'them): an operation outside them is a `403` with `error_code` `insufficient_scope`, `required_scope` ' +
     'and `WWW-Authenticate` naming the scope the operation needs.',
 ].join('\n\n');
@@ -225,9 +261,14 @@ const RATE_LIMIT_HEADER_LENGTH =
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
 function documentedStatuses(route: Route): number[] {
-  return [...routeStatuses(route), 500]
+  return [...new Set([...routeStatuses(route), ...unsupportedMediaType(route), 500])]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
+}
+
+/** 415 on a POST or PUT: its body is read as JSON, and one sent as another media type is refused. */
+export function unsupportedMediaType(route: Pick<Route, 'method'>): number[] {
+  return route.method === 'POST' || route.method === 'PUT' ? [415] : [];
 }
 
 /** `brands:write` for a write; for a read, `brands:read` and the family's write, which includes it. */
@@ -284,6 +325,14 @@ function responses(route: Route, operation: Operation) {
         headers.ETag = headerRef('ETag');
       }
       if (operation.paged && status === 200) headers.Link = headerRef('Link');
+      // The reference's files (the page, its script, this document): how long to cache them, and the
+      // page's and script's protections.
+      if (route.public && status < 400) {
+        headers['Cache-Control'] = headerRef('CacheControl');
+        if (operation.successMediaType) headers['X-Content-Type-Options'] = headerRef('XContentTypeOptions');
+        if (operation.successMediaType === 'text/html')
+          headers['Content-Security-Policy'] = headerRef('ContentSecurityPolicy');
+      }
       // Every request that carries a token is counted, a public route's too.
       headers['RateLimit-Policy'] = headerRef('RateLimitPolicy');
       headers.RateLimit = headerRef('RateLimit');
@@ -319,53 +368,53 @@ function responses(route: Route, operation: Operation) {
 }
 
 /**
- * The query parameters' values as the handlers' refinements accept them (zod's JSON Schema shows only
- * "strings"): kept here rather than as schema metadata, which would cost every function at load.
+ * A query parameter's value as the handlers' refinements accept it (zod's JSON Schema shows only a list of
+ * strings, the form every query value is read in): kept here rather than as schema metadata, which would
+ * cost every function at load. One value each; a filter its operation declares `repeatable` is a list of
+ * them, at most `maxItems`.
  */
-const QUERY_PARAMETERS: Record<string, JsonSchema> = {
+const QUERY_PARAMETERS: Record<string, { description: string; value: JsonSchema; maxItems?: number }> = {
   limit: {
     description: `At most this many items (1 to ${LIMITS.listPageSize}); without it, all of them.`,
-    maxItems: 1,
-    items: { type: 'integer', format: 'int32', minimum: 1, maximum: LIMITS.listPageSize },
+    value: { type: 'integer', format: 'int32', minimum: 1, maximum: LIMITS.listPageSize },
   },
   cursor: {
     description:
       'Where the page starts: the `cursor` of the URL in the previous page\'s `Link: <…>; rel="next"` ' +
       'header. Opaque; valid only with the same filters.',
-    maxItems: 1,
-    items: { type: 'string', maxLength: LIMITS.cursorLength, pattern: CURSOR_FORM.source },
+    value: { type: 'string', maxLength: LIMITS.cursorLength, pattern: CURSOR_FORM.source },
   },
   site_id: {
-    description: `Only pages of these sites: at most ${LIMITS.pageSiteIds} ids, \`site_id\` and \`site_id[]\` together.`,
+    description:
+      `Only pages of these sites: repeat it for several (\`site_id=3&site_id=4\`; \`site_id[]=3\` is read ` +
+      `the same), at most ${LIMITS.pageSiteIds} ids in all.`,
     maxItems: LIMITS.pageSiteIds,
     // Up to 15 digits, as pagesQuery reads them; an id that names no site of the team matches nothing.
-    items: { type: 'integer', format: 'int64', minimum: -MAX_ID, maximum: MAX_ID },
+    value: { type: 'integer', format: 'int64', minimum: -MAX_ID, maximum: MAX_ID },
   },
   contact_type: {
-    description: 'Only fields of this contact type.',
-    maxItems: 1,
-    items: { enum: [...CONTACT_TYPES] },
+    description: 'Only fields of this contact type (given once).',
+    value: { type: 'string', enum: [...CONTACT_TYPES] },
   },
   type: {
     description:
-      `Only events of these types (any of them): at most ${EVENT_TYPES.length} values, \`type\` and ` +
-      '`type[]` together; an unknown type is a 422 naming `type`.',
+      'Only events of these types (any of them): repeat it for several (`type=brand.created&type=brand.deleted`; ' +
+      `\`type[]=\` is read the same), at most ${EVENT_TYPES.length} values in all; an unknown type is a 422 ` +
+      'naming `type`.',
     maxItems: EVENT_TYPES.length,
-    items: { enum: [...EVENT_TYPES] },
+    value: { type: 'string', enum: [...EVENT_TYPES] },
   },
   status: {
     description:
       'Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a ' +
       '422 naming `status`).',
-    maxItems: 1,
-    items: { enum: [...DELIVERY_STATES] },
+    value: { type: 'string', enum: [...DELIVERY_STATES] },
   },
   resource: {
     description:
       'Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the ' +
       'id a positive integer (anything else is a 422 naming `resource`).',
-    maxItems: 1,
-    items: { type: 'string', maxLength: EVENT_RESOURCE_LENGTH, pattern: EVENT_RESOURCE.source },
+    value: { type: 'string', maxLength: EVENT_RESOURCE_LENGTH, pattern: EVENT_RESOURCE.source },
   },
 };
 
@@ -388,33 +437,35 @@ function parameters(route: Route, operation: Operation): unknown[] {
     list.push({ name, in: 'path', required: true, description, schema: shape });
   }
   // A paged list's `limit` and `cursor` come after its filters (shared/http/pagination.ts reads them).
-  const fields: Array<[string, z.core.$ZodType | undefined]> = [
-    ...Object.entries(operation.query?._zod.def.shape ?? {}),
-    ...(operation.paged
-      ? (['limit', 'cursor'] as const).map((name) => [name, undefined] as [string, undefined])
-      : []),
+  const names = [
+    ...Object.keys(operation.query?._zod.def.shape ?? {}),
+    ...(operation.paged ? ['limit', 'cursor'] : []),
   ];
-  for (const [name, field] of fields) {
-    // What the query schema checks in code (refinements), said for readers; the name comes from the schema.
-    const base = field ? jsonSchema(field, 'input') : { type: 'array', items: { type: 'string' } };
-    const schema = { ...base, ...QUERY_PARAMETERS[name] };
+  for (const name of names) {
+    const parameter = QUERY_PARAMETERS[name];
+    if (!parameter) throw new Error(`${operation.id}: no description of the query parameter ${name}`);
+    const repeatable = operation.repeatable?.includes(name) ?? false;
+    if (repeatable !== (parameter.maxItems !== undefined)) {
+      throw new Error(`${operation.id}: ${name} is repeatable in the operation or in QUERY_PARAMETERS only`);
+    }
     // A list with a page size of its own says so (the events: never answered whole).
-    if (name === 'limit' && operation.defaultLimit !== undefined) {
-      schema.description = `At most this many items (1 to ${LIMITS.listPageSize}); without it, ${operation.defaultLimit}.`;
-    }
-    const description = (schema.description as string | undefined) ?? undefined;
-    // Each list filter may be given as `name=…` (repeated) or as `name[]=…`.
-    for (const spelling of schema.type === 'array' ? [name, `${name}[]`] : [name]) {
-      list.push({
-        name: spelling,
-        in: 'query',
-        required: false,
-        schema,
-        style: 'form',
-        explode: true,
-        description,
-      });
-    }
+    const description =
+      name === 'limit' && operation.defaultLimit !== undefined
+        ? `At most this many items (1 to ${LIMITS.listPageSize}); without it, ${operation.defaultLimit}.`
+        : parameter.description;
+    // A repeatable filter once, as a list (`name=a&name=b`); its `name[]=` spelling is read the same and
+    // said in the description, not documented as a second parameter.
+    const schema = repeatable
+      ? { type: 'array', maxItems: parameter.maxItems, items: parameter.value }
+      : parameter.value;
+    list.push({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema,
+      ...(repeatable && { style: 'form', explode: true }),
+    });
   }
   if (operation.idempotent) list.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (operation.versioned && route.method === 'GET')
@@ -438,7 +489,7 @@ function operationObject(route: Route, operation: Operation) {
     parameters: parameters(route, operation),
     ...(operation.body && {
       requestBody: {
-        required: true,
+        required: !operation.bodyOptional,
         content: {
           'application/json': {
             schema: jsonSchema(operation.body, 'input'),
@@ -566,6 +617,8 @@ function webhooks() {
                     },
                   ],
                 },
+                // A real event of the type (test/openapi-examples.test.ts makes one and compares).
+                example: WEBHOOK_EXAMPLES[type],
               },
             },
           },
@@ -606,7 +659,7 @@ export function buildDocument() {
       description:
         "Manage a team's brands, read its CMS pages, define its contact fields and follow their changes " +
         '(events). Every call but this ' +
-        "document's needs `Authorization: Bearer <token>`. Errors are JSON: `{message}`, with `errors` by " +
+        "document's needs `Authorization: Bearer <token>` (Authentication, below: how to get one). Errors are JSON: `{message}`, with `errors` by " +
         "field on a 422 and `error_code` on a 409, a 412 and a missing scope's 403.\n\n" +
         "**Unknown keys.** A request body's unknown keys are ignored (a representation sent back as read is " +
         'valid), but a key that is plainly a misspelling of a field (another case or separator, or one or two ' +
@@ -626,7 +679,7 @@ export function buildDocument() {
         'document, one per event type), signed as Standard Webhooks are: verify them with the ' +
         '`standardwebhooks` npm package. At least once and in no order: deduplicate on `webhook-id`, and ' +
         'drop an event whose `resource_version` is older than one applied.\n\n' +
-        authenticationAndScopes(),
+        authentication(),
       // Who runs a deployment is not known to the document: whoever issued the caller's token.
       contact: { name: 'The operator of this deployment, who issued your API token' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -773,6 +826,22 @@ export function buildDocument() {
             type: 'string',
             enum: [BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, ...SCOPES.map(insufficientScopeChallenge)],
           },
+        },
+        CacheControl: {
+          description:
+            'How long a reference file may be cached: 5 minutes (`public, max-age=300`), or a year for the ' +
+            "page's script asked for with the version the page names (`?v=`): `public, max-age=31536000, immutable`",
+          schema: { type: 'string', enum: ['public, max-age=300', 'public, max-age=31536000, immutable'] },
+        },
+        XContentTypeOptions: {
+          description: '`nosniff`: the browser takes the file as its `Content-Type` says',
+          schema: { type: 'string', enum: ['nosniff'] },
+        },
+        ContentSecurityPolicy: {
+          description:
+            "The reference page's policy: it loads only this deployment's script and document, Redoc's " +
+            'inline styles, `data:` images and a `blob:` worker; nothing inline runs, and it is framed nowhere',
+          schema: { type: 'string', enum: [REFERENCE_PAGE_CSP] },
         },
         IdempotentReplay: {
           description: '`true` when the response is the replay of an earlier one with the same key',

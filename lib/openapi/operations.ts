@@ -17,7 +17,7 @@ import {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
 import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
@@ -76,6 +76,8 @@ export interface Operation {
   success?: z.core.$ZodType;
   /** The 200 body's media type when it is text, not JSON (the reference page and its script). */
   successMediaType?: 'text/html' | 'text/javascript';
+  /** The body may be left out (redeliver: without one, to every subscribed endpoint). */
+  bodyOptional?: true;
   /** An example request body and an example success body. */
   example: { request?: unknown; response?: unknown };
   /** The create takes an Idempotency-Key (README, "Idempotency-Key"). */
@@ -85,6 +87,11 @@ export interface Operation {
    * updates and deletes If-Match (a POST that answers the new version, a create or a rotation, takes none).
    */
   versioned?: true;
+  /**
+   * The query filters that take several values (`type=a&type=b`); every other query parameter takes one, and
+   * the document types it as one value.
+   */
+  repeatable?: readonly string[];
   /** The list takes `limit` and `cursor` and links its next page (README, "Pagination"). */
   paged?: true;
   /** The page size without `limit` (the events); a paged list without one answers all of it. */
@@ -180,6 +187,89 @@ const updatedEndpointExample = {
   event_types: [...endpointExample.event_types, 'webhook_endpoint.disabled'],
   updated_at: '2026-11-25T09:46:34.123000Z',
 };
+/** An event id as the API makes them, of its time (`evt_<team>_<seconds>_<sequence>_<ordinal>`). */
+const eventIdAt = (createdAt: string, sequence: number) =>
+  `evt_51_${Math.floor(Date.parse(createdAt) / 1000)}_42000000000000000000${String(sequence).padStart(2, '0')}_0`;
+
+/** The brand of the update example, deleted: its last version. */
+const brandDeletedEvent = {
+  id: eventIdAt('2026-11-25T09:46:40.789000Z', 3),
+  type: 'brand.deleted',
+  created_at: '2026-11-25T09:46:40.789000Z',
+  team_id: 51,
+  resource: 'brand:7',
+  resource_version: 2,
+  request_id: '9c2e7f41-6b1d-4e8a-b5c3-0d4f2a6e8b19',
+  data: { object: brandUpdatedEvent.data.object, previous_attributes: null },
+};
+/** The contact field of the create example: created, renamed as the update example renames it, deleted. */
+const contactFieldEvents = {
+  created: {
+    id: eventIdAt('2026-11-25T09:47:01.123000Z', 4),
+    type: 'contact_field.created',
+    created_at: '2026-11-25T09:47:01.123000Z',
+    team_id: 51,
+    resource: 'contact_field:12',
+    resource_version: 1,
+    request_id: '3f8a2c6d-1e4b-4a7f-9d05-b6c8e2a4f130',
+    data: { object: fieldExample, previous_attributes: null },
+  },
+  updated: {
+    id: eventIdAt('2026-11-25T09:47:02.456000Z', 5),
+    type: 'contact_field.updated',
+    created_at: '2026-11-25T09:47:02.456000Z',
+    team_id: 51,
+    resource: 'contact_field:12',
+    resource_version: 2,
+    request_id: 'a71d4e9b-2c5f-4b38-8e6a-f0b3d7c2e594',
+    data: { object: { ...fieldExample, name: 'Colour' }, previous_attributes: { name: 'Favourite colour' } },
+  },
+  deleted: {
+    id: eventIdAt('2026-11-25T09:47:03.789000Z', 6),
+    type: 'contact_field.deleted',
+    created_at: '2026-11-25T09:47:03.789000Z',
+    team_id: 51,
+    resource: 'contact_field:12',
+    resource_version: 2,
+    request_id: 'e5b9c3a7-4d2f-4f61-a8e0-7c1b5d9f3a26',
+    data: { object: { ...fieldExample, name: 'Colour' }, previous_attributes: null },
+  },
+};
+
+/** The update example's endpoint, disabled by the API: it answered a delivery with 410. */
+const endpointDisabledEvent = {
+  id: eventIdAt('2026-11-25T09:48:05.123000Z', 7),
+  type: 'webhook_endpoint.disabled',
+  created_at: '2026-11-25T09:48:05.123000Z',
+  team_id: 51,
+  resource: 'webhook_endpoint:12',
+  resource_version: 3,
+  request_id: null,
+  data: {
+    object: {
+      ...updatedEndpointExample,
+      disabled: true,
+      disabled_reason: 'gone',
+      updated_at: '2026-11-25T09:48:05.123000Z',
+    },
+    previous_attributes: { disabled: false, disabled_reason: null },
+  },
+};
+
+/**
+ * What each event type's delivery carries, as the document's `webhooks` show it: an event of the examples'
+ * own resources (the brand, the contact field and the endpoint the operations' examples make and change).
+ */
+export const WEBHOOK_EXAMPLES: Record<EventType, unknown> = {
+  'brand.created': brandCreatedEvent,
+  'brand.updated': brandUpdatedEvent,
+  'brand.deleted': brandDeletedEvent,
+  'contact_field.created': contactFieldEvents.created,
+  'contact_field.updated': contactFieldEvents.updated,
+  'contact_field.deleted': contactFieldEvents.deleted,
+  'webhook_endpoint.disabled': endpointDisabledEvent,
+};
+
 /**
  * The webhook endpoints' event types as a request's items (checked in code; the document shows the enum),
  * registered when the document is built.
@@ -326,7 +416,12 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'The tag is unique in the team (422 when taken). A `pick_list` needs `options`; `max_length` defaults ' +
       "to 255 and `allow_multiple` to false. A create beyond the team's quota is a 422 naming `quota`.",
-    body: described(newContactFieldSchema, CONTACT_FIELD_INPUT),
+    body: withItems(
+      described(newContactFieldSchema, CONTACT_FIELD_INPUT),
+      'options',
+      {},
+      { uniqueItems: true },
+    ),
     success: ContactField,
     idempotent: true,
     example: {
@@ -356,7 +451,12 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a contact field',
     description:
       'Only the supplied fields change. A field managed by an integration cannot be changed (403).',
-    body: described(contactFieldPatchSchema, CONTACT_FIELD_PATCH),
+    body: withItems(
+      described(contactFieldPatchSchema, CONTACT_FIELD_PATCH),
+      'options',
+      {},
+      { uniqueItems: true },
+    ),
     success: ContactField,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
@@ -375,6 +475,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's CMS pages, by name",
     description: PAGED,
     query: pagesQuery,
+    repeatable: ['site_id'],
     paged: true,
     success: z.array(Page),
     example: {
@@ -466,6 +567,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's change events, newest first",
     description: EVENTS_PAGED,
     query: eventsQuery,
+    repeatable: ['type'],
     paged: true,
     defaultLimit: LIMITS.listPageSize,
     success: z.array(Event).max(LIMITS.listPageSize),
@@ -501,12 +603,14 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts ' +
       'the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: ' +
-      "the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is " +
+      "the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: " +
+      'without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is ' +
       'never sent twice at once: a redelivery during its try runs once more after that try ends, however ' +
       "many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a " +
       '403; an unknown id, or an event older than 30 days, a 404.',
     pathParameters: { id: EVENT_ID_PARAMETER },
     body: described(redeliverSchema, REDELIVER_INPUT),
+    bodyOptional: true,
     success: Redelivery,
     example: {
       request: { endpoint_id: endpointExample.id },
@@ -599,7 +703,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'A new secret, shown in this answer only, signs every delivery from now on; the one it replaces ' +
       'signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can ' +
-      "switch without losing a delivery. The ETag is the endpoint's new version.",
+      "switch without losing a delivery. The ETag is the endpoint's new version. It takes no body.",
     success: SecretRotation,
     example: {
       response: {

@@ -129,7 +129,12 @@ export const ContactField = z
   .object({
     ...contactFieldBase,
     options: described(
-      z.array(z.string().max(LIMITS.contactFieldOptionLength)).max(LIMITS.contactFieldOptions).nullable(),
+      z
+        .array(z.string().max(LIMITS.contactFieldOptionLength))
+        .max(LIMITS.contactFieldOptions)
+        // Distinct (the create and update refuse a duplicate).
+        .meta({ uniqueItems: true })
+        .nullable(),
       CONTACT_FIELD.options,
     ),
     allow_multiple: described(z.boolean(), CONTACT_FIELD.allow_multiple),

@@ -13,7 +13,7 @@ export function referencePage(basePath: string): { html: string; headers: Record
  * Nothing but our own script and document, and what Redoc needs besides: the styles it injects
  * (styled-components), data: images (its icons) and a blob: worker (its search index).
  */
-const CSP = [
+export const REFERENCE_PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "connect-src 'self'",
@@ -26,7 +26,7 @@ const CSP = [
 ].join('; ');
 
 const HEADERS = {
-  'Content-Security-Policy': CSP,
+  'Content-Security-Policy': REFERENCE_PAGE_CSP,
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'public, max-age=300',
 };
