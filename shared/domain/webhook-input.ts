@@ -60,11 +60,8 @@ export const recoverSchema = requestBody(
       z.maxLength(SINCE_LENGTH, {
         message: `The since field must not be greater than ${SINCE_LENGTH} characters.`,
       }),
-      z.iso.datetime({
-        offset: true,
-        message:
-          'The since field must be an ISO 8601 date and time with a time zone, e.g. 2026-11-25T09:46:31Z or 2026-11-25T10:46:31+01:00.',
-      }),
+      // Its 422 names the format with an example (shared/http/validation.ts).
+      z.iso.datetime({ offset: true }),
     ),
   }),
   [],

@@ -50,6 +50,9 @@ function describe(issue: Issue, field: string): string {
           ? `${the} must have at least ${issue.minimum} items.`
           : `${the} must be at least ${issue.minimum}.`;
     case 'invalid_format':
+      if (issue.format === 'datetime') {
+        return `${the} must be an ISO 8601 date and time with a time zone, e.g. 2026-11-25T09:46:31Z or 2026-11-25T10:46:31+01:00.`;
+      }
       if (issue.format !== 'url') return `${the} format is invalid.`;
       if (typeof issue.input === 'string' && HAS_SPACE.test(issue.input.trim())) return urlSpacesMessage(the);
       return `${the} must be a valid URL.${schemeHint(issue.input)}`;
