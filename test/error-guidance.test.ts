@@ -3,6 +3,7 @@ import { CONTACT_FIELD_TYPE_VALUES } from '../shared/domain/contact-field-types.
 import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { apiClient, type Caller, useApi } from './support/api.ts';
+import { eventsOf } from './support/events.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
 /**
@@ -234,9 +235,9 @@ describe('item 6: the server holds to the document', () => {
     // A team of its own: no endpoint subscribes to its event.
     const { client } = await api.caller();
     expect((await client.post(BRANDS, { name: 'Evented' })).status).toBe(201);
-    const [event] = (await client.get('/api/v1/events?limit=1')).body;
+    const [event] = await eventsOf(client, 1);
     for (const body of [undefined, {}]) {
-      const redelivered = await client.post(`/api/v1/events/${event.id}/redeliver`, body);
+      const redelivered = await client.post(`/api/v1/events/${event?.id}/redeliver`, body);
       expect([redelivered.status, redelivered.body]).toEqual([202, { endpoint_ids: [] }]);
     }
     const endpoint = await newEndpoint();
