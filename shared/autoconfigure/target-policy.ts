@@ -68,7 +68,8 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): U
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
     // A URL the caller gave (not a redirect's) without its scheme is told which one it probably meant.
     const hint = base === undefined ? schemeHint(raw) : '';
-    throw new FetchRefusal('invalid_url', `invalid URL (only http and https URLs are allowed).${hint}`);
+    const message = 'invalid URL (only http and https URLs are allowed)';
+    throw new FetchRefusal('invalid_url', hint ? `${message}.${hint}` : message);
   }
   if (url.username !== '' || url.password !== '') {
     throw new FetchRefusal('invalid_url', 'URL must not contain credentials');

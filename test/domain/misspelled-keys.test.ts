@@ -218,7 +218,7 @@ describe('a synonym of a field (FIELD_SYNONYMS)', () => {
   it('is a synonym only of a field the body has: a known key stays known', () => {
     const endpoint = { writable: ['url', 'event_types', 'description'], readOnly: ['id'] };
     expect(probableField('description', endpoint)).toBeUndefined();
-    expect(probableField('website', endpoint)).toBeUndefined();
+    expect(probableField('summary', endpoint)).toBeUndefined();
     expect(probableField('events', endpoint)).toBe('event_types');
     const field = { writable: ['name', 'type', 'allow_multiple', 'options'], readOnly: ['id'] };
     expect(probableField('multiple', field)).toBe('allow_multiple');
