@@ -49,11 +49,12 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${ro
 export const COMMON_STATUSES = [400, 401, 413, 429, 503, 504];
 
 /**
- * Every status a route may answer (500 aside): its own, the common ones, and 403 `insufficient_scope` on
- * a route that needs a scope (a token without it).
+ * Every status a route may answer (500 aside): its own, the common ones, 415 on a POST or PUT (a body that
+ * is not JSON) and 403 `insufficient_scope` on a route that needs a scope (a token without it).
  */
 export function routeStatuses(route: Route): number[] {
-  return [...new Set([...route.statuses, ...COMMON_STATUSES, ...(route.scope ? [403] : [])])].sort(
+  const body = route.method === 'POST' || route.method === 'PUT' ? [415] : [];
+  return [...new Set([...route.statuses, ...COMMON_STATUSES, ...body, ...(route.scope ? [403] : [])])].sort(
     (a, b) => a - b,
   );
 }

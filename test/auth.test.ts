@@ -43,7 +43,7 @@ describe('authentication through the gateway and authorizer', () => {
   ])('answers 401 Unauthenticated to %s', async (_name, headers) => {
     const response = await apiClient(api.url).get(TYPES, headers);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ message: 'Unauthenticated.' });
+    expect(response.body).toEqual({ message: MESSAGES.unauthenticated });
     // RFC 6750: a 401 says which credentials it wants.
     expect(response.headers.get('www-authenticate')).toBe(BEARER_CHALLENGE);
   });
@@ -155,7 +155,7 @@ describe('token lifecycle', () => {
       expect((await client.get(TYPES)).status).toBe(200);
       vi.setSystemTime(expiresAt);
       const expired = await client.get(TYPES);
-      expect([expired.status, expired.body]).toEqual([401, { message: 'Unauthenticated.' }]);
+      expect([expired.status, expired.body]).toEqual([401, { message: MESSAGES.unauthenticated }]);
     } finally {
       vi.useRealTimers();
     }
@@ -183,7 +183,7 @@ describe('gateway behaviour', () => {
     ] as const) {
       const response = await fetch(api.url + path, { method, headers: { Authorization: `Bearer ${token}` } });
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ message: 'Not Found.' });
+      expect(await response.json()).toEqual({ message: MESSAGES.noSuchPath });
     }
   });
 

@@ -111,11 +111,11 @@ describe('brand create, get and list', () => {
       phone_id: null,
       social_links: null,
       tags: null,
-      website: 'ignored unknown field',
+      homepage_banner: 'ignored unknown field',
     });
     expect(nulls.status).toBe(201);
     expect(nulls.body).toMatchObject({ website_url: null, is_default: false, social_links: null, tags: [] });
-    expect(nulls.body).not.toHaveProperty('website');
+    expect(nulls.body).not.toHaveProperty('homepage_banner');
     // An empty string on an optional field means null (Laravel's convention).
     const empty = await client.post(BRANDS, { name: 'Empty', website_url: '', primary_color: '' });
     expect(empty.status).toBe(201);

@@ -86,7 +86,12 @@ describe('POST /api/v1/contact-fields', () => {
     ['a numeric name', { name: 5 }, 'name', 'The name field must be a string.'],
     ['a long tag', { tag: 't'.repeat(256) }, 'tag', 'The tag field must not be greater than 255 characters.'],
     ['an uppercase tag', { tag: 'Colour' }, 'tag', 'must start with a lowercase letter'],
-    ['an unknown type', { type: 'color' }, 'type', 'The selected type is invalid.'],
+    [
+      'an unknown type',
+      { type: 'color' },
+      'type',
+      'The selected type is invalid: the types are text, email, phone, number, date, datetime, boolean, url, pick_list, related.',
+    ],
     [
       'a pick_list without options',
       { type: 'pick_list' },
@@ -215,7 +220,11 @@ describe('GET /api/v1/contact-fields', () => {
     const { client } = await api.caller();
     const response = await client.get(`${FIELDS}?${query}`);
     expect(response.status).toBe(422);
-    expect(response.body.errors).toEqual({ contact_type: ['The selected contact type is invalid.'] });
+    expect(response.body.errors).toEqual({
+      contact_type: [
+        'The selected contact type is invalid: the contact types are person, organization, given once.',
+      ],
+    });
   });
 
   it('answers an empty array for a team without fields', async () => {

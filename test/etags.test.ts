@@ -72,7 +72,6 @@ describe('If-Match', () => {
       for (const response of [
         await client.put(url, body, { 'If-Match': etag(created) }),
         await client.delete(url, { 'If-Match': etag(created) }),
-        await client.put(url, body, { 'If-Match': `W/${etag(moved)}` }), // weak tags never match
         await client.put(url, body, { 'If-Match': '"nonsense"' }),
       ]) {
         expect([response.status, response.body]).toEqual([412, stale]);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { configure } from '../shared/config.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
 import { routes } from '../shared/routes.ts';
 import { newTeam, useApi } from './support/api.ts';
 import { contractProblems } from './support/contract.ts';
@@ -92,7 +93,7 @@ describe('an unknown path', () => {
         const answer = await call(method, path);
         expect(answer.status, `${method} ${path}`).toBe(404);
         expect(answer.headers.get('allow'), `${method} ${path}`).toBeNull();
-        if (method !== 'HEAD') expect(JSON.parse(answer.text)).toEqual({ message: 'Not Found.' });
+        if (method !== 'HEAD') expect(JSON.parse(answer.text)).toEqual({ message: MESSAGES.noSuchPath });
       }
     }
   });

@@ -342,11 +342,11 @@ describe('CDK stack: gateway', () => {
     const responses = Object.values(resources('AWS::ApiGateway::GatewayResponse'));
     const byType = (type: string) => responses.find((r) => r.Properties.ResponseType === type)?.Properties;
     const expected: Array<[string, string | undefined, string]> = [
-      ['UNAUTHORIZED', '401', 'Unauthenticated.'],
+      ['UNAUTHORIZED', '401', MESSAGES.unauthenticated],
       ['ACCESS_DENIED', '403', 'This action is unauthorized.'],
-      ['MISSING_AUTHENTICATION_TOKEN', '404', 'Not Found.'],
-      ['RESOURCE_NOT_FOUND', '404', 'Not Found.'],
-      ['REQUEST_TOO_LARGE', '413', 'The request body is too large.'],
+      ['MISSING_AUTHENTICATION_TOKEN', '404', MESSAGES.noSuchPath],
+      ['RESOURCE_NOT_FOUND', '404', MESSAGES.noSuchPath],
+      ['REQUEST_TOO_LARGE', '413', MESSAGES.tooLarge],
       ['THROTTLED', '429', 'Too Many Attempts.'],
       // A team over its rate limit plan (stack-rate-limits.test.ts checks its Retry-After).
       ['WAF_FILTERED', '429', 'Too Many Attempts.'],

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { type components, createApiClient, type operations } from '../client/index.ts';
 import { clientTypes } from '../lib/openapi/client-types.ts';
+import { MESSAGES } from '../shared/http/messages.ts';
 import { newTeam, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
 
@@ -167,7 +168,7 @@ describe('the typed client', () => {
     expect(Object.keys(document.data.paths)).toContain('/api/v1/brands/{id}');
 
     const refused = await anonymous.GET('/api/v1/brands');
-    expect([refused.response.status, refused.error?.message]).toEqual([401, 'Unauthenticated.']);
+    expect([refused.response.status, refused.error?.message]).toEqual([401, MESSAGES.unauthenticated]);
   });
 
   it('reads a 403 insufficient_scope: the scope the operation needs, typed', async () => {

@@ -90,13 +90,14 @@ const GATEWAY_RESPONSES: GatewayResponse[] = [
     headers: { 'WWW-Authenticate': `'${BEARER_CHALLENGE}'` },
   },
   { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: message(MESSAGES.forbidden) },
-  // API Gateway answers an unknown route with this 403 (a method a resource lacks is its ANY's 405): a 404.
+  // API Gateway answers an unknown route with this 403 (a method a resource lacks is its ANY's 405): a 404
+  // saying where the routes are, as the local gateway's.
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
     statusCode: '404',
-    body: message(MESSAGES.notFound),
+    body: message(MESSAGES.noSuchPath),
   },
-  { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.notFound) },
+  { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', body: message(MESSAGES.noSuchPath) },
   { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: message(MESSAGES.tooLarge) },
   // Over the stage's throttle (its bucket refills within a second).
   {

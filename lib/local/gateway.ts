@@ -138,7 +138,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   if (method === 'OPTIONS' && answerPreflight(request, response, url.pathname)) return;
   const match = matchRoute(method, url.pathname);
   if (match === 'malformed') return send(response, 400, { message: 'The request path is not valid.' });
-  if (!match) return send(response, 404, { message: MESSAGES.notFound });
+  if (!match) return send(response, 404, { message: MESSAGES.noSuchPath });
   if ('allowed' in match) return sendMethodNotAllowed(response, method, match.resource, match.allowed);
 
   const body = await readBody(request);

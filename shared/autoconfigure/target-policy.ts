@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { config } from '../config.ts';
+import { schemeHint } from '../http/url-hints.ts';
 import { FetchRefusal } from './refusal.ts';
 
 /**
@@ -65,7 +66,10 @@ export function targetPolicy(
 export function checkTargetUrl(raw: string, policy: TargetPolicy, base?: URL): URL {
   const url = URL.canParse(raw, base?.href) ? new URL(raw, base) : null;
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new FetchRefusal('invalid_url', 'invalid URL (only http and https URLs are allowed)');
+    // A URL the caller gave (not a redirect's) without its scheme is told which one it probably meant.
+    const hint = base === undefined ? schemeHint(raw) : '';
+    const message = 'invalid URL (only http and https URLs are allowed)';
+    throw new FetchRefusal('invalid_url', hint ? `${message}.${hint}` : message);
   }
   if (url.username !== '' || url.password !== '') {
     throw new FetchRefusal('invalid_url', 'URL must not contain credentials');

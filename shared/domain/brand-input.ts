@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { libraryPath } from '../files/library-path-schema.ts';
+import { HAS_SPACE, URL_SPACES } from '../http/url-hints.ts';
 import { LIMITS } from '../limits.ts';
 import { misspelledKeyMessage, probableField, requestBody } from './misspelled-keys.ts';
 import { NETWORK_NAMES, socialNetworkOf } from './social-links.ts';
@@ -25,6 +26,14 @@ export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
 
 const MAX_LENGTH = LIMITS.textLength;
 
+/** The URL's ASCII form when it has other characters (no trailing `/` added to a bare host); else as given. */
+function asciiUrl(url: string): string {
+  if (/^[\x20-\x7e]*$/.test(url)) return url;
+  const parsed = new URL(url);
+  const bare = parsed.pathname === '/' && !/^[a-z]+:\/\/[^/?#]*\//i.test(url);
+  return bare ? parsed.href.replace(/\/(?=[?#]|$)/, '') : parsed.href;
+}
+
 const optional = <T extends z.ZodMiniType>(schema: T) =>
   z.optional(
     z.pipe(
@@ -33,7 +42,18 @@ const optional = <T extends z.ZodMiniType>(schema: T) =>
     ),
   );
 
-const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(MAX_LENGTH));
+/**
+ * An http(s) URL as `format: uri` has it (RFC 3986): no white space or control character anywhere (refused,
+ * a space in a path is `%20`); a URL with other non-ASCII characters (an IDN host, `ü` in a path) is stored
+ * and answered in its ASCII form (the host in punycode, the rest percent-encoded), as a browser sends it.
+ */
+const httpUrl = z.pipe(
+  z.url({ protocol: /^https?$/ }).check(
+    z.maxLength(MAX_LENGTH),
+    z.refine((url) => !URL.canParse(url) || !HAS_SPACE.test(url), { params: { rule: URL_SPACES } }),
+  ),
+  z.transform(asciiUrl),
+);
 /** `#rrggbb`, as given. */
 export const COLOR = /^#[0-9a-fA-F]{6}$/;
 const color = z.string().check(z.maxLength(7), z.regex(COLOR));

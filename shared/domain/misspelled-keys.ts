@@ -32,6 +32,37 @@ import { LIMITS } from '../limits.ts';
  * whereas here a length check and an early exit once a row exceeds the allowance keep any body cheap.
  */
 
+/**
+ * Common other names of fields, which no edit distance finds (`colour` is 9 edits from `primary_color`): a
+ * body's key that is, in its normal form, one of these names for one of the body's writable fields gets the
+ * same 422 and suggestion as a misspelling. Short on purpose: names callers of brand and form APIs use for
+ * the same thing, none a name of another field (README, "Unknown and misspelled keys", lists them).
+ */
+export const FIELD_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  // Brands.
+  primary_color: ['color', 'colour', 'brand_color', 'brand_colour', 'main_color', 'main_colour'],
+  secondary_color: ['accent_color', 'accent_colour'],
+  logo_image: ['logo', 'logo_url', 'logo_image_url'],
+  logo_image_path: ['logo_path'],
+  short_description: ['description', 'summary', 'tagline'],
+  website_url: ['website', 'site', 'site_url', 'homepage', 'homepage_url', 'url'],
+  social_links: ['social', 'socials', 'social_media', 'social_profiles'],
+  // Contact fields.
+  allow_multiple: ['multiple', 'multi', 'multi_select', 'multiselect', 'allow_multiple_values'],
+  options: ['choices', 'values', 'pick_list_options'],
+  name: ['label', 'title'],
+  type: ['field_type', 'kind'],
+  // Webhook endpoints, recovery, redelivery.
+  event_types: ['events', 'types', 'event'],
+  since: ['from', 'after', 'start'],
+  endpoint_id: ['endpoint', 'webhook_endpoint_id'],
+  // Auto-configure: the site's address.
+  url: ['website', 'website_url', 'site', 'site_url', 'homepage'],
+  // Uploads.
+  content_type: ['mime_type', 'media_type'],
+  size: ['file_size', 'bytes', 'length'],
+};
+
 /** The form two spellings of one field share: lower case, without `_`, `-`, `.` or white space. */
 export function normalFieldName(key: string): string {
   return key.toLowerCase().replace(/[\s_.-]+/g, '');
@@ -122,7 +153,10 @@ const keyCounts = new Int32Array(32);
 
 /** The known keys in their normal forms, worked out once per set of keys (a body may have many keys). */
 const candidatesOf = (() => {
-  const cache = new WeakMap<BodyKeys, { known: Set<string>; candidates: Candidate[] }>();
+  const cache = new WeakMap<
+    BodyKeys,
+    { known: Set<string>; candidates: Candidate[]; synonyms: Map<string, string> }
+  >();
   return (keys: BodyKeys) => {
     let entry = cache.get(keys);
     if (!entry) {
@@ -133,7 +167,12 @@ const candidatesOf = (() => {
         const form = normalFieldName(field);
         return { field, form, allowed: editsAllowed(form), writable, counts: characterCounts(form) };
       });
-      entry = { known: new Set([...keys.writable, ...keys.readOnly]), candidates };
+      // Each synonym of a writable field, in its normal form (a key known to the body stays known).
+      const synonyms = new Map<string, string>();
+      for (const field of keys.writable) {
+        for (const synonym of FIELD_SYNONYMS[field] ?? []) synonyms.set(normalFieldName(synonym), field);
+      }
+      entry = { known: new Set([...keys.writable, ...keys.readOnly]), candidates, synonyms };
       cache.set(keys, entry);
     }
     return entry;
@@ -141,14 +180,16 @@ const candidatesOf = (() => {
 })();
 
 /**
- * The writable field `key` is a probable misspelling of, by the rule above; undefined when the key is
- * known, or near no field, or nearest to a read-only one.
+ * The writable field `key` is a probable misspelling of, by the rule above, or a synonym of (FIELD_SYNONYMS);
+ * undefined when the key is known, or near no field, or nearest to a read-only one.
  */
 export function probableField(key: string, keys: BodyKeys): string | undefined {
-  const { known, candidates } = candidatesOf(keys);
+  const { known, candidates, synonyms } = candidatesOf(keys);
   if (known.has(key) || key.length > LIMITS.misspelledKeyLength) return undefined;
   const form = normalFieldName(key);
   if (form === '') return undefined;
+  const synonymOf = synonyms.get(form);
+  if (synonymOf !== undefined) return synonymOf;
   let nearest: { candidate: Candidate; distance: number } | undefined;
   characterCounts(form, keyCounts);
   for (const candidate of candidates) {

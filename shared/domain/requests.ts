@@ -34,7 +34,7 @@ export const contactFieldsQuery = z.object({
     z.pipe(
       z.array(z.string()).check(
         z.refine((values) => values.length === 1 && CONTACT_TYPES.includes(values[0] as ContactType), {
-          message: 'The selected contact type is invalid.',
+          message: `The selected contact type is invalid: the contact types are ${CONTACT_TYPES.join(', ')}, given once.`,
         }),
       ),
       z.transform((values) => values[0] as ContactType),

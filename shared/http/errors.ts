@@ -113,6 +113,17 @@ export class PayloadTooLargeError extends HttpError {
   }
 }
 
+/** A body that is not JSON (by its Content-Type) to a route that reads JSON. */
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(contentType: string) {
+    const type = contentType.split(';')[0]?.trim().slice(0, 100) ?? '';
+    super(
+      415,
+      `The request body must be JSON, sent with Content-Type: application/json (this one was ${type || 'empty'}).`,
+    );
+  }
+}
+
 /** A dependency is down, timing out or throttling: not the caller's fault, worth retrying after a pause. */
 export class ServiceUnavailableError extends HttpError {
   constructor(retryAfterSeconds: number) {

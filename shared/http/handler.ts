@@ -18,6 +18,7 @@ import {
   ServiceUnavailableError,
   TokenExpiredError,
   UnauthenticatedError,
+  UnsupportedMediaTypeError,
 } from './errors.ts';
 import { MESSAGES } from './messages.ts';
 import { type Dictionary, dictionary, parseJsonBody } from './request-data.ts';
@@ -161,8 +162,11 @@ function startInvocation(event: APIGatewayProxyEvent, context: Context): void {
 }
 
 /** The Origin header a browser sent, in whatever case the client spelled its name. */
-function originOf(event: APIGatewayProxyEvent): string | undefined {
-  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'origin');
+const originOf = (event: APIGatewayProxyEvent): string | undefined => headerOf(event, 'origin');
+
+/** A header of the event, named in lower case, in whatever case the client spelled its name. */
+function headerOf(event: APIGatewayProxyEvent, lowerCaseName: string): string | undefined {
+  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === lowerCaseName);
   return name ? (event.headers[name] ?? undefined) : undefined;
 }
 
@@ -292,9 +296,20 @@ function basePathOf(event: APIGatewayProxyEvent): string {
   return full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
 }
 
+/** `application/json` or a `+json` type, with any parameters (`; charset=utf-8`). */
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9.!#$&^_-]+\+)?json\s*(;|$)/i;
+
+/**
+ * A POST's or PUT's JSON body. A body of another type (`text/plain`, a form: curl's `-d` without `-H`) is
+ * refused (415) rather than read as JSON anyway; one without a Content-Type is read as JSON.
+ */
 function parseBody(event: APIGatewayProxyEvent): unknown {
   if (event.httpMethod !== 'POST' && event.httpMethod !== 'PUT') return undefined;
   if (event.body === null || event.body === undefined || event.body === '') return undefined;
+  const contentType = headerOf(event, 'content-type');
+  if (contentType !== undefined && !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new UnsupportedMediaTypeError(contentType);
+  }
   return parseJsonBody(
     event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
   );

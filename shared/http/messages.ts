@@ -1,15 +1,24 @@
-/** The fixed `{message}` texts, shared by the handlers, the local gateway and API Gateway's responses. */
+import { LIMITS } from '../limits.ts';
+
+/**
+ * The fixed `{message}` texts, shared by the handlers, the local gateway and API Gateway's responses. A
+ * refusal says what would be accepted: the header a 401 wants, the limit a 413 passed, where the API is.
+ */
 export const MESSAGES = {
-  unauthenticated: 'Unauthenticated.',
+  unauthenticated: 'Unauthenticated. Send a valid API token in the header Authorization: Bearer <token>.',
   forbidden: 'This action is unauthorized.',
   notFound: 'Not Found.',
-  tooLarge: 'The request body is too large.',
+  /** A path no route has (`GET /`, `GET /brands`): where the routes are. */
+  noSuchPath:
+    'Not Found: no route has this path. The routes are under /api/v1 (e.g. GET /api/v1/brands), listed at /docs and /api/v1/openapi.json.',
+  tooLarge: `The request body is too large: at most ${LIMITS.bodyBytes / 1024 / 1024} MiB (${LIMITS.bodyBytes.toLocaleString('en-US')} bytes).`,
   tooManyRequests: 'Too Many Attempts.',
   serverError: 'Server Error',
   unavailable: 'The service is temporarily unavailable; retry after the time given in Retry-After.',
   timedOut: 'Endpoint request timed out',
   badRequest: 'Bad Request',
-  tokenExpired: 'The token has expired: ask for a new one.',
+  tokenExpired:
+    'The token has expired: ask for a new one and send it in the header Authorization: Bearer <token>.',
 } as const;
 
 /** What a 401 asks for (RFC 6750): a bearer token. Every 401, the handlers', the gateways', carries it. */

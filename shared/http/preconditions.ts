@@ -38,8 +38,8 @@ const NO_VERSION: VersionTag = { version: -1 };
 
 /**
  * What If-Match requires: nothing (absent, or `*`, which any existing resource meets: the route answers 404
- * otherwise), or one version. A weak tag never matches (If-Match compares strongly). Several tags in one
- * header are refused: a write can be conditioned on one version.
+ * otherwise), or one version. A weak tag is refused (400): If-Match compares strongly, so it could never
+ * match. Several tags in one header are refused: a write can be conditioned on one version.
  */
 export function ifMatchOf(
   headers: Record<string, string | undefined>,
@@ -52,6 +52,12 @@ export function ifMatchOf(
   if (!/^(W\/)?"[^"]*"$/.test(header)) {
     throw new BadRequestError(
       'If-Match takes an entity tag as the ETag header gives it, in quotes: "b.3.1".',
+    );
+  }
+  // A weak tag could never match (If-Match compares strongly), so a 412 "read it again" would not help.
+  if (header.startsWith('W/')) {
+    throw new BadRequestError(
+      'If-Match takes a strong entity tag, as the ETag header gives it ("b.3.1"), not a weak one (W/"…").',
     );
   }
   const match =

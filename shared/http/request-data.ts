@@ -1,5 +1,6 @@
 import { LIMITS } from '../limits.ts';
 import { BadRequestError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { describePosition, syntaxErrorPosition } from './json-position.ts';
 
 /**
  * Caller data as the handlers may trust it. Maps built from it have no prototype (a header or a query
@@ -26,7 +27,9 @@ export function parseJsonBody(text: string): unknown {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new BadRequestError('The request body is not valid JSON.');
+    const position = syntaxErrorPosition(text);
+    const where = position >= text.length ? 'ends too soon' : `breaks at ${describePosition(text, position)}`;
+    throw new BadRequestError(`The request body is not valid JSON: it ${where}.`);
   }
   const field = illFormedField(body, []);
   if (field !== undefined) {

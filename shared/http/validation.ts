@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { bodyKeysOf, misspelledKeyMessage, misspelledKeys } from '../domain/misspelled-keys.ts';
 import { ValidationError } from './errors.ts';
+import { HAS_SPACE, schemeHint, URL_SPACES, urlSpacesMessage } from './url-hints.ts';
 
 /**
  * Parses input with a zod schema at the edge of a handler. Failures become a Laravel-style 422:
@@ -49,15 +50,30 @@ function describe(issue: Issue, field: string): string {
           ? `${the} must have at least ${issue.minimum} items.`
           : `${the} must be at least ${issue.minimum}.`;
     case 'invalid_format':
-      return issue.format === 'url' ? `${the} must be a valid URL.` : `${the} format is invalid.`;
+      if (issue.format === 'datetime') {
+        return `${the} must be an ISO 8601 date and time with a time zone, e.g. 2026-11-25T09:46:31Z or 2026-11-25T10:46:31+01:00.`;
+      }
+      if (issue.format !== 'url') return `${the} format is invalid.`;
+      if (typeof issue.input === 'string' && HAS_SPACE.test(issue.input.trim())) return urlSpacesMessage(the);
+      return `${the} must be a valid URL.${schemeHint(issue.input)}`;
     case 'invalid_value':
       if (issue.input === undefined) return `${the} is required.`;
-      return `The selected ${field.replaceAll('_', ' ')} is invalid.`;
+      return selectedInvalid(field, issue.values.map(String));
     case 'custom':
-      return issue.message;
+      return issue.params?.rule === URL_SPACES ? urlSpacesMessage(the) : issue.message;
     default:
       return `${the} is invalid.`;
   }
+}
+
+/**
+ * A value outside an enum, saying which are valid (as the list filters say theirs): `The selected type is
+ * invalid: the types are text, email, ….`
+ */
+export function selectedInvalid(field: string, values: readonly string[]): string {
+  const name = field.replaceAll('_', ' ');
+  const plural = /(s|x|ch|sh)$/.test(name) ? `${name}es` : `${name}s`;
+  return `The selected ${name} is invalid: the ${plural} are ${values.join(', ')}.`;
 }
 
 function article(expected: string): string {

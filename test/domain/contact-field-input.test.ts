@@ -41,7 +41,12 @@ describe('the contact field create body', () => {
     ['a tag starting with _', { tag: '_colour' }, 'tag', 'must start with a lowercase letter'],
     ['a long tag', { tag: 't'.repeat(256) }, 'tag', 'The tag field must not be greater than 255 characters.'],
     ['a missing type', { type: undefined }, 'type', 'The type field is required.'],
-    ['an unknown type', { type: 'color' }, 'type', 'The selected type is invalid.'],
+    [
+      'an unknown type',
+      { type: 'color' },
+      'type',
+      'The selected type is invalid: the types are text, email, phone, number, date, datetime, boolean, url, pick_list, related.',
+    ],
     [
       'a missing contact type',
       { contact_type: undefined },
@@ -52,7 +57,7 @@ describe('the contact field create body', () => {
       'an unknown contact type',
       { contact_type: 'company' },
       'contact_type',
-      'The selected contact type is invalid.',
+      'The selected contact type is invalid: the contact types are person, organization.',
     ],
     ['a zero max_length', { max_length: 0 }, 'max_length', 'The max length field must be at least 1.'],
     ['a negative max_length', { max_length: -5 }, 'max_length', 'The max length field must be at least 1.'],

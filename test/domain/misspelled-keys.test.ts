@@ -13,6 +13,7 @@ import {
   bodyKeysOf,
   editDistance,
   editsAllowed,
+  FIELD_SYNONYMS,
   misspelledKeys,
   normalFieldName,
   probableField,
@@ -181,20 +182,14 @@ describe('a probable misspelling of a brand field', () => {
     'updated',
     // Far from every field, or short.
     'ip',
-    'url',
     'x',
     'foo',
     'metadata',
-    'description',
-    'color',
     'colors',
-    'logo',
     'phone',
     'email',
     'type',
     'note',
-    'website', // three edits from website_url
-    'logo_image_url',
     'short_desc',
     '',
     '_',
@@ -202,6 +197,42 @@ describe('a probable misspelling of a brand field', () => {
     'constructor',
   ])('%j is not', (key) => {
     expect(probableField(key, BRAND)).toBeUndefined();
+  });
+});
+
+describe('a synonym of a field (FIELD_SYNONYMS)', () => {
+  it.each([
+    ['color', 'primary_color'],
+    ['Colour', 'primary_color'],
+    ['brand-color', 'primary_color'],
+    ['logo', 'logo_image'],
+    ['logoUrl', 'logo_image'],
+    ['logo_image_url', 'logo_image'],
+    ['description', 'short_description'],
+    ['website', 'website_url'],
+    ['url', 'website_url'],
+  ])('%j is taken for %s on a brand', (key, field) => {
+    expect(probableField(key, BRAND)).toBe(field);
+  });
+
+  it('is a synonym only of a field the body has: a known key stays known', () => {
+    const endpoint = { writable: ['url', 'event_types', 'description'], readOnly: ['id'] };
+    expect(probableField('description', endpoint)).toBeUndefined();
+    expect(probableField('summary', endpoint)).toBeUndefined();
+    expect(probableField('events', endpoint)).toBe('event_types');
+    const field = { writable: ['name', 'type', 'allow_multiple', 'options'], readOnly: ['id'] };
+    expect(probableField('multiple', field)).toBe('allow_multiple');
+    expect(probableField('color', field)).toBeUndefined();
+  });
+
+  it('names only fields: every synonym belongs to one field at most per body, none is a field of its own', () => {
+    const fields = new Set(Object.keys(FIELD_SYNONYMS));
+    for (const [field, synonyms] of Object.entries(FIELD_SYNONYMS)) {
+      for (const synonym of synonyms) {
+        expect(normalFieldName(synonym), `${field}: ${synonym}`).not.toBe(normalFieldName(field));
+      }
+    }
+    expect(fields.size).toBeGreaterThan(0);
   });
 });
 

@@ -74,7 +74,12 @@ describe('checkWebhookUrl: accepted URLs, normalised', () => {
 describe('checkWebhookUrl: refused URLs (422, errors.url)', () => {
   const INVALID = 'invalid URL (only http and https URLs are allowed)';
   it.each([
-    ['not a URL', 'hooks.example.com/hook', 'invalid_url', INVALID],
+    [
+      'not a URL (its scheme left out)',
+      'hooks.example.com/hook',
+      'invalid_url',
+      `${INVALID}. Did you mean https://hooks.example.com/hook?`,
+    ],
     ['another scheme', 'ftp://hooks.example.com/', 'invalid_url', INVALID],
     [
       'credentials',
