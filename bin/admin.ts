@@ -1,13 +1,13 @@
 import '../lib/sdk-node-notice.ts';
-import { type Args, parseCommandLine, UsageError } from '../lib/admin/args.ts';
-import { helpText, runCommand } from '../lib/admin/commands.ts';
+import { type Args, parseCommandLine, UnknownCommandError, UsageError } from '../lib/admin/args.ts';
+import { COMMANDS, helpText, runCommand, unknownCommandText } from '../lib/admin/commands.ts';
 import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/local-api.ts';
 import { configure } from '../shared/config.ts';
 
 /**
  * `npm run admin -- <entity> <action> [--flags]`: the stand-in for the team dashboard (commands in
  * lib/admin/commands.ts). Prints one JSON object; on bad input prints `{"error": ...}` to stderr and exits
- * 1. Targets the local stack of DATA_DIR unless a deployed stack is named with --table/--private-bucket/
+ * 1; a command it does not have is told the commands there are, as text on stderr, exit 2. Targets the local stack of DATA_DIR unless a deployed stack is named with --table/--private-bucket/
  * --public-bucket (or TABLE_NAME, PRIVATE_BUCKET, PUBLIC_BUCKET), with credentials from the usual AWS chain.
  */
 async function target({ optional }: Args): Promise<void> {
@@ -39,9 +39,16 @@ if (help !== undefined) {
 }
 try {
   const args = parseCommandLine(argv);
+  // Told before any stack is looked for: a mistyped command needs no stack to be answered.
+  if (!(COMMANDS as readonly string[]).includes(args.command)) throw new UnknownCommandError(args.command);
   await target(args);
   console.log(JSON.stringify(await runCommand(args)));
 } catch (error) {
+  if (error instanceof UnknownCommandError) {
+    // For a person: which commands there are, as text (exit 2, as a shell's usage errors), not JSON.
+    console.error(unknownCommandText(error.command));
+    process.exit(2);
+  }
   const message =
     error instanceof UsageError || (error as { status?: number }).status === 422
       ? (error as Error).message

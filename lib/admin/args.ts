@@ -3,6 +3,13 @@ import { parseArgs } from 'node:util';
 /** The admin CLI's flags, and the checks that turn them into values or a clear usage error. */
 export class UsageError extends Error {}
 
+/** A command line naming no command the CLI has: answered with text (the commands), not JSON. */
+export class UnknownCommandError extends Error {
+  constructor(readonly command: string) {
+    super(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
 const STRING_FLAGS =
   'name team token domain site url kind value id integration tag type contact-type path file limit data-dir table private-bucket public-bucket rest-api plan default-plan plans scopes expires overlap';
 const options: Record<string, { type: 'string' | 'boolean' }> = {
