@@ -17,7 +17,8 @@ import { configure } from '../shared/config.ts';
  * this process, as `sam local invoke` does in a container, with the environment `npm start` gives the
  * handlers and the services of the running `npm start` (found through DATA_DIR's local.json, as the admin
  * CLI finds them). Without --event it uses the function's sample, events/<function>.json. Prints what the
- * handler returned as JSON (exit 0), or Lambda's error report (`errorType`, `errorMessage`; exit 1).
+ * handler returned as JSON (exit 0), or Lambda's error report (`errorType`, `errorMessage`; exit 1), on
+ * stdout; the handler's own log and metric lines go to stderr.
  */
 // The handlers may import a file's text (`with { type: 'text' }`), as their Lambda bundles do.
 register('../lib/local/text-imports.ts', import.meta.url);
@@ -64,8 +65,14 @@ if (!local) {
   configure({ ...process.env, ...handlerEnvironment(local) });
 }
 
+// What the handler writes (its JSON log lines, its metric lines) goes to stderr, as `sam local invoke`
+// shows a function's logs apart from its result: stdout is the result alone.
+const stdoutWrite = process.stdout.write;
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 // A concrete path named on the command line goes into the event, the sample or the one given.
-const outcome = await invoke(named.fn, withConcretePath(event, named.concrete));
+const outcome = await invoke(named.fn, withConcretePath(event, named.concrete)).finally(() => {
+  process.stdout.write = stdoutWrite;
+});
 if (outcome.ok) {
   console.log(JSON.stringify(outcome.result, null, 2));
   process.exit(0);

@@ -62,6 +62,29 @@ describe('an unknown command', () => {
   );
 });
 
+describe('an unknown flag', () => {
+  it.each([
+    [
+      ['team', 'create', '--nme', 'Acme'],
+      'unknown flag --nme for "team create": its flags are --name; target flags: --data-dir,',
+    ],
+    // Another command's flag: refused, not ignored.
+    [
+      ['list', 'get', '--team', '1', '--kind', 'email'],
+      'unknown flag --kind for "list get": its flags are --team, --id; target flags:',
+    ],
+    [['migrate', '--all'], 'unknown flag --all for "migrate": it takes no flags; target flags: --data-dir,'],
+  ])(
+    '%j names the command’s flags (JSON on stderr, exit 1)',
+    async (args, message) => {
+      const result = await admin(args, { ...env, DATA_DIR: join(dataDir, 'none') });
+      expect([result.code, result.stdout]).toEqual([1, '']);
+      expect(result.error?.startsWith(message)).toBe(true);
+    },
+    120_000,
+  );
+});
+
 describe('revoking a revoked token', () => {
   it('says it is already revoked and when, by token and by id; an unknown token is still "no such token"', async () => {
     const team = await admin(['team', 'create', '--name', 'Twice'], env);

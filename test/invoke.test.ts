@@ -30,8 +30,9 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 async function invokeCli(
   args: string[],
+  extraEnv: Record<string, string> = {},
 ): Promise<{ code: number | null; json: ReturnType<typeof JSON.parse>; stdout: string; stderr: string }> {
-  const run = runScript('bin/invoke.ts', args, env);
+  const run = runScript('bin/invoke.ts', args, { ...env, ...extraEnv });
   const code = await run.exited;
   const { stdout, stderr } = run.output();
   let json: unknown;
@@ -157,12 +158,17 @@ describe('the synthesized template, for `sam local invoke -t`', () => {
 describe('npm run invoke', () => {
   it('runs a route by "METHOD /path" against the local services, printing the handler’s result', async () => {
     const caller = await api.caller();
-    const created = await invokeCli([
-      'POST /api/v1/brands',
-      '--event',
-      await eventFile(await asTeam('PostApiV1Brands', caller.teamId, { name: 'Invoked' })),
-    ]);
+    const created = await invokeCli(
+      [
+        'POST /api/v1/brands',
+        '--event',
+        await eventFile(await asTeam('PostApiV1Brands', caller.teamId, { name: 'Invoked' })),
+      ],
+      { LOG_LEVEL: 'DEBUG', METRICS: 'on' },
+    );
     expect(created.code).toBe(0);
+    // The handler's log and metric lines on stderr, as SAM shows them: stdout is the result alone.
+    expect(created.stderr).toContain('"_aws"');
     expect(created.json).toMatchObject({ statusCode: 201, headers: expect.any(Object) });
     const brand = JSON.parse(created.json.body);
     expect(brand).toMatchObject({ id: expect.any(Number), name: 'Invoked' });

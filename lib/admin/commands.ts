@@ -92,6 +92,32 @@ export function unknownCommandText(command: string): string {
   return `${said}: ${choices}\n\n${USAGE}`;
 }
 
+const USAGE_LINES = USAGE.split('\n');
+const TARGET_LINE = USAGE_LINES.findIndex((line) => line.startsWith('target flags'));
+const flagsIn = (text: string): string[] => [...new Set(text.match(/--[a-z-]+/g) ?? [])];
+
+/** The flags that choose the stack, which every command takes. */
+export const TARGET_FLAGS = flagsIn(USAGE_LINES.slice(TARGET_LINE).join(' '));
+
+/** The flags a command takes, as its usage shows them (a line may hold two commands: only its own part). */
+export function commandFlags(command: string): string[] {
+  const own = USAGE_LINES.slice(1, TARGET_LINE)
+    .flatMap((line) => line.split(/\s{3,}/))
+    .map((part) => part.trim())
+    .filter((part) => part === command || part.startsWith(`${command} `));
+  return flagsIn(own.join(' '));
+}
+
+/** What an unknown flag is told: the flags of the command it was given to, and the target flags. */
+export function unknownFlagText(flag: string, command: string): string {
+  const flags = commandFlags(command);
+  return (
+    `unknown flag ${flag} for "${command}": ` +
+    `${flags.length ? `its flags are ${flags.join(', ')}` : 'it takes no flags'}; ` +
+    `target flags: ${TARGET_FLAGS.join(', ')}`
+  );
+}
+
 /**
  * `--help` (anywhere), `-h` or `help [command]`: the usage of the commands named (all of them when none
  * is, or none matches), or undefined when the command line asks for no help.
