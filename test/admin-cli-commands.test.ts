@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, commandFlags, USAGE } from '../lib/admin/commands.ts';
 import { hashToken } from '../shared/data/tokens.ts';
 import { admin, writeTestRunLocalConfig } from './support/processes.ts';
 
@@ -29,6 +30,13 @@ const isJson = (text: string): boolean => {
 };
 
 describe('an unknown command', () => {
+  it('is told commands each of which has its usage', () => {
+    for (const command of COMMANDS)
+      expect(USAGE, command).toMatch(new RegExp(`(\\n  |\\s{3})${command}( |\\n|$)`));
+    expect(commandFlags('token revoke')).toEqual(['--team', '--id', '--all', '--token']);
+    expect(commandFlags('list get')).toEqual(['--team', '--id']);
+  });
+
   it.each([
     [
       ['frobnicate', 'now'],
