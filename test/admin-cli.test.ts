@@ -227,7 +227,9 @@ describe('admin CLI', () => {
     expect(await status(second.json.token)).toBe(401);
     expect(await status(third.json.token)).toBe(200);
     const again = await admin(['token', 'revoke', '--team', teamId, '--id', String(second.json.id)], env);
-    expect(again.error).toBe(`team ${teamId} has no token ${second.json.id}`);
+    expect(again.error).toMatch(
+      new RegExp(`^team ${teamId}'s token ${second.json.id} already revoked at \\d{4}-`),
+    );
 
     const all = await admin(['token', 'revoke', '--team', teamId, '--all'], env);
     expect(all.json).toEqual({ team_id: Number(teamId), revoked: 2 });
@@ -267,7 +269,6 @@ describe('admin CLI', () => {
       ['identity', 'create', '--team', '1', '--kind', 'fax', '--value', 'x'],
       /--kind must be one of email, phone|no team/,
     ],
-    [['frobnicate', 'now'], /unknown command/],
     [['team', 'create', '--bogus', 'x'], /bogus/],
     [['token', 'revoke', '--token', 'tm_nope'], /no such token/],
     [['team', 'plan', '--team', '1', '--plan', 'gold'], /--plan must be one of standard, bulk/],

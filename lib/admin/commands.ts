@@ -9,16 +9,19 @@ import { createList, getList } from '../../shared/data/lists.ts';
 import { createPage } from '../../shared/data/pages.ts';
 import { getQuotas, QUOTA_KINDS, recountUsage, setQuota } from '../../shared/data/quotas.ts';
 import { createSite } from '../../shared/data/sites.ts';
-import { createTeam, getTeam, teamPlans } from '../../shared/data/teams.ts';
+import { createTeam, getTeam, listTeams, teamPlans } from '../../shared/data/teams.ts';
 import {
   changeTeamPlan,
   countTokensToReissue,
   issueToken,
+  listAllTokens,
   listTokens,
   numberTokens,
   revokeAllTokens,
   revokeToken,
   revokeTokenById,
+  tokenRevocation,
+  tokenRevocationById,
   wholeSecond,
 } from '../../shared/data/tokens.ts';
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
@@ -27,7 +30,7 @@ import { newContactFieldSchema } from '../../shared/domain/contact-field-input.t
 import { putPrivateFile } from '../../shared/files/library.ts';
 import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
-import { type Args, UsageError } from './args.ts';
+import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
@@ -38,8 +41,9 @@ import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 export const USAGE = `usage: npm run admin -- <command> [flags]
   team create --name N
   team plan --team T --plan standard|bulk [--overlap 24h]   (reissues the team's tokens: the plan is in them)
+  team list                      (every team: id, name, plan, created_at; a Scan of the table)
   token create --team T [--name N] [--scopes brands:read,webhooks:write|all] [--expires 2027-01-31|90d]
-  token list --team T
+  token list --team T            token list   (every team's tokens: a Scan of the table)
   token revoke --team T --id N   token revoke --team T --all   token revoke --token X
   site create --team T --name N --domain https://example.com
   page create --team T --site S --name N --url /path
@@ -53,6 +57,66 @@ export const USAGE = `usage: npm run admin -- <command> [flags]
 target flags: --data-dir D (local, default $DATA_DIR or .data)
   | --table --private-bucket --public-bucket --rest-api (a deployed stack: its AdminTarget output)
     [--default-plan P --plans P,Q,...] (a deployed stack's plans, when cdk.json changes them)`;
+
+/** Every command the CLI runs (`runCommand`'s cases): what an unknown command is told to choose from. */
+export const COMMANDS = [
+  'team create',
+  'team plan',
+  'team list',
+  'token create',
+  'token list',
+  'token revoke',
+  'site create',
+  'page create',
+  'identity create',
+  'list create',
+  'list get',
+  'field create',
+  'file put',
+  'quota set',
+  'quota get',
+  'migrate',
+] as const;
+
+/**
+ * What a command line naming no command is told, as text: the command it typed, the commands of the same
+ * entity when its first word names one (else all of them), and the usage.
+ */
+export function unknownCommandText(command: string): string {
+  const entity = command.split(' ')[0];
+  const related = COMMANDS.filter((name) => name.split(' ')[0] === entity);
+  const choices = related.length
+    ? `the ${entity} commands are ${related.join(', ')}`
+    : `the commands are ${COMMANDS.join(', ')}`;
+  const said = command ? `unknown command "${command}"` : 'no command given';
+  return `${said}: ${choices}\n\n${USAGE}`;
+}
+
+const USAGE_LINES = USAGE.split('\n');
+const TARGET_LINE = USAGE_LINES.findIndex((line) => line.startsWith('target flags'));
+const flagsIn = (text: string): string[] => [...new Set(text.match(/--[a-z-]+/g) ?? [])];
+
+/** The flags that choose the stack, which every command takes. */
+export const TARGET_FLAGS = flagsIn(USAGE_LINES.slice(TARGET_LINE).join(' '));
+
+/** The flags a command takes, as its usage shows them (a line may hold two commands: only its own part). */
+export function commandFlags(command: string): string[] {
+  const own = USAGE_LINES.slice(1, TARGET_LINE)
+    .flatMap((line) => line.split(/\s{3,}/))
+    .map((part) => part.trim())
+    .filter((part) => part === command || part.startsWith(`${command} `));
+  return flagsIn(own.join(' '));
+}
+
+/** What an unknown flag is told: the flags of the command it was given to, and the target flags. */
+export function unknownFlagText(flag: string, command: string): string {
+  const flags = commandFlags(command);
+  return (
+    `unknown flag ${flag} for "${command}": ` +
+    `${flags.length ? `its flags are ${flags.join(', ')}` : 'it takes no flags'}; ` +
+    `target flags: ${TARGET_FLAGS.join(', ')}`
+  );
+}
 
 /**
  * `--help` (anywhere), `-h` or `help [command]`: the usage of the commands named (all of them when none
@@ -156,21 +220,50 @@ export async function runCommand(args: Args): Promise<unknown> {
       const { token, id, name, prefix, scopes, created_at, expires_at } = await issueToken(teamId, options);
       return { token, id, name, prefix, scopes, created_at, expires_at };
     }
+    case 'team list': {
+      const { defaultPlan } = plans();
+      const teams = await listTeams();
+      return {
+        teams: teams.map(({ id, name, plan, created_at }) => ({
+          id,
+          name,
+          plan: plan ?? defaultPlan,
+          created_at,
+        })),
+      };
+    }
     case 'token list': {
+      if (args.optional('team') === undefined) return { tokens: await listAllTokens() };
       const teamId = await team();
       return { team_id: teamId, tokens: await listTokens(teamId) };
     }
     case 'token revoke': {
       const token = args.optional('token');
       if (token !== undefined) {
-        if (!(await revokeToken(token))) throw new UsageError('no such token');
-        return { revoked: true };
+        if (await revokeToken(token)) return { revoked: true };
+        const revoked = await tokenRevocation(token);
+        if (revoked) {
+          const which = [
+            revoked.prefix,
+            revoked.id !== null && `id ${revoked.id}`,
+            `team ${revoked.team_id}`,
+          ];
+          throw new UsageError(
+            `token already revoked at ${revoked.revoked_at} (${which.filter(Boolean).join(', ')})`,
+          );
+        }
+        throw new UsageError(
+          'no such token: never issued, or revoked before revocations were recorded (token list --team T lists the live ones)',
+        );
       }
       const teamId = await team();
       if (flags.all === true) return { team_id: teamId, revoked: await revokeAllTokens(teamId) };
       const id = integer('id');
-      if (!(await revokeTokenById(teamId, id))) throw new UsageError(`team ${teamId} has no token ${id}`);
-      return { team_id: teamId, id, revoked: true };
+      if (await revokeTokenById(teamId, id)) return { team_id: teamId, id, revoked: true };
+      const revoked = await tokenRevocationById(teamId, id);
+      if (revoked)
+        throw new UsageError(`team ${teamId}'s token ${id} already revoked at ${revoked.revoked_at}`);
+      throw new UsageError(`team ${teamId} has no token ${id}`);
     }
     case 'site create': {
       const teamId = await team();
@@ -261,7 +354,7 @@ export async function runCommand(args: Args): Promise<unknown> {
       };
     }
     default:
-      throw new UsageError(`unknown command "${args.command}"\n${USAGE}`);
+      throw new UnknownCommandError(args.command);
   }
 }
 

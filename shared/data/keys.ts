@@ -40,6 +40,9 @@
  *   TOKEN#<sha256>       TOKEN                                     an API token, stored hashed, with its id,
  *                                                                  name, first characters, scopes, expiry
  *                                                                  and the UTC day it was last used
+ *   TOKEN#<sha256>       REVOKED                                   a revoked token's record: when, so that
+ *                                                                  revoking it again says so (admin CLI);
+ *                                                                  in the id index under `REVOKEDTOKENS#<team>`
  *   SEQ#<sequence>       SEQ                                       an id sequence (ids.ts)
  *
  * Ids are zero-padded so sort keys sort numerically. Brands, fields, sites, pages and webhook endpoints are also in the `byId`
@@ -156,6 +159,12 @@ export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 
 export const teamTokensIndexPk = (teamId: number): string => `TOKENS#${teamId}`;
 export const teamTokenIndexKeys = (teamId: number, tokenId: number) => ({
   gsi1pk: teamTokensIndexPk(teamId),
+  gsi1sk: `${TOKEN_SK}#${padId(tokenId)}`,
+});
+/** A revoked token's record, beside where the token was: the admin CLI tells "already revoked" from "none". */
+export const revokedTokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'REVOKED' });
+export const revokedTokenIndexKeys = (teamId: number, tokenId: number) => ({
+  gsi1pk: `REVOKEDTOKENS#${teamId}`,
   gsi1sk: `${TOKEN_SK}#${padId(tokenId)}`,
 });
 export const sequenceKey = (sequence: string) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });

@@ -32,6 +32,25 @@ export async function getTeam(teamId: number): Promise<Team | undefined> {
   return Item && { id: Item.id, name: Item.name, created_at: Item.created_at };
 }
 
+/** A team as the admin CLI lists it: the plan recorded for it, if any (none: the deployment's default). */
+export interface TeamListing extends Team {
+  plan: string | undefined;
+}
+
+/** Every team, by id (`team list`: a Scan of the table, as operator commands do). */
+export async function listTeams(): Promise<TeamListing[]> {
+  const teams: TeamListing[] = [];
+  for await (const item of scanSortKey('TEAM')) {
+    teams.push({
+      id: item.id as number,
+      name: item.name as string,
+      created_at: item.created_at as string,
+      plan: item.rate_limit_plan as string | undefined,
+    });
+  }
+  return teams.sort((a, b) => a.id - b.id);
+}
+
 /** Every team with the rate limit plan recorded for it, if any (`admin migrate`: a Scan). */
 export async function* teamPlans(): AsyncGenerator<{ teamId: number; plan: string | undefined }> {
   for await (const team of scanSortKey('TEAM', 'id, rate_limit_plan')) {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -15,7 +15,15 @@ import type { Scope } from '../scopes.ts';
 import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, scanSortKey, writtenIf } from './items.ts';
-import { TOKEN_SK, teamKey, teamTokenIndexKeys, teamTokensIndexPk, tokenKey } from './keys.ts';
+import {
+  revokedTokenIndexKeys,
+  revokedTokenKey,
+  TOKEN_SK,
+  teamKey,
+  teamTokenIndexKeys,
+  teamTokensIndexPk,
+  tokenKey,
+} from './keys.ts';
 
 /**
  * API tokens. A token is shown once; only its SHA-256 is stored, with its id, name, first characters,
@@ -207,11 +215,12 @@ export function recordTokenUse(token: string, day = utcDay()): Promise<boolean> 
   );
 }
 
-/** Deletes the token's record; returns whether it existed. */
+/** Deletes the token's record, leaving a record of its revocation; returns whether it existed. */
 export async function revokeToken(token: string): Promise<boolean> {
   const { Attributes } = await dynamo().send(
     new DeleteCommand({ TableName: tableName(), Key: tokenKey(hashToken(token)), ReturnValues: 'ALL_OLD' }),
   );
+  if (Attributes) await recordRevocation(Attributes);
   return Attributes !== undefined;
 }
 
@@ -235,23 +244,103 @@ export async function revokeAllTokens(teamId: number): Promise<number> {
   return deleted.filter(Boolean).length;
 }
 
-function deleteTeamToken(teamId: number, key: Record<string, unknown>): Promise<boolean> {
-  return writtenIf(
-    dynamo().send(
+async function deleteTeamToken(teamId: number, key: Record<string, unknown>): Promise<boolean> {
+  try {
+    const { Attributes } = await dynamo().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: { pk: key.pk, sk: key.sk },
         // The index is eventually consistent: a key it still lists may be gone, or (never) another team's.
         ConditionExpression: 'team_id = :team',
         ExpressionAttributeValues: { ':team': teamId },
+        ReturnValues: 'ALL_OLD',
       }),
-    ),
+    );
+    if (Attributes) await recordRevocation(Attributes);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * What revoking leaves behind (a write after the delete: only the admin CLI reads it, to say "already
+ * revoked at" instead of "no such token"). Tokens revoked before it was written have none.
+ */
+async function recordRevocation(token: Record<string, unknown>): Promise<void> {
+  const hash = String(token.pk).slice('TOKEN#'.length);
+  const teamId = token.team_id as number;
+  const id = token.id as number | undefined;
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...revokedTokenKey(hash),
+        ...(id !== undefined && { ...revokedTokenIndexKeys(teamId, id), id }),
+        team_id: teamId,
+        ...(token.prefix !== undefined && { prefix: token.prefix }),
+        revoked_at: nowIso(),
+      },
+    }),
   );
 }
+
+/** A revoked token as the admin CLI names it. */
+export interface Revocation {
+  team_id: number;
+  id: number | null;
+  prefix: string | null;
+  revoked_at: string;
+}
+
+const revocation = (item: Record<string, unknown>): Revocation => ({
+  team_id: item.team_id as number,
+  id: (item.id as number | undefined) ?? null,
+  prefix: (item.prefix as string | undefined) ?? null,
+  revoked_at: item.revoked_at as string,
+});
+
+/** When this token was revoked, if that is recorded (the admin CLI, after a revoke found no token). */
+export async function tokenRevocation(token: string): Promise<Revocation | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: revokedTokenKey(hashToken(token)), ConsistentRead: true }),
+  );
+  return Item && revocation(Item);
+}
+
+/** When the team's token with this id was revoked, if that is recorded. */
+export async function tokenRevocationById(teamId: number, id: number): Promise<Revocation | undefined> {
+  const [key] = await queryAll({
+    TableName: tableName(),
+    IndexName: ID_INDEX,
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+    ExpressionAttributeValues: revokedTokenIndexValues(teamId, id),
+  });
+  if (!key) return undefined;
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }),
+  );
+  return Item?.team_id === teamId ? revocation(Item) : undefined;
+}
+
+const revokedTokenIndexValues = (teamId: number, id: number) => {
+  const { gsi1pk, gsi1sk } = revokedTokenIndexKeys(teamId, id);
+  return { ':pk': gsi1pk, ':sk': gsi1sk };
+};
 
 /** The team's tokens, oldest first (`token list`): never a secret or a hash. */
 export async function listTokens(teamId: number): Promise<TokenView[]> {
   return (await teamTokenItems(teamId)).map(tokenView);
+}
+
+/** Every team's tokens, by team and id (`token list` without a team: a Scan of the table). */
+export async function listAllTokens(): Promise<(TokenView & { team_id: number })[]> {
+  const tokens: (TokenView & { team_id: number })[] = [];
+  for await (const item of scanSortKey(TOKEN_SK)) {
+    if (typeof item.team_id === 'number') tokens.push({ team_id: item.team_id, ...tokenView(item) });
+  }
+  return tokens.sort((a, b) => a.team_id - b.team_id || Number(a.id ?? 0) - Number(b.id ?? 0));
 }
 
 const tokenView = (item: Record<string, unknown>): TokenView => ({
