@@ -333,7 +333,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event to webhook endpoints again
-         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
          *
          *     Requires the `webhooks:write` scope.
          */
@@ -417,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's signing secret
-         * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version.
+         * @description A new secret, shown in this answer only, signs every delivery from now on; the one it replaces signs them too for another 24 hours (two signatures in `webhook-signature`), so the receiver can switch without losing a delivery. The ETag is the endpoint's new version. It takes no body.
          *
          *     Requires the `webhooks:write` scope.
          */
@@ -1488,6 +1488,12 @@ export interface components {
         RetryAfter: number;
         /** @description What a 401 asks for (RFC 6750): a bearer token in `Authorization: Bearer <token>`, with `error="invalid_token"` when the token has expired; on a 403 `insufficient_scope`, the scope the operation needs */
         WwwAuthenticate: "Bearer realm=\"team-messaging-api\"" | "Bearer realm=\"team-messaging-api\", error=\"invalid_token\", error_description=\"The token has expired\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"brands:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"contact_fields:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"pages:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"files:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"events:write\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:read\"" | "Bearer realm=\"team-messaging-api\", error=\"insufficient_scope\", scope=\"webhooks:write\"";
+        /** @description How long a reference file may be cached: 5 minutes (`public, max-age=300`), or a year for the page's script asked for with the version the page names (`?v=`): `public, max-age=31536000, immutable` */
+        CacheControl: "public, max-age=300" | "public, max-age=31536000, immutable";
+        /** @description `nosniff`: the browser takes the file as its `Content-Type` says */
+        XContentTypeOptions: "nosniff";
+        /** @description The reference page's policy: it loads only this deployment's script and document, Redoc's inline styles, `data:` images and a `blob:` worker; nothing inline runs, and it is framed nowhere */
+        ContentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
         /** @description `true` when the response is the replay of an earlier one with the same key */
         IdempotentReplay: "true";
         /** @description The version of the representation (strong); a brand's also changes with `is_default` */
@@ -1518,6 +1524,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1532,6 +1539,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1635,6 +1643,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1649,6 +1660,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1755,6 +1769,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1769,6 +1785,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2010,7 +2028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2272,18 +2290,12 @@ export interface operations {
     listContactFields: {
         parameters: {
             query?: {
-                /** @description Only fields of this contact type. */
-                contact_type?: ("person" | "organization")[];
-                /** @description Only fields of this contact type. */
-                "contact_type[]"?: ("person" | "organization")[];
+                /** @description Only fields of this contact type (given once). */
+                contact_type?: "person" | "organization";
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2598,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3015,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3270,18 +3282,12 @@ export interface operations {
     listPages: {
         parameters: {
             query?: {
-                /** @description Only pages of these sites: at most 100 ids, `site_id` and `site_id[]` together. */
+                /** @description Only pages of these sites: repeat it for several (`site_id=3&site_id=4`; `site_id[]=3` is read the same), at most 100 ids in all. */
                 site_id?: number[];
-                /** @description Only pages of these sites: at most 100 ids, `site_id` and `site_id[]` together. */
-                "site_id[]"?: number[];
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3445,13 +3451,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3817,7 +3819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4283,7 +4285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4538,22 +4540,14 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
+                /** @description Only events of these types (any of them): repeat it for several (`type=brand.created&type=brand.deleted`; `type[]=` is read the same), at most 7 values in all; an unknown type is a 422 naming `type`. */
                 type?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
-                /** @description Only events of these types (any of them): at most 7 values, `type` and `type[]` together; an unknown type is a 422 naming `type`. */
-                "type[]"?: ("brand.created" | "brand.updated" | "brand.deleted" | "contact_field.created" | "contact_field.updated" | "contact_field.deleted" | "webhook_endpoint.disabled")[];
                 /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
-                resource?: string[];
-                /** @description Only the events of this resource: `brand:<id>`, `contact_field:<id>` or `webhook_endpoint:<id>`, the id a positive integer (anything else is a 422 naming `resource`). */
-                "resource[]"?: string[];
+                resource?: string;
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5144,7 +5138,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -5249,7 +5243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5335,13 +5329,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, all of them. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, all of them. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5647,7 +5637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6066,7 +6056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6418,7 +6408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6504,13 +6494,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -6689,17 +6675,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
-                status?: ("pending" | "sending" | "succeeded" | "failed")[];
-                /** @description Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a 422 naming `status`). */
-                "status[]"?: ("pending" | "sending" | "succeeded" | "failed")[];
+                status?: "pending" | "sending" | "succeeded" | "failed";
                 /** @description At most this many items (1 to 200); without it, 200. */
-                limit?: number[];
-                /** @description At most this many items (1 to 200); without it, 200. */
-                "limit[]"?: number[];
+                limit?: number;
                 /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                cursor?: string[];
-                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link: <…>; rel="next"` header. Opaque; valid only with the same filters. */
-                "cursor[]"?: string[];
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -6987,7 +6967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7335,7 +7315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Error */
+            /** @description A body that is not JSON by its `Content-Type` (`text/plain`, a form): send it as `application/json` (a body without a Content-Type is read as JSON) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7434,6 +7414,45 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795599991_4200000000000000000001_0",
+                 *       "type": "brand.created",
+                 *       "created_at": "2026-11-25T09:46:31.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 1,
+                 *       "request_id": "0e6a1d7b-8c35-4f29-a4b0-3c9d5e2f1a87",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#1a2b3c",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:31.123000Z"
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.created`.
@@ -7500,6 +7519,48 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795599992_4200000000000000000002_0",
+                 *       "type": "brand.updated",
+                 *       "created_at": "2026-11-25T09:46:32.456000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 2,
+                 *       "request_id": "5b0f3c9e-2d4a-4c8e-9f61-7a3d2e1b0c42",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#ff0000",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:32.456000Z"
+                 *         },
+                 *         "previous_attributes": {
+                 *           "primary_color": "#1a2b3c",
+                 *           "updated_at": "2026-11-25T09:46:31.123000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.updated`.
@@ -7566,6 +7627,45 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600000_4200000000000000000003_0",
+                 *       "type": "brand.deleted",
+                 *       "created_at": "2026-11-25T09:46:40.789000Z",
+                 *       "team_id": 51,
+                 *       "resource": "brand:7",
+                 *       "resource_version": 2,
+                 *       "request_id": "9c2e7f41-6b1d-4e8a-b5c3-0d4f2a6e8b19",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 7,
+                 *           "team_id": 51,
+                 *           "name": "Acme",
+                 *           "short_description": "Rockets and more",
+                 *           "website_url": "https://acme.example",
+                 *           "primary_color": "#ff0000",
+                 *           "secondary_color": "#ffffff",
+                 *           "is_default": false,
+                 *           "logo_image": "https://cdn.example/brands/acme.png",
+                 *           "logo_square_image": null,
+                 *           "header_image": null,
+                 *           "footer_image": null,
+                 *           "social_share_image": null,
+                 *           "email_address_id": null,
+                 *           "phone_id": null,
+                 *           "social_links": {
+                 *             "x": "https://twitter.com/acme"
+                 *           },
+                 *           "tags": [
+                 *             "newsletter"
+                 *           ],
+                 *           "created_at": "2026-11-25T09:46:31.123000Z",
+                 *           "updated_at": "2026-11-25T09:46:32.456000Z"
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `brand.deleted`.
@@ -7632,6 +7732,34 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600021_4200000000000000000004_0",
+                 *       "type": "contact_field.created",
+                 *       "created_at": "2026-11-25T09:47:01.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 1,
+                 *       "request_id": "3f8a2c6d-1e4b-4a7f-9d05-b6c8e2a4f130",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Favourite colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.created`.
@@ -7698,6 +7826,36 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600022_4200000000000000000005_0",
+                 *       "type": "contact_field.updated",
+                 *       "created_at": "2026-11-25T09:47:02.456000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 2,
+                 *       "request_id": "a71d4e9b-2c5f-4b38-8e6a-f0b3d7c2e594",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": {
+                 *           "name": "Favourite colour"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.updated`.
@@ -7764,6 +7922,34 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600023_4200000000000000000006_0",
+                 *       "type": "contact_field.deleted",
+                 *       "created_at": "2026-11-25T09:47:03.789000Z",
+                 *       "team_id": 51,
+                 *       "resource": "contact_field:12",
+                 *       "resource_version": 2,
+                 *       "request_id": "e5b9c3a7-4d2f-4f61-a8e0-7c1b5d9f3a26",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "name": "Colour",
+                 *           "tag": "favourite_colour",
+                 *           "type": "pick_list",
+                 *           "contact_type": "person",
+                 *           "max_length": 255,
+                 *           "options": [
+                 *             "Red",
+                 *             "Green"
+                 *           ],
+                 *           "allow_multiple": false,
+                 *           "integration_id": null
+                 *         },
+                 *         "previous_attributes": null
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `contact_field.deleted`.
@@ -7830,6 +8016,38 @@ export interface operations {
         /** @description The event, as `GET /events/{id}` answers it. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_51_1795600085_4200000000000000000007_0",
+                 *       "type": "webhook_endpoint.disabled",
+                 *       "created_at": "2026-11-25T09:48:05.123000Z",
+                 *       "team_id": 51,
+                 *       "resource": "webhook_endpoint:12",
+                 *       "resource_version": 3,
+                 *       "request_id": null,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 12,
+                 *           "url": "https://hooks.acme.example/team-messaging",
+                 *           "event_types": [
+                 *             "brand.created",
+                 *             "brand.updated",
+                 *             "brand.deleted",
+                 *             "webhook_endpoint.disabled"
+                 *           ],
+                 *           "description": "CRM sync",
+                 *           "disabled": true,
+                 *           "disabled_reason": "gone",
+                 *           "created_at": "2026-11-25T09:46:33.123000Z",
+                 *           "updated_at": "2026-11-25T09:48:05.123000Z"
+                 *         },
+                 *         "previous_attributes": {
+                 *           "disabled": false,
+                 *           "disabled_reason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Event"] & {
                     /**
                      * @description What happened: `webhook_endpoint.disabled`.
