@@ -267,7 +267,7 @@ function documentedStatuses(route: Route): number[] {
 }
 
 /** 415 on a POST or PUT: its body is read as JSON, and one sent as another media type is refused. */
-export function unsupportedMediaType(route: Pick<Route, 'method'>): number[] {
+function unsupportedMediaType(route: Pick<Route, 'method'>): number[] {
   return route.method === 'POST' || route.method === 'PUT' ? [415] : [];
 }
 
