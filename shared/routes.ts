@@ -25,7 +25,10 @@ export interface Route {
    * data keys (kms:GenerateDataKey), `open` decrypts them (kms:Decrypt), `both` does both.
    */
   signingSecrets?: 'seal' | 'open' | 'both';
-  /** The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"). */
+  /**
+   * The statuses this route answers besides COMMON_STATUSES (README, "Limits and errors"); a POST or PUT
+   * answers 415 to a body that is not JSON.
+   */
   statuses: number[];
   /** Answers without a token (no authorizer): the API's description of itself and its reference page. */
   public?: true;
@@ -49,12 +52,11 @@ export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${ro
 export const COMMON_STATUSES = [400, 401, 413, 429, 503, 504];
 
 /**
- * Every status a route may answer (500 aside): its own, the common ones, 415 on a POST or PUT (a body that
- * is not JSON) and 403 `insufficient_scope` on a route that needs a scope (a token without it).
+ * Every status a route may answer (500 aside): its own, the common ones, and 403 `insufficient_scope` on
+ * a route that needs a scope (a token without it).
  */
 export function routeStatuses(route: Route): number[] {
-  const body = route.method === 'POST' || route.method === 'PUT' ? [415] : [];
-  return [...new Set([...route.statuses, ...COMMON_STATUSES, ...body, ...(route.scope ? [403] : [])])].sort(
+  return [...new Set([...route.statuses, ...COMMON_STATUSES, ...(route.scope ? [403] : [])])].sort(
     (a, b) => a - b,
   );
 }
@@ -93,7 +95,7 @@ export const routes: Route[] = [
     handler: 'functions/brands/auto-configure.ts',
     table: 'none',
     fetchesWeb: true,
-    statuses: [200, 422],
+    statuses: [200, 415, 422],
   },
   {
     method: 'GET',
@@ -118,7 +120,7 @@ export const routes: Route[] = [
     scope: 'contact_fields:write',
     handler: 'functions/contact-fields/create.ts',
     table: 'write',
-    statuses: [201, 409, 422],
+    statuses: [201, 409, 415, 422],
   },
   {
     method: 'GET',
@@ -134,7 +136,7 @@ export const routes: Route[] = [
     scope: 'contact_fields:write',
     handler: 'functions/contact-fields/update.ts',
     table: 'write',
-    statuses: [200, 403, 404, 412, 422],
+    statuses: [200, 403, 404, 412, 415, 422],
   },
   {
     method: 'DELETE',
@@ -168,7 +170,7 @@ export const routes: Route[] = [
     handler: 'functions/brands/create.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
-    statuses: [201, 409, 422],
+    statuses: [201, 409, 415, 422],
   },
   {
     method: 'GET',
@@ -185,7 +187,7 @@ export const routes: Route[] = [
     handler: 'functions/brands/update.ts',
     table: 'write',
     files: ['private:read', 'public:write'],
-    statuses: [200, 403, 404, 412, 422],
+    statuses: [200, 403, 404, 412, 415, 422],
   },
   {
     method: 'DELETE',
@@ -227,7 +229,7 @@ export const routes: Route[] = [
     handler: 'functions/events/redeliver.ts',
     table: 'write',
     deliversWebhooks: true,
-    statuses: [202, 403, 404, 422],
+    statuses: [202, 403, 404, 415, 422],
   },
   // Webhook endpoints: where the team's events are delivered (README, "Webhooks").
   {
@@ -246,7 +248,7 @@ export const routes: Route[] = [
     table: 'write',
     // Seals the new secret; opens it again for an Idempotency-Key replay while it is still current.
     signingSecrets: 'both',
-    statuses: [201, 409, 422],
+    statuses: [201, 409, 415, 422],
   },
   {
     method: 'GET',
@@ -262,7 +264,7 @@ export const routes: Route[] = [
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/update.ts',
     table: 'write',
-    statuses: [200, 403, 404, 412, 422],
+    statuses: [200, 403, 404, 412, 415, 422],
   },
   {
     method: 'DELETE',
@@ -279,7 +281,7 @@ export const routes: Route[] = [
     handler: 'functions/webhook-endpoints/rotate-secret.ts',
     table: 'write',
     signingSecrets: 'seal',
-    statuses: [200, 403, 404, 422],
+    statuses: [200, 403, 404, 415, 422],
   },
   {
     method: 'GET',
@@ -304,7 +306,7 @@ export const routes: Route[] = [
     handler: 'functions/webhook-endpoints/recover.ts',
     table: 'write',
     deliversWebhooks: true,
-    statuses: [202, 403, 404, 422],
+    statuses: [202, 403, 404, 415, 422],
   },
   {
     method: 'GET',
@@ -321,7 +323,7 @@ export const routes: Route[] = [
     // The team's upload quotas (one UpdateItem before the URL is signed).
     table: 'write',
     files: ['private:write'],
-    statuses: [200, 422],
+    statuses: [200, 415, 422],
   },
 ];
 

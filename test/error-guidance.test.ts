@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTACT_FIELD_TYPE_VALUES } from '../shared/domain/contact-field-types.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { LIMITS } from '../shared/limits.ts';
+import { routeKey, routes } from '../shared/routes.ts';
 import { apiClient, type Caller, useApi } from './support/api.ts';
 import { eventsOf } from './support/events.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
@@ -207,6 +208,13 @@ describe('item 5: a plausible other name of a field is refused as a misspelling 
 });
 
 describe('item 6: the server holds to the document', () => {
+  it('every route that reads a body (POST, PUT) lists 415 among its statuses, so the document names it', () => {
+    const missing = routes.filter(
+      (route) => ['POST', 'PUT'].includes(route.method) && !route.statuses.includes(415),
+    );
+    expect(missing.map(routeKey)).toEqual([]);
+  });
+
   it.each([
     ['text/plain', 'POST', BRANDS],
     ['application/x-www-form-urlencoded', 'POST', BRANDS],
