@@ -1,6 +1,7 @@
 import '../lib/sdk-node-notice.ts';
 import { readFile } from 'node:fs/promises';
 import { register } from 'node:module';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   findFunction,
@@ -52,7 +53,10 @@ const named = (() => {
   }
 })();
 
-const eventFile = values.event ?? sampleEventPath(named.fn.name);
+// A relative --event is the caller's: npm runs scripts from the package's folder, INIT_CWD is theirs.
+const eventFile = values.event
+  ? resolve(process.env.INIT_CWD ?? process.cwd(), values.event)
+  : sampleEventPath(named.fn.name);
 const event = await readFile(eventFile, 'utf8')
   .then((text) => JSON.parse(text) as unknown)
   .catch((error: Error) => fail(`cannot read the event ${eventFile}: ${error.message}`, 2));

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
 import { migrateDefaultPointers, stampDefaultBrands } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
@@ -313,7 +313,8 @@ export async function runCommand(args: Args): Promise<unknown> {
     case 'file put': {
       const teamId = await team();
       const path = text('path');
-      const bytes = await readFile(text('file')).catch(() => {
+      // A relative --file is the caller's: npm runs scripts from the package's folder, INIT_CWD is theirs.
+      const bytes = await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), text('file'))).catch(() => {
         throw new UsageError(`cannot read --file ${flags.file}`);
       });
       const contentType = CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
