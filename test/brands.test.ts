@@ -588,7 +588,7 @@ describe('the default-brand pointer of a table made by an earlier version', () =
       default_brand_pointers: { moved: 0, dropped: 0 },
       default_brands_stamped: 0,
     });
-  }, 180_000);
+  });
 });
 
 describe('a pointer left naming a deleted brand', () => {

@@ -187,5 +187,5 @@ describe('admin CLI on a deployed stack: rate limit plans', () => {
     expect(await ofTeam()).toBe(0);
     // Run again (after an interruption, say): nothing is left to delete.
     expect(((await run('migrate')) as Printed).team_api_keys_deleted).toBe(0);
-  }, 180_000);
+  });
 });
