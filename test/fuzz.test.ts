@@ -569,5 +569,5 @@ describe('auto-configure reads hostile pages', () => {
       }),
       { seed: SEED, numRuns: 40, endOnFailure: true },
     );
-  }, 180_000);
+  });
 });

@@ -9,6 +9,7 @@ import { countTokensToReissue, hashToken, tokenOwner } from '../shared/data/toke
 import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { apiClient, useApi } from './support/api.ts';
 import { FakeControlPlane } from './support/fake-control-plane.ts';
+import { useOwnTable } from './support/own-table.ts';
 
 /**
  * The admin CLI on a deployed stack (a stand-in for API Gateway's control plane that counts every call;
@@ -147,45 +148,48 @@ describe('admin CLI on a deployed stack: rate limit plans', () => {
     expect(moved.tokens[0].token).toMatch(new RegExp(`^tm_gold_${team}_`));
   });
 
-  it('migrates: counts the tokens of named-plan teams made before tokens named their plan, and deletes the old per-team API keys, resumably', async () => {
-    const { team_id: teamId } = await run('team', 'create', '--name', 'Migrated');
-    const team = Number(teamId);
-    await run('team', 'plan', '--team', String(team), '--plan', 'bulk');
-    // A token of the `tm_<team>_<secret>` form, as made before tokens named their plan: no id, no prefix.
-    const legacy = `tm_${team}_${'L'.repeat(43)}`;
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...tokenKey(hashToken(legacy)),
-          gsi1pk: teamTokensIndexPk(team),
-          gsi1sk: 'TOKEN',
-          team_id: team,
-        },
-      }),
-    );
-    const ofTeam = () => countTokensToReissue(new Map([[team, 'bulk']]), ['bulk']);
-    expect(await ofTeam()).toBe(1);
-    expect(await tokenOwner(legacy)).toMatchObject({ teamId: team, rateLimitPlan: undefined });
-    controlPlane.apiKeys.set('k1', 'team-1-abc123');
-    controlPlane.apiKeys.set('k2', 'team-51-abc123');
-    controlPlane.apiKeys.set('k3', 'team-51-otherapi');
-    controlPlane.apiKeys.set('k4', 'partner-key');
-    const migrated = (await run('migrate')) as Printed;
-    expect(migrated.team_api_keys_deleted).toBe(2);
-    expect([...controlPlane.apiKeys.keys()]).toEqual(['k3', 'k4']);
-    expect(migrated.tokens_to_reissue).toBeGreaterThanOrEqual(1);
-    expect(migrated.tokens_numbered).toBeGreaterThanOrEqual(1);
-    // Numbered: listed with an id, so it can be revoked by it.
-    const listed = ((await run('token', 'list', '--team', String(team))) as Printed).tokens.find(
-      (token: Printed) => token.prefix === null,
-    );
-    expect(listed).toMatchObject({ id: expect.any(Number), prefix: null, scopes: 'all' });
-    // `team plan` again reissues it with the plan's prefix.
-    const again = (await run('team', 'plan', '--team', String(team), '--plan', 'bulk')) as Printed;
-    expect(again.tokens).toEqual([expect.objectContaining({ replaces: listed.id })]);
-    expect(await ofTeam()).toBe(0);
-    // Run again (after an interruption, say): nothing is left to delete.
-    expect(((await run('migrate')) as Printed).team_api_keys_deleted).toBe(0);
-  }, 180_000);
+  describe('on a table of its own (`migrate` works on the whole table, here 1,000 teams and more)', () => {
+    useOwnTable();
+    it('migrates: counts the tokens of named-plan teams made before tokens named their plan, and deletes the old per-team API keys, resumably', async () => {
+      const { team_id: teamId } = await run('team', 'create', '--name', 'Migrated');
+      const team = Number(teamId);
+      await run('team', 'plan', '--team', String(team), '--plan', 'bulk');
+      // A token of the `tm_<team>_<secret>` form, as made before tokens named their plan: no id, no prefix.
+      const legacy = `tm_${team}_${'L'.repeat(43)}`;
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...tokenKey(hashToken(legacy)),
+            gsi1pk: teamTokensIndexPk(team),
+            gsi1sk: 'TOKEN',
+            team_id: team,
+          },
+        }),
+      );
+      const ofTeam = () => countTokensToReissue(new Map([[team, 'bulk']]), ['bulk']);
+      expect(await ofTeam()).toBe(1);
+      expect(await tokenOwner(legacy)).toMatchObject({ teamId: team, rateLimitPlan: undefined });
+      controlPlane.apiKeys.set('k1', 'team-1-abc123');
+      controlPlane.apiKeys.set('k2', 'team-51-abc123');
+      controlPlane.apiKeys.set('k3', 'team-51-otherapi');
+      controlPlane.apiKeys.set('k4', 'partner-key');
+      const migrated = (await run('migrate')) as Printed;
+      expect(migrated.team_api_keys_deleted).toBe(2);
+      expect([...controlPlane.apiKeys.keys()]).toEqual(['k3', 'k4']);
+      expect(migrated.tokens_to_reissue).toBeGreaterThanOrEqual(1);
+      expect(migrated.tokens_numbered).toBeGreaterThanOrEqual(1);
+      // Numbered: listed with an id, so it can be revoked by it.
+      const listed = ((await run('token', 'list', '--team', String(team))) as Printed).tokens.find(
+        (token: Printed) => token.prefix === null,
+      );
+      expect(listed).toMatchObject({ id: expect.any(Number), prefix: null, scopes: 'all' });
+      // `team plan` again reissues it with the plan's prefix.
+      const again = (await run('team', 'plan', '--team', String(team), '--plan', 'bulk')) as Printed;
+      expect(again.tokens).toEqual([expect.objectContaining({ replaces: listed.id })]);
+      expect(await ofTeam()).toBe(0);
+      // Run again (after an interruption, say): nothing is left to delete.
+      expect(((await run('migrate')) as Printed).team_api_keys_deleted).toBe(0);
+    });
+  });
 });

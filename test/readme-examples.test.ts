@@ -158,7 +158,7 @@ describe('README examples', () => {
     const image = await fetch(brand.logo_square_image);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
-  }, 180_000);
+  });
 
   it('shows the typed client example as the file it is, which type-checks and runs after the shell examples', async () => {
     const at = fences.findIndex(({ info }) => info === CLIENT_EXAMPLE);

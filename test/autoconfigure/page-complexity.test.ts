@@ -172,7 +172,7 @@ describe('hostile pages, in process', () => {
       }),
       { seed: SEED, numRuns: 60 },
     );
-  }, 180_000);
+  });
 });
 
 /** What reading a page ends in: 'read', or the reason it was refused. */

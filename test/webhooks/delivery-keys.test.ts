@@ -104,5 +104,5 @@ describe('webhook delivery keys', () => {
     expect(sent?.id).toBe(pending?.id);
     // Again: nothing left to move.
     expect((await admin(['migrate'], {})).json.webhook_delivery_keys).toEqual({ deliveries: 0, attempts: 0 });
-  }, 180_000);
+  });
 });

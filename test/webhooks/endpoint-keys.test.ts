@@ -88,5 +88,5 @@ describe('webhook endpoint keys', () => {
     // Again: nothing left to move.
     const again = await admin(['migrate'], {});
     expect(again.json.webhook_endpoints_moved).toBe(0);
-  }, 180_000);
+  });
 });
