@@ -152,7 +152,7 @@ describe('the synthesized template, for `sam local invoke -t`', () => {
     } finally {
       rmSync(synth.outdir, { recursive: true, force: true });
     }
-  }, 180_000);
+  });
 });
 
 describe('npm run invoke', () => {
@@ -182,7 +182,7 @@ describe('npm run invoke', () => {
       await eventFile(await asTeam('GetApiV1BrandsId', caller.teamId)),
     ]);
     expect([got.code, got.json.statusCode, JSON.parse(got.json.body).id]).toEqual([0, 200, brand.id]);
-  }, 180_000);
+  });
 
   it('runs the authorizer with a TOKEN event: a live token’s policy, Unauthorized for a revoked one', async () => {
     const caller = await api.caller();
@@ -197,7 +197,7 @@ describe('npm run invoke', () => {
     await revokeToken(caller.token);
     const refused = await invokeCli(['authorizer', '--event', await eventFile(event)]);
     expect([refused.code, refused.json]).toEqual([1, { errorType: 'Error', errorMessage: 'Unauthorized' }]);
-  }, 180_000);
+  });
 
   it('runs the change-event consumer with a DynamoDB stream batch: its events are in the team’s log', async () => {
     const caller = await api.caller();
@@ -221,13 +221,13 @@ describe('npm run invoke', () => {
         data: expect.objectContaining({ object: expect.objectContaining({ id: fieldId, tag: 'crm_id' }) }),
       }),
     );
-  }, 180_000);
+  });
 
   it('runs the sweeper with a schedule tick and the deliverer with its sample, each returning nothing', async () => {
     const [sweeper, deliverer] = await Promise.all([invokeCli(['Sweeper']), invokeCli(['Deliverer'])]);
     expect([sweeper.code, sweeper.json, sweeper.stderr]).toEqual([0, null, '']);
     expect([deliverer.code, deliverer.json]).toEqual([0, null]);
-  }, 180_000);
+  });
 
   it('lists the functions there are for an unknown name, and says to start the stack when there is none', async () => {
     const unknown = await invokeCli(['GetBrand']);
@@ -253,5 +253,5 @@ describe('npm run invoke', () => {
     });
     expect(await run.exited).toBe(1);
     expect(run.output().stderr).toMatch(/run npm start first/);
-  }, 180_000);
+  });
 });
