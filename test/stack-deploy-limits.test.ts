@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionId, RouteArea } from '../lib/cdk/route-areas.ts';
+import { functionId } from '../lib/cdk/route-areas.ts';
 import {
   DEFAULT_SETTINGS,
   environmentBytes,
@@ -29,7 +29,7 @@ import {
   nestedTemplatePath,
   type Synthesized,
   synthesize,
-  withParameters,
+  withRouteAreas,
 } from './support/synth.ts';
 import { WCU, webAclCost } from './support/waf-capacity.ts';
 
@@ -152,20 +152,11 @@ describe('CDK stack: environment size', () => {
         defaultRateLimitPlan: plans.defaultRateLimitPlan,
       };
       const stack = new TeamMessagingStack(app, 'Padded', { settings });
-      // The route functions are in the areas' nested stacks (their parameters as the stack passes them).
-      const main = Template.fromStack(stack).toJSON();
-      const areas = stack.node.children.filter((child): child is RouteArea => child instanceof RouteArea);
-      const resources = Object.assign(
-        { ...main.Resources },
-        ...areas.map(
-          (area) =>
-            withParameters(
-              Template.fromStack(area).toJSON(),
-              main.Resources[area.node.id].Properties.Parameters,
-            ).Resources,
-        ),
+      // The route functions are in the areas' nested stacks, read into the stack's template.
+      const template = withRouteAreas(stack, Template.fromStack(stack).toJSON(), (area) =>
+        Template.fromStack(area).toJSON(),
       );
-      const sizes = environmentSizes(Template.fromJSON({ ...main, Resources: resources }));
+      const sizes = environmentSizes(Template.fromJSON(template));
       const reported = over(sizes, LAMBDA_ENVIRONMENT_BYTES).map(([id]) => id);
       // The routes behind the authorizer carry RATE_LIMITS; the public routes, the authorizer, the
       // change-event consumer, the webhook deliverer and sweeper and CDK's own (LogRetention) do not.

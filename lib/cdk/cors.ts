@@ -1,7 +1,8 @@
 import type { IntegrationResponse, MethodResponse } from 'aws-cdk-lib/aws-apigateway';
 import { CORS_ALLOWED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/cors.ts';
 
-const header = (name: string) => `method.response.header.${name}`;
+/** A method response header's name in API Gateway's mapping expressions. */
+export const header = (name: string) => `method.response.header.${name}`;
 
 /** What the resource's ANY method (method-not-allowed.ts) needs to answer a browser's preflight itself. */
 export interface Preflight {

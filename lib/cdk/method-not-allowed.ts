@@ -8,7 +8,7 @@ import {
   PassthroughBehavior,
 } from 'aws-cdk-lib/aws-apigateway';
 import { methodNotAllowed } from '../../shared/http/messages.ts';
-import type { Preflight } from './cors.ts';
+import { header, type Preflight } from './cors.ts';
 import { acknowledgePublicMethod } from './nag.ts';
 
 /**
@@ -24,8 +24,6 @@ const BODY_MEDIA_TYPES = [
   'text/plain',
   'application/octet-stream',
 ];
-
-const header = (name: string) => `method.response.header.${name}`;
 
 /**
  * The 405 of a resource with these methods, as API Gateway's integration and method response: `Allow` is
@@ -67,7 +65,7 @@ export function addMethodNotAllowed(
   cors?: Preflight,
 ): Method {
   const response = methodNotAllowedResponse(resource.path, methods);
-  const statusCode = cors
+  const requestTemplate = cors
     ? [
         '#set($headers = $input.params().header)',
         `#if(${cors.condition})`,
@@ -79,7 +77,7 @@ export function addMethodNotAllowed(
     : '{"statusCode": 405}';
   const integration = new MockIntegration({
     passthroughBehavior: PassthroughBehavior.NEVER,
-    requestTemplates: Object.fromEntries(BODY_MEDIA_TYPES.map((type) => [type, statusCode])),
+    requestTemplates: Object.fromEntries(BODY_MEDIA_TYPES.map((type) => [type, requestTemplate])),
     // The 405 is the default response; the preflight's is chosen by the statusCode its template gives.
     integrationResponses: cors ? [cors.integration, response.integration] : [response.integration],
   });

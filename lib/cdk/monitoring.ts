@@ -400,7 +400,8 @@ export class StackMonitoring extends Construct {
     const byRoute = dimensionLabel('Method', 'Resource');
     const api = (metricName: string, statistic: string) =>
       search(apiSchema, metricName, apiTerms, statistic, byRoute);
-    // Functions are named `<stack>-<route's id><hash>-<suffix>` by CloudFormation: a partial match on the stack.
+    // CloudFormation names a route's function `<stack>-<Area>Routes-<suffix>-<route's id>…` (its area's nested
+    // stack's name first): a partial match on the stack's name takes them all.
     const functions = (metricName: string) =>
       new MathExpression({
         expression: `SEARCH('{AWS/Lambda,FunctionName} MetricName="${metricName}" FunctionName=${stackName}', 'Sum', ${PERIOD.toSeconds()})`,

@@ -33,19 +33,20 @@ export function routesByArea(routes: readonly Route[]): Map<string, Route[]> {
   return areas;
 }
 
-/** `webhook-endpoints` -> `WebhookEndpointsRoutes`: the area's nested stack's construct id. */
-export const areaStackId = (area: string): string =>
-  `${area
+/** `get /api/v1/brands` -> `GetApiV1Brands`: the words of a text, each capitalized, as a construct id. */
+const pascalCase = (text: string): string =>
+  text
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((word) => word[0]?.toUpperCase() + word.slice(1))
-    .join('')}Routes`;
+    .join('');
+
+/** `webhook-endpoints` -> `WebhookEndpointsRoutes`: the area's nested stack's construct id. */
+export const areaStackId = (area: string): string => `${pascalCase(area)}Routes`;
 
 /** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
-export function functionId(method: string, path: string): string {
-  const words = `${method.toLowerCase()} ${path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
-}
+export const functionId = (method: string, path: string): string =>
+  pascalCase(`${method.toLowerCase()} ${path}`);
 
 export interface RouteAreaProps {
   routes: readonly Route[];

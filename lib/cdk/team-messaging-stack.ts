@@ -394,7 +394,7 @@ export class TeamMessagingStack extends Stack {
     environment: Record<string, string>,
     rateLimits: Record<string, string>,
   ): RouteFunction[] {
-    const logGroups = this.releasedRouteLogGroups(removalPolicy);
+    const logGroups = this.mainStackLogGroups(removalPolicy);
     return [...routesByArea(routes)].flatMap(([area, areaRoutes]) => {
       const { functions } = new RouteArea(this, areaStackId(area), {
         routes: areaRoutes,
@@ -428,7 +428,7 @@ export class TeamMessagingStack extends Stack {
   }
 
   /** The log groups that stay in this stack (route-areas.ts, MAIN_STACK_LOG_GROUPS), of the routes there are. */
-  private releasedRouteLogGroups(removalPolicy: RemovalPolicy): Map<string, ILogGroup> {
+  private mainStackLogGroups(removalPolicy: RemovalPolicy): Map<string, ILogGroup> {
     const current = new Set(routes.map((route) => functionId(route.method, route.path)));
     return new Map(
       MAIN_STACK_LOG_GROUPS.filter((id) => current.has(id)).map((id) => [

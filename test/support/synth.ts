@@ -60,25 +60,30 @@ export function synthesize(options: OfflineSynthOptions): Synthesized {
   const monitoring = withParameters(readTemplate(nestedTemplatePath(synth, nested)), Parameters);
   return {
     ...synth,
-    template: Template.fromJSON(withRouteAreas(synth)),
+    template: Template.fromJSON(
+      withRouteAreas(synth.stack, synth.template, (area) => readTemplate(nestedTemplatePath(synth, area))),
+    ),
     main: Template.fromJSON(synth.template),
     monitoring: Template.fromJSON(monitoring),
   };
 }
 
-/** The stack's template with its route areas read into it (`Synthesized.template`). */
-function withRouteAreas(synth: {
-  stack: TeamMessagingStack;
-  template: CfnTemplate;
-  assembly: cxapi.CloudAssembly;
-}): CfnTemplate {
-  const areas = synth.stack.node.children.filter((child): child is RouteArea => child instanceof RouteArea);
-  const resources = { ...synth.template.Resources };
+/**
+ * The stack's template with its route areas read into it (`Synthesized.template`), each area's template as
+ * `areaTemplate` reads it (from the assembly, or `Template.fromStack`).
+ */
+export function withRouteAreas(
+  stack: TeamMessagingStack,
+  main: CfnTemplate,
+  areaTemplate: (area: RouteArea) => CfnTemplate,
+): CfnTemplate {
+  const areas = stack.node.children.filter((child): child is RouteArea => child instanceof RouteArea);
+  const resources = { ...main.Resources };
   const outputs = new Map<string, unknown>();
   for (const area of areas) {
-    const id = synth.stack.resolve((area.nestedStackResource as CfnElement).logicalId) as string;
+    const id = stack.resolve((area.nestedStackResource as CfnElement).logicalId) as string;
     const { Parameters = {} } = (resources[id]?.Properties ?? {}) as { Parameters?: Record<string, unknown> };
-    const template = withParameters(readTemplate(nestedTemplatePath(synth, area)), Parameters);
+    const template = withParameters(areaTemplate(area), Parameters);
     Object.assign(resources, template.Resources);
     for (const [name, output] of Object.entries(template.Outputs ?? {}))
       outputs.set(`${id}.Outputs.${name}`, (output as { Value: unknown }).Value);
@@ -87,7 +92,7 @@ function withRouteAreas(synth: {
     const att = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
     return Array.isArray(att) && outputs.has(att.join('.'));
   };
-  return JSON.parse(JSON.stringify({ ...synth.template, Resources: resources }), (_key, value) =>
+  return JSON.parse(JSON.stringify({ ...main, Resources: resources }), (_key, value) =>
     isOutputRead(value) ? outputs.get(value['Fn::GetAtt'].join('.')) : value,
   ) as CfnTemplate;
 }
