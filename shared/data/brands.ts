@@ -584,7 +584,8 @@ async function updateInTransaction(
  * Writes `fields` of the brand back as `previous` held them, and the pointer back to what it named
  * `before` when the write moved it, as one transaction and only if the brand is still at `written` (the
  * undone write's version): a later write is kept. It reads as before but for its version (a new one, so
- * no ETag names both states).
+ * no ETag names both states) and its `updated_at`: the undoing is a write of its own, so its time (and its
+ * change event's) comes after the write it undoes, as its version does.
  */
 async function restoreBrand(
   teamId: number,
@@ -598,7 +599,7 @@ async function restoreBrand(
     fields.map((field) => [field, previous[field] ?? null]),
   );
   if (pointer) restored[DEFAULT_AT_VERSION] = !pointer.isDefault;
-  const update = brandUpdate(restored, previous.updated_at as string);
+  const update = brandUpdate(restored, nowIso());
   const transaction = new LabelledTransaction().add('brand', {
     Update: {
       TableName: tableName(),

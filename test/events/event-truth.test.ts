@@ -298,6 +298,9 @@ describe('events of writes processed after later writes', () => {
     const { id } = await team();
     const a = await createBrand(id, { name: 'A', is_default: true });
     const b = await createBrand(id, { name: 'B' });
+    // B's write in a later second than its create, as on a busy machine: the undoing must not carry the
+    // create's time back into B's events (they would sort before the write they undo).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const moved = await updateBrand(id, b.id, { is_default: true });
     expect(await getDefaultBrandId(id)).toBe(b.id);
     await moved.undo();
