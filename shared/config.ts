@@ -56,6 +56,16 @@ export const config = {
    */
   sdkConnectTimeoutMs: () => Number(setting('SDK_CONNECT_TIMEOUT_MS') ?? TIMEOUTS.connectMs),
   sdkRequestTimeoutMs: () => Number(setting('SDK_REQUEST_TIMEOUT_MS') ?? TIMEOUTS.requestMs),
+  /**
+   * How long the local gateway waits for a function or the authorizer (lib/local/gateway.ts): unset,
+   * production's timeouts. Only the tests set one, which only a hang reaches: with their SDK timeouts a
+   * function on a busy machine can wait for DynamoDB Local longer than its production timeout; a test of
+   * the 504 runs with production's.
+   */
+  localGatewayWaitMs: (): number | undefined => {
+    const wait = setting('LOCAL_GATEWAY_WAIT_MS');
+    return wait === undefined ? undefined : Number(wait);
+  },
   region: () => setting('AWS_REGION') ?? setting('AWS_DEFAULT_REGION') ?? 'us-east-1',
   /** DEBUG, INFO, WARN, ERROR or SILENT (any case); SILENT turns the JSON logs off (tests). */
   logLevel: () => setting('LOG_LEVEL') ?? 'INFO',

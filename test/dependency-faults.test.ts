@@ -1,5 +1,6 @@
 import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configure } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
@@ -15,7 +16,11 @@ const api = useApi();
 const FAULT = 'injected-fault';
 afterEach(() => {
   dynamo().middlewareStack.remove(FAULT);
+  configure({ ...process.env });
 });
+
+/** The gateway waits as production's does (each function's timeout), not the test run's hang-only wait. */
+const productionWaits = () => configure({ ...process.env, LOCAL_GATEWAY_WAIT_MS: undefined });
 
 /** Every call of a command whose name matches goes to `fault` instead of DynamoDB; returns the call count. */
 function inject(command: RegExp, fault: () => Promise<never>): { calls: () => number } {
@@ -96,6 +101,7 @@ describe('throttling and dependency errors', () => {
   it('a keyed create that does not finish in its function time answers 504 JSON, and its retry executes afresh', async () => {
     const { client } = await api.caller();
     const key = { 'Idempotency-Key': `late-${Date.now()}` };
+    productionWaits();
     const release = hold(/^TransactWrite/);
     try {
       const started = Date.now();
@@ -114,8 +120,23 @@ describe('throttling and dependency errors', () => {
     expect(retried.headers.get('idempotent-replay')).toBeNull();
   });
 
+  it("under the test run's wait, a function slower than its production timeout is answered, not cut (only a hang is)", async () => {
+    const { client } = await api.caller();
+    // biome-ignore lint/suspicious/noExplicitAny: one middleware for every command of the client.
+    const slow: DeserializeMiddleware<any, any> = (next, context) => async (args) => {
+      if (/^TransactWrite/.test(context.commandName ?? '')) {
+        await new Promise((resolve) => setTimeout(resolve, TIMEOUTS.functionSeconds * 1000 + 500));
+      }
+      return next(args);
+    };
+    dynamo().middlewareStack.add(slow, { step: 'deserialize', name: FAULT });
+    const response = await client.post('/api/v1/brands', { name: 'Slow' });
+    expect(response.status).toBe(201);
+  });
+
   it('an authorizer that does not answer in its function time is cut by the gateway: 503 with Retry-After', async () => {
     const { client } = await api.caller();
+    productionWaits();
     const release = hold(/^GetItem/);
     try {
       const response = await client.get('/api/v1/contact-fields/types');

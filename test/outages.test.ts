@@ -55,6 +55,7 @@ async function startServer(): Promise<void> {
     // Production's SDK timeouts (limits.ts), not the test run's: the slow dependency is what is tested here.
     SDK_CONNECT_TIMEOUT_MS: undefined,
     SDK_REQUEST_TIMEOUT_MS: undefined,
+    LOCAL_GATEWAY_WAIT_MS: undefined,
   });
   const [, url = ''] = await waitForOutput(server, /listening on (http:\S+)/);
   const [, token = ''] = server.output().stdout.match(/API token: (tm_\w+)/) ?? [];

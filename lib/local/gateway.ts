@@ -170,7 +170,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
     authorizer: policy,
   });
   const handler = await load<ProxyHandler>(route.handler);
-  const timeoutMs = Math.min(functionTimeoutSeconds(route) * 1000, TIMEOUTS.gatewayMs);
+  const timeoutMs =
+    config.localGatewayWaitMs() ?? Math.min(functionTimeoutSeconds(route) * 1000, TIMEOUTS.gatewayMs);
   const functionName = `local-${route.method}-${route.path}`;
   const result = await withinTimeout(
     handler(event, lambdaContext({ requestId, functionName, timeoutMs })),
@@ -210,7 +211,7 @@ async function authorize(
   // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
   const policy = await withinTimeout(
     authorize(tokenEvent(authorizationToken, arn)),
-    TIMEOUTS.authorizerSeconds * 1000,
+    config.localGatewayWaitMs() ?? TIMEOUTS.authorizerSeconds * 1000,
   ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
   if (policy instanceof Error || policy === TIMED_OUT) {
     sendUnavailable(response, requestId);

@@ -17,10 +17,12 @@ export const HOOK_TIMEOUT_MS = 2 * HANG_MS;
 
 /**
  * The AWS SDK clients' timeouts in the tests (config.ts): production's 500 ms connect and 1,500 ms request
- * (limits.ts TIMEOUTS) are reached by DynamoDB Local and s3rver on a loaded machine. Set in every test
- * process and every process a test spawns; a test of what a slow dependency becomes sets production's.
+ * (limits.ts TIMEOUTS) are reached by DynamoDB Local and s3rver on a loaded machine; so is a function's
+ * production timeout, which the local gateway keeps unless told to wait longer. Set in every test process
+ * and every process a test spawns; a test of what a slow dependency becomes sets production's.
  */
 export const TEST_SDK_TIMEOUTS = {
   SDK_CONNECT_TIMEOUT_MS: '10000',
   SDK_REQUEST_TIMEOUT_MS: '30000',
+  LOCAL_GATEWAY_WAIT_MS: String(HANG_MS),
 } as const;
