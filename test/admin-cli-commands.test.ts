@@ -1,24 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMANDS, commandFlags, USAGE } from '../lib/admin/commands.ts';
 import { hashToken } from '../shared/data/tokens.ts';
-import { admin, writeTestRunLocalConfig } from './support/processes.ts';
+import { admin, useLocalConfigDir } from './support/processes.ts';
 
 /**
  * The admin CLI's answers to a person finding their way (issue 40, item 7): a mistyped command is told the
  * commands as text, revoking twice says when it was revoked, and teams and tokens can be listed. Each test
  * spawns the real CLI (tsx compiles it as it starts: the timeouts are for hangs only).
  */
-let dataDir = '';
-let env: Record<string, string>;
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tm-admin-commands-'));
-  await writeTestRunLocalConfig(dataDir);
-  env = { DATA_DIR: dataDir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
-});
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+const local = useLocalConfigDir('tm-admin-commands-');
 
 const isJson = (text: string): boolean => {
   try {
@@ -55,7 +46,7 @@ describe('an unknown command', () => {
     '%j is told the valid commands and the usage as text on stderr, exit 2',
     async (args, first) => {
       // No local stack: a mistyped command needs none to be answered.
-      const result = await admin(args, { ...env, DATA_DIR: join(dataDir, 'none') });
+      const result = await admin(args, { ...local.env, DATA_DIR: join(local.dir, 'none') });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.startsWith(first)).toBe(true);
@@ -85,7 +76,7 @@ describe('an unknown flag', () => {
   ])(
     '%j names the command’s flags (JSON on stderr, exit 1)',
     async (args, message) => {
-      const result = await admin(args, { ...env, DATA_DIR: join(dataDir, 'none') });
+      const result = await admin(args, { ...local.env, DATA_DIR: join(local.dir, 'none') });
       expect([result.code, result.stdout]).toEqual([1, '']);
       expect(result.error?.startsWith(message)).toBe(true);
     },
@@ -95,23 +86,23 @@ describe('an unknown flag', () => {
 
 describe('revoking a revoked token', () => {
   it('says it is already revoked and when, by token and by id; an unknown token is still "no such token"', async () => {
-    const team = await admin(['team', 'create', '--name', 'Twice'], env);
+    const team = await admin(['team', 'create', '--name', 'Twice'], local.env);
     const teamId = String(team.json.team_id);
     const [byToken, byId] = await Promise.all([
-      admin(['token', 'create', '--team', teamId, '--name', 'a'], env),
-      admin(['token', 'create', '--team', teamId, '--name', 'b'], env),
+      admin(['token', 'create', '--team', teamId, '--name', 'a'], local.env),
+      admin(['token', 'create', '--team', teamId, '--name', 'b'], local.env),
     ]);
     const [first, firstById] = await Promise.all([
-      admin(['token', 'revoke', '--token', byToken.json.token], env),
-      admin(['token', 'revoke', '--team', teamId, '--id', String(byId.json.id)], env),
+      admin(['token', 'revoke', '--token', byToken.json.token], local.env),
+      admin(['token', 'revoke', '--team', teamId, '--id', String(byId.json.id)], local.env),
     ]);
     expect(first.json).toEqual({ revoked: true });
     expect(firstById.json).toEqual({ team_id: Number(teamId), id: byId.json.id, revoked: true });
 
     const [again, againById, unknown] = await Promise.all([
-      admin(['token', 'revoke', '--token', byToken.json.token], env),
-      admin(['token', 'revoke', '--team', teamId, '--id', String(byId.json.id)], env),
-      admin(['token', 'revoke', '--token', `tm_standard_${teamId}_${'x'.repeat(43)}`], env),
+      admin(['token', 'revoke', '--token', byToken.json.token], local.env),
+      admin(['token', 'revoke', '--team', teamId, '--id', String(byId.json.id)], local.env),
+      admin(['token', 'revoke', '--token', `tm_standard_${teamId}_${'x'.repeat(43)}`], local.env),
     ]);
     const at = /already revoked at (\d{4}-\d{2}-\d{2}T[0-9:.]+Z)/;
     expect(again.code).toBe(1);
@@ -129,10 +120,10 @@ describe('revoking a revoked token', () => {
     ]);
     expect([unknown.code, unknown.error]).toEqual([1, expect.stringMatching(/^no such token/)]);
     // Another team does not learn of this team's revoked token by its id.
-    const other = await admin(['team', 'create', '--name', 'Other'], env);
+    const other = await admin(['team', 'create', '--name', 'Other'], local.env);
     const foreign = await admin(
       ['token', 'revoke', '--team', String(other.json.team_id), '--id', String(byId.json.id)],
-      env,
+      local.env,
     );
     expect(foreign.error).toBe(`team ${other.json.team_id} has no token ${byId.json.id}`);
   });
@@ -141,15 +132,18 @@ describe('revoking a revoked token', () => {
 describe('listing', () => {
   it('lists every team with its plan and creation time, and every team’s tokens without a team', async () => {
     const [acme, bulky] = await Promise.all([
-      admin(['team', 'create', '--name', 'Listed Acme'], env),
-      admin(['team', 'create', '--name', 'Listed Bulk'], env),
+      admin(['team', 'create', '--name', 'Listed Acme'], local.env),
+      admin(['team', 'create', '--name', 'Listed Bulk'], local.env),
     ]);
     const bulkPlan = await admin(
       ['team', 'plan', '--team', String(bulky.json.team_id), '--plan', 'bulk'],
-      env,
+      local.env,
     );
     expect(bulkPlan.code).toBe(0);
-    const [teams, tokens] = await Promise.all([admin(['team', 'list'], env), admin(['token', 'list'], env)]);
+    const [teams, tokens] = await Promise.all([
+      admin(['team', 'list'], local.env),
+      admin(['token', 'list'], local.env),
+    ]);
     expect(teams.code).toBe(0);
     const listed = teams.json.teams as { id: number; name: string; plan: string; created_at: string }[];
     expect(listed.find((team) => team.id === acme.json.team_id)).toEqual({

@@ -1,39 +1,36 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashToken, tokenOwner } from '../shared/data/tokens.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { apiClient, useApi } from './support/api.ts';
-import { admin, writeTestRunLocalConfig } from './support/processes.ts';
+import { admin, useLocalConfigDir } from './support/processes.ts';
 
 /**
  * The admin CLI against the test run's DynamoDB Local and s3rver, found through a local.json; the tokens it
  * makes are used against the local gateway.
  */
 const api = useApi();
-let dataDir = '';
-let env: Record<string, string>;
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tm-admin-'));
-  await writeTestRunLocalConfig(dataDir);
-  // The CLI must find its target through local.json alone.
-  env = { DATA_DIR: dataDir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
-});
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+const local = useLocalConfigDir('tm-admin-');
 
 describe('admin CLI', () => {
   it('creates the entities the dashboard would, each printing one JSON object', async () => {
-    const team = await admin(['team', 'create', '--name', 'Acme'], env);
+    const team = await admin(['team', 'create', '--name', 'Acme'], local.env);
     expect(team.code).toBe(0);
     const teamId = String(team.json.team_id);
 
     const [token, site, identity, field, list] = await Promise.all([
-      admin(['token', 'create', '--team', teamId], env),
-      admin(['site', 'create', '--team', teamId, '--name', 'Main', '--domain', 'https://example.com'], env),
-      admin(['identity', 'create', '--team', teamId, '--kind', 'email', '--value', 'a@example.com'], env),
+      admin(['token', 'create', '--team', teamId], local.env),
+      admin(
+        ['site', 'create', '--team', teamId, '--name', 'Main', '--domain', 'https://example.com'],
+        local.env,
+      ),
+      admin(
+        ['identity', 'create', '--team', teamId, '--kind', 'email', '--value', 'a@example.com'],
+        local.env,
+      ),
       admin(
         [
           'field',
@@ -47,9 +44,9 @@ describe('admin CLI', () => {
           '--tag',
           'crm_id',
         ].concat(['--type', 'text', '--contact-type', 'person']),
-        env,
+        local.env,
       ),
-      admin(['list', 'create', '--team', teamId, '--kind', 'email', '--name', 'News'], env),
+      admin(['list', 'create', '--team', teamId, '--kind', 'email', '--name', 'News'], local.env),
     ]);
     expect(token.json).toEqual({
       token: expect.stringMatching(new RegExp(`^tm_standard_${teamId}_[0-9A-Za-z]{43}$`)),
@@ -88,46 +85,49 @@ describe('admin CLI', () => {
         '--url',
         '/thanks',
       ],
-      env,
+      local.env,
     );
     expect(page.json).toEqual({ page_id: expect.any(Number) });
-    const got = await admin(['list', 'get', '--team', teamId, '--id', String(list.json.list_id)], env);
+    const got = await admin(['list', 'get', '--team', teamId, '--id', String(list.json.list_id)], local.env);
     expect(got.json).toMatchObject({ id: list.json.list_id, kind: 'email', name: 'News', brand_id: null });
 
-    const revoked = await admin(['token', 'revoke', '--token', token.json.token], env);
+    const revoked = await admin(['token', 'revoke', '--token', token.json.token], local.env);
     expect(revoked.json).toEqual({ revoked: true });
   });
 
   it(`refuses a site's or a page's name, domain or URL over ${LIMITS.textLength} characters`, async () => {
-    const team = await admin(['team', 'create', '--name', 'Long'], env);
+    const team = await admin(['team', 'create', '--name', 'Long'], local.env);
     const teamId = String(team.json.team_id);
     const long = 'x'.repeat(LIMITS.textLength + 1);
     const site = await admin(
       ['site', 'create', '--team', teamId, '--name', long, '--domain', 'https://a.example'],
-      env,
+      local.env,
     );
     expect([site.code, site.stderr]).toEqual([1, expect.stringContaining('--name')]);
     const domain = `https://${'d'.repeat(LIMITS.textLength)}.example`;
-    const wide = await admin(['site', 'create', '--team', teamId, '--name', 'Main', '--domain', domain], env);
+    const wide = await admin(
+      ['site', 'create', '--team', teamId, '--name', 'Main', '--domain', domain],
+      local.env,
+    );
     expect([wide.code, wide.stderr]).toEqual([1, expect.stringContaining('--domain')]);
     const made = await admin(
       ['site', 'create', '--team', teamId, '--name', 'Main', '--domain', 'https://a.example'],
-      env,
+      local.env,
     );
     const siteId = String(made.json.site_id);
     const page = (name: string, url: string) =>
-      admin(['page', 'create', '--team', teamId, '--site', siteId, '--name', name, '--url', url], env);
+      admin(['page', 'create', '--team', teamId, '--site', siteId, '--name', name, '--url', url], local.env);
     expect((await page(long, '/a')).stderr).toContain('--name');
     expect((await page('A', `/${long}`)).stderr).toContain('--url');
     expect((await page('x'.repeat(LIMITS.textLength), `/${'u'.repeat(LIMITS.textLength - 1)}`)).code).toBe(0);
   });
 
   it('assigns a team to a rate limit plan, telling the plan it had and reissuing its token with it', async () => {
-    const team = await admin(['team', 'create', '--name', 'Planned'], env);
+    const team = await admin(['team', 'create', '--name', 'Planned'], local.env);
     const teamId = String(team.json.team_id);
     const token = String(team.json.token);
     expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
-    const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], env);
+    const bulk = await admin(['team', 'plan', '--team', teamId, '--plan', 'bulk'], local.env);
     expect(bulk.code).toBe(0);
     expect(bulk.json).toMatchObject({ team_id: Number(teamId), plan: 'bulk', previous_plan: null });
     expect(bulk.json.note).toContain('reissued');
@@ -136,17 +136,17 @@ describe('admin CLI', () => {
     // The old token works on through the overlap (24 hours by default), in the plan it names.
     expect(Date.parse(reissued.replaced_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
     expect((await tokenOwner(token))?.rateLimitPlan).toBe('standard');
-    const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], env);
+    const standard = await admin(['team', 'plan', '--team', teamId, '--plan', 'standard'], local.env);
     expect(standard.json).toMatchObject({ plan: 'standard', previous_plan: 'bulk' });
     // Only the deployment's plans.
-    const unknown = await admin(['team', 'plan', '--team', teamId, '--plan', 'gold'], env);
+    const unknown = await admin(['team', 'plan', '--team', teamId, '--plan', 'gold'], local.env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--plan');
     expect((await tokenOwner(standard.json.tokens[0].token))?.rateLimitPlan).toBe('standard');
   });
 
   it('creates a token with a name, scopes and an expiry, and lists the team’s tokens by their first characters only', async () => {
-    const team = await admin(['team', 'create', '--name', 'Lifecycle'], env);
+    const team = await admin(['team', 'create', '--name', 'Lifecycle'], local.env);
     const teamId = String(team.json.team_id);
     const created = await admin(
       [
@@ -161,7 +161,7 @@ describe('admin CLI', () => {
         '--expires',
         '90d',
       ],
-      env,
+      local.env,
     );
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ name: 'Zapier', scopes: ['brands:read', 'webhooks:write'] });
@@ -171,10 +171,10 @@ describe('admin CLI', () => {
     const owner = await tokenOwner(created.json.token);
     expect(owner).toMatchObject({ scopes: ['brands:read', 'webhooks:write'] });
     expect(owner?.expiresAt?.toISOString()).toBe(created.json.expires_at);
-    const dated = await admin(['token', 'create', '--team', teamId, '--expires', '2099-01-31'], env);
+    const dated = await admin(['token', 'create', '--team', teamId, '--expires', '2099-01-31'], local.env);
     expect(dated.json.expires_at).toBe('2099-01-31T00:00:00.000Z');
 
-    const list = () => admin(['token', 'list', '--team', teamId], env);
+    const list = () => admin(['token', 'list', '--team', teamId], local.env);
     const before = await list();
     expect(before.json.tokens).toEqual([
       expect.objectContaining({ id: expect.any(Number), name: null, scopes: 'all', expires_at: null }),
@@ -206,47 +206,56 @@ describe('admin CLI', () => {
 
   it('revokes a token by id and every token of a team, refusing another team’s id', async () => {
     const [mine, theirs] = await Promise.all([
-      admin(['team', 'create', '--name', 'Mine'], env),
-      admin(['team', 'create', '--name', 'Theirs'], env),
+      admin(['team', 'create', '--name', 'Mine'], local.env),
+      admin(['team', 'create', '--name', 'Theirs'], local.env),
     ]);
     const teamId = String(mine.json.team_id);
     const [second, third, other] = await Promise.all([
-      admin(['token', 'create', '--team', teamId, '--name', 'second'], env),
-      admin(['token', 'create', '--team', teamId, '--name', 'third'], env),
-      admin(['token', 'create', '--team', String(theirs.json.team_id)], env),
+      admin(['token', 'create', '--team', teamId, '--name', 'second'], local.env),
+      admin(['token', 'create', '--team', teamId, '--name', 'third'], local.env),
+      admin(['token', 'create', '--team', String(theirs.json.team_id)], local.env),
     ]);
     const status = async (token: string) => (await apiClient(api.url, token).get('/api/v1/brands')).status;
     expect(await status(second.json.token)).toBe(200);
 
-    const refused = await admin(['token', 'revoke', '--team', teamId, '--id', String(other.json.id)], env);
+    const refused = await admin(
+      ['token', 'revoke', '--team', teamId, '--id', String(other.json.id)],
+      local.env,
+    );
     expect([refused.code, refused.error]).toEqual([1, `team ${teamId} has no token ${other.json.id}`]);
     expect(await status(other.json.token)).toBe(200);
 
-    const byId = await admin(['token', 'revoke', '--team', teamId, '--id', String(second.json.id)], env);
+    const byId = await admin(
+      ['token', 'revoke', '--team', teamId, '--id', String(second.json.id)],
+      local.env,
+    );
     expect(byId.json).toEqual({ team_id: Number(teamId), id: second.json.id, revoked: true });
     expect(await status(second.json.token)).toBe(401);
     expect(await status(third.json.token)).toBe(200);
-    const again = await admin(['token', 'revoke', '--team', teamId, '--id', String(second.json.id)], env);
+    const again = await admin(
+      ['token', 'revoke', '--team', teamId, '--id', String(second.json.id)],
+      local.env,
+    );
     expect(again.error).toMatch(
       new RegExp(`^team ${teamId}'s token ${second.json.id} already revoked at \\d{4}-`),
     );
 
-    const all = await admin(['token', 'revoke', '--team', teamId, '--all'], env);
+    const all = await admin(['token', 'revoke', '--team', teamId, '--all'], local.env);
     expect(all.json).toEqual({ team_id: Number(teamId), revoked: 2 });
     expect(await status(third.json.token)).toBe(401);
     expect(await status(mine.json.token)).toBe(401);
-    expect((await admin(['token', 'list', '--team', teamId], env)).json.tokens).toEqual([]);
+    expect((await admin(['token', 'list', '--team', teamId], local.env)).json.tokens).toEqual([]);
     // Another team's tokens are untouched.
     expect(await status(other.json.token)).toBe(200);
   });
 
   it('puts a file into the team library', async () => {
-    const team = await admin(['team', 'create', '--name', 'Files'], env);
-    const file = join(dataDir, 'logo.png');
+    const team = await admin(['team', 'create', '--name', 'Files'], local.env);
+    const file = join(local.dir, 'logo.png');
     await writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
     const put = await admin(
       ['file', 'put', '--team', String(team.json.team_id), '--path', 'logos/a.png', '--file', file],
-      env,
+      local.env,
     );
     expect(put.json).toEqual({ path: 'logos/a.png' });
     const object = await s3().send(
@@ -286,7 +295,7 @@ describe('admin CLI', () => {
     [['token', 'create', '--team', '1', '--expires', '0d'], /not in the future/],
     [['token', 'revoke', '--team', '1'], /--id is required/],
   ])('refuses %j with a clear message and a non-zero exit', async (args, message) => {
-    const result = await admin(args, env);
+    const result = await admin(args, local.env);
     expect(result.code).not.toBe(0);
     expect(result.error).toMatch(message);
     expect(result.stdout).toBe('');
@@ -294,8 +303,8 @@ describe('admin CLI', () => {
 
   it('explains how to target a stack when there is no local one', async () => {
     const result = await admin(['team', 'create', '--name', 'X'], {
-      ...env,
-      DATA_DIR: join(dataDir, 'none'),
+      ...local.env,
+      DATA_DIR: join(local.dir, 'none'),
     });
     expect(result.code).toBe(1);
     expect(result.error).toMatch(/run npm start first/);

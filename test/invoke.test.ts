@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { functionId } from '../lib/cdk/route-areas.ts';
 import { CDK_JSON_CONTEXT, type CfnTemplate, synthesizeOffline } from '../lib/cdk/synth-offline.ts';
 import { findFunction, invocableFunctions, sampleEventPath } from '../lib/local/invoke.ts';
@@ -10,7 +9,7 @@ import { nowIso } from '../shared/data/dynamo.ts';
 import { revokeToken } from '../shared/data/tokens.ts';
 import { routes } from '../shared/routes.ts';
 import { useApi } from './support/api.ts';
-import { runScript, writeTestRunLocalConfig } from './support/processes.ts';
+import { runScript, useLocalConfigDir } from './support/processes.ts';
 
 /**
  * `npm run invoke` (issue 40, item 8): one function of the stack run in-process with an event, against the
@@ -18,21 +17,13 @@ import { runScript, writeTestRunLocalConfig } from './support/processes.ts';
  * TypeScript as it starts (tsx): the timeouts are for hangs only.
  */
 const api = useApi();
-let dataDir = '';
-let env: Record<string, string>;
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tm-invoke-'));
-  await writeTestRunLocalConfig(dataDir);
-  // The CLI must find its target through local.json alone.
-  env = { DATA_DIR: dataDir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
-});
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+const local = useLocalConfigDir('tm-invoke-');
 
 async function invokeCli(
   args: string[],
   extraEnv: Record<string, string> = {},
 ): Promise<{ code: number | null; json: ReturnType<typeof JSON.parse>; stdout: string; stderr: string }> {
-  const run = runScript('bin/invoke.ts', args, { ...env, ...extraEnv });
+  const run = runScript('bin/invoke.ts', args, { ...local.env, ...extraEnv });
   const code = await run.exited;
   const { stdout, stderr } = run.output();
   let json: unknown;
@@ -48,7 +39,7 @@ const sample = async (name: string) => JSON.parse(await readFile(sampleEventPath
 let files = 0;
 /** An event file of the test's own, as a user edits a sample. */
 async function eventFile(event: unknown): Promise<string> {
-  const file = join(dataDir, `event-${++files}.json`);
+  const file = join(local.dir, `event-${++files}.json`);
   await writeFile(file, JSON.stringify(event));
   return file;
 }
@@ -248,8 +239,8 @@ describe('npm run invoke', () => {
       /^unknown function "GET \/api\/v1\/nothing"/,
     );
     const run = runScript('bin/invoke.ts', ['GET /api/v1/limits'], {
-      ...env,
-      DATA_DIR: join(dataDir, 'none'),
+      ...local.env,
+      DATA_DIR: join(local.dir, 'none'),
     });
     expect(await run.exited).toBe(1);
     expect(run.output().stderr).toMatch(/run npm start first/);

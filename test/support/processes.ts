@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { writeLocalConfig } from '../../lib/local/local-api.ts';
 import { HANG_MS } from './timeouts.ts';
 
@@ -69,6 +72,30 @@ export async function admin(args: string[], env: Record<string, string | undefin
     }
   };
   return { code, json: parse(stdout), error: parse(stderr)?.error as string | undefined, stdout, stderr };
+}
+
+/**
+ * A data directory of the calling test file, made before its tests and removed after them, whose local.json
+ * names the test run's services; `env` makes a spawned CLI find its target through that file alone.
+ */
+export function useLocalConfigDir(prefix: string): {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+} {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    await writeTestRunLocalConfig(dir);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  return {
+    get dir() {
+      return dir;
+    },
+    get env() {
+      return { DATA_DIR: dir, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', S3_ENDPOINT: '' };
+    },
+  };
 }
 
 /** A local.json in `dataDir` naming the test run's DynamoDB Local and s3rver: a CLI's target found as a person's is. */
