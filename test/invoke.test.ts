@@ -108,14 +108,16 @@ describe('the synthesized template, for `sam local invoke -t`', () => {
       const nested = Object.entries(synth.template.Resources ?? {}).filter(
         ([, resource]) => resource.Type === 'AWS::CloudFormation::Stack',
       );
-      const found: string[] = functionsOf(synth.template).map(([id]) => id);
+      const found = functionsOf(synth.template);
       for (const [id, stack] of nested) {
         const metadata = stack.Metadata as Record<string, string>;
         expect(metadata['aws:asset:property'], id).toBe('TemplateURL');
         const file = join(synth.outdir, metadata['aws:asset:path'] ?? '');
         expect(existsSync(file), id).toBe(true);
         const template = JSON.parse(readFileSync(file, 'utf8')) as CfnTemplate;
-        found.push(...functionsOf(template).map(([fnId]) => `${id}/${fnId}`));
+        found.push(
+          ...functionsOf(template).map(([fnId, fn]) => [`${id}/${fnId}`, fn] as (typeof found)[number]),
+        );
         for (const [fnId, fn] of functionsOf(template)) {
           expect(fn.Metadata, `${id}/${fnId}`).toMatchObject({
             'aws:asset:property': 'Code',
@@ -130,15 +132,16 @@ describe('the synthesized template, for `sam local invoke -t`', () => {
         });
       }
       // Each function `npm run invoke` names is in the assembly: a route's in its area's nested stack, as
-      // `<AreaRoutes>/<name><hash>`, the others in the main stack as `<construct path><hash>`.
+      // `<AreaRoutes>/<name><hash>`, the others in the main stack as `<construct path><hash>`; its context
+      // counts down from the timeout the stack gives it.
       for (const fn of invocableFunctions()) {
         const pattern = fn.route
           ? new RegExp(`^\\w+Routes/${fn.name}[0-9A-F]{8}$`)
           : new RegExp(`^(ChangeEvents|WebhookDeliveries)?${fn.name}[0-9A-F]{8}$`);
-        expect(
-          found.filter((id) => pattern.test(id)),
-          fn.name,
-        ).toHaveLength(1);
+        const matches = found.filter(([id]) => pattern.test(id));
+        expect(matches, fn.name).toHaveLength(1);
+        const properties = matches[0]?.[1].Properties as { Timeout?: number } | undefined;
+        expect(properties?.Timeout, fn.name).toBe(fn.timeoutSeconds);
       }
     } finally {
       rmSync(synth.outdir, { recursive: true, force: true });

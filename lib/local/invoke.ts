@@ -29,7 +29,7 @@ export function routeFunctionName(route: Pick<Route, 'method' | 'path'>): string
   return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
 
-/** The Lambda timeouts of the functions that are not routes, as the stack sets them (lib/cdk). */
+/** The Lambda timeouts of the functions that are not routes, as the stack sets them (lib/cdk; a test holds them equal). */
 const STREAM_CONSUMER_SECONDS = 60;
 const SWEEPER_SECONDS = 60;
 const DELIVERER_SECONDS = 120;
