@@ -18,7 +18,7 @@ import { isPersonalProfile, profileUrl, xHandleUrl } from './social-profiles.ts'
 /**
  * The site's social profiles, one per network, with where each was found. Candidates in priority order: JSON-LD
  * sameAs (of the site's organisation, then its WebSite), twitter:site (the site's own account by definition),
- * rel=me, links in the site's header, footer, navigation and menu layers, links in its side box, and last
+ * rel=me, links in the site's header, footer and navigation, in its menu layers, in its side box, and last
  * twitter:creator (the content's author, often the site). The first profile found for a network wins, except that
  * a person's profile (a LinkedIn /in/ page: the chief executive's, an author's) gives way to any other profile on
  * that network, and when it is all there is it comes with low confidence: the site links a person it is not.
@@ -29,7 +29,7 @@ export function profileLinksOf(
   meta: MetaTags,
   jsonLd: JsonLdFacts,
 ): Record<string, Sourced<string>> {
-  const { chrome, aside } = regionLinks(page.root);
+  const { chrome, layers, aside } = regionLinks(page.root);
   const candidates: Candidate[] = [
     ...entitiesOf(jsonLd).flatMap((entity) =>
       entity.sameAs.map((href) => jsonLdCandidate(href, entity, 'sameAs')),
@@ -37,6 +37,7 @@ export function profileLinksOf(
     ...meta.contents('twitter:site').map((handle) => candidate(xHandleUrl(handle), 'twitter:site')),
     ...relMeLinks(page.root).map((href) => candidate(href, 'rel=me')),
     ...chrome,
+    ...layers,
     ...aside,
     ...meta.contents('twitter:creator').map((handle) => candidate(xHandleUrl(handle), 'twitter:creator')),
   ];
@@ -64,32 +65,40 @@ function relMeLinks(root: HTMLElement): string[] {
 }
 
 /**
- * The page's links by the region of the page they sit in, where a site puts its own profiles: the chrome (header,
- * footer, navigation and menu layers, in document order), then the side box.
+ * The page's links by the region of the page they sit in, where a site puts its own profiles, best first: its chrome
+ * (header, footer, navigation), then the regions read for profiles only (ARIA landmarks outside that chrome, menu
+ * layers), then its side box; each in document order. A menu layer mostly repeats the header's links for small
+ * screens, so a profile there counts when the chrome has none for the network.
  */
-function regionLinks(root: HTMLElement): { chrome: Candidate[]; aside: Candidate[] } {
-  const regionOf = profileRegions(root);
-  const chrome: Candidate[] = [];
-  const aside: Candidate[] = [];
+function regionLinks(root: HTMLElement): { chrome: Candidate[]; layers: Candidate[]; aside: Candidate[] } {
+  const placeOf = profilePlaces(root);
+  const links = { chrome: [] as Candidate[], layers: [] as Candidate[], aside: [] as Candidate[] };
   for (const anchor of root.querySelectorAll('a[href]')) {
-    const region = regionOf(anchor);
+    const { foreign, chrome, region } = placeOf(anchor);
     const href = anchor.getAttribute('href');
-    if (region === 'aside') aside.push(candidate(href, 'aside:a'));
-    else if (region !== null) chrome.push(candidate(href, `${region}:a`));
+    if (foreign) continue;
+    if (chrome !== null) links.chrome.push(candidate(href, `${chrome}:a`));
+    else if (region === 'aside') links.aside.push(candidate(href, 'aside:a'));
+    else if (region !== null) links.layers.push(candidate(href, `${region}:a`));
   }
-  return { chrome, aside };
+  return links;
 }
 
 type ProfileRegion = 'header' | 'footer' | 'menu' | 'aside';
 
-/** Where an element sits, from itself up: inside foreign content, inside `<main>`, and the nearest region. */
+/**
+ * Where an element sits, from itself up: inside foreign content or `<main>`, the nearest of the site's chrome as
+ * logos read it (html-document.ts `siteChromeOf`: header, footer, nav, a class or id saying header or footer), and
+ * the nearest of the regions read for profiles only (below).
+ */
 interface ProfilePlace {
   foreign: boolean;
   inMain: boolean;
+  chrome: 'header' | 'footer' | null;
   region: ProfileRegion | null;
 }
 
-const TOP: ProfilePlace = { foreign: false, inMain: false, region: null };
+const TOP: ProfilePlace = { foreign: false, inMain: false, chrome: null, region: null };
 
 // Class or id tokens of a menu layer that slides in over the page (Bootstrap's `offcanvas`, Foundation's
 // `off-canvas`, `drawer`), and of a side box (`sidebar`, `side-bar`), wherever they sit in the token:
@@ -99,55 +108,56 @@ const SIDEBAR_TOKEN = /(?:^|[-_])side-?bar(?:[-_]|$)/i;
 
 /**
  * Which region of the page each element sits in, for reading the site's own profiles. These count:
- * - the header (`<header>`, role=banner) and the footer (`<footer>`, role=contentinfo), and elements whose class or
- *   id says so (as for logos: html-document.ts `siteChromeOf`);
- * - navigation (`<nav>`, role=navigation), read as header: a site's menu often ends with its profiles;
+ * - the site's chrome as logos read it: the header, the footer and navigation (`<header>`, `<footer>`, `<nav>`,
+ *   a class or id saying header or footer); the nearest counts, and it outranks the regions below, so that a link
+ *   there keeps its source however the chrome is built inside;
+ * - outside that chrome, the ARIA landmarks of the same: role=banner, role=navigation (read as header) and
+ *   role=contentinfo (footer);
  * - a menu layer that opens from the header (an off-canvas menu, a drawer): the element a control in the header
- *   names (`aria-controls`, Bootstrap's `data-target`/`data-bs-target`, a toggle's `href="#id"`), or whose class
- *   says it is one. It is hidden until opened, so its being hidden does not make it someone else's content;
- * - a side box (`<aside>`, role=complementary, a `sidebar` class or id) outside `<main>`: beside the content, a
+ *   or navigation names (`aria-controls`, Bootstrap's `data-target`/`data-bs-target`, a toggle's `href="#id"`), or
+ *   whose class or id says it is one. Sites put their profiles at its foot; it is hidden until opened, so its
+ *   being hidden does not make it someone else's content;
+ * - a side box (`<aside>`, role=complementary, a `sidebar` class or id) outside `<main>`: beside the content, the
  *   site's "follow us" box. An aside inside `<main>` is about the content (related stories, an author's box).
  * Never: anything inside quoted, article or template content (`<blockquote>`, `<article>`, role=article), even in
  * a footer, or inside an element hidden for good (`hidden` on anything but a menu layer); nor the rest of the
- * page, the content, where links go to whatever the content talks about. The nearest region counts.
+ * page, the content, where links go to whatever the content talks about.
  */
-function profileRegions(root: HTMLElement): (element: HTMLElement) => ProfileRegion | null {
+function profilePlaces(root: HTMLElement): (element: HTMLElement) => ProfilePlace {
   const menuIds = menuLayerIds(root);
   const places = new WeakMap<HTMLElement, ProfilePlace>();
-  const placeOf = (element: HTMLElement) =>
+  const placeOf = (element: HTMLElement): ProfilePlace =>
     inherited(places, element, TOP, (place, node) => {
       const tag = node.tagName.toLowerCase();
       const role = node.getAttribute('role')?.trim().toLowerCase() ?? '';
-      const tokens = `${node.getAttribute('class') ?? ''} ${node.id}`;
-      const isMenu = menuIds.has(node.id) || tokens.split(/\s+/).some((token) => MENU_TOKEN.test(token));
-      if (place.foreign || FOREIGN_TAGS.has(tag) || role === 'article' || (node.hasAttribute('hidden') && !isMenu)) {
-        return { foreign: true, inMain: place.inMain, region: null };
+      const tokens = `${node.getAttribute('class') ?? ''} ${node.id}`.split(/\s+/);
+      const isMenu = menuIds.has(node.id) || tokens.some((token) => MENU_TOKEN.test(token));
+      const isHidden = node.hasAttribute('hidden') && !isMenu;
+      if (place.foreign || FOREIGN_TAGS.has(tag) || role === 'article' || isHidden) {
+        return { ...TOP, foreign: true };
       }
       const inMain = place.inMain || tag === 'main' || role === 'main';
-      const region = ownRegion(node, tag, role, isMenu, inMain, tokens) ?? place.region;
-      return region === place.region && inMain === place.inMain ? place : { foreign: false, inMain, region };
+      const ownChrome =
+        tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
+      const isAside =
+        tag === 'aside' || role === 'complementary' || tokens.some((token) => SIDEBAR_TOKEN.test(token));
+      const ownRegion = profileRegionOwn(role, isMenu, isAside && !inMain);
+      return {
+        foreign: false,
+        inMain,
+        chrome: ownChrome ?? place.chrome,
+        region: ownRegion ?? place.region,
+      };
     });
-  return (element) => {
-    const place = placeOf(element);
-    return place.foreign ? null : place.region;
-  };
+  return placeOf;
 }
 
-function ownRegion(
-  node: HTMLElement,
-  tag: string,
-  role: string,
-  isMenu: boolean,
-  inMain: boolean,
-  tokens: string,
-): ProfileRegion | null {
-  if (tag === 'header' || role === 'banner' || tag === 'nav' || role === 'navigation') return 'header';
-  if (tag === 'footer' || role === 'contentinfo') return 'footer';
+/** The region an element itself opens, by the rules above (ARIA landmarks, a menu layer, a side box). */
+function profileRegionOwn(role: string, isMenu: boolean, isSideBox: boolean): ProfileRegion | null {
+  if (role === 'banner' || role === 'navigation') return 'header';
+  if (role === 'contentinfo') return 'footer';
   if (isMenu) return 'menu';
-  const isAside =
-    tag === 'aside' || role === 'complementary' || tokens.split(/\s+/).some((token) => SIDEBAR_TOKEN.test(token));
-  if (isAside) return inMain ? null : 'aside';
-  return chromeTokenOf(node);
+  return isSideBox ? 'aside' : null;
 }
 
 // The attributes by which a toggle names the element it opens.
@@ -156,7 +166,9 @@ const TOGGLE_TARGETS = ['aria-controls', 'data-target', 'data-bs-target'];
 /** The ids of the elements a control in the header or navigation opens: the page's menu layers. */
 function menuLayerIds(root: HTMLElement): Set<string> {
   const ids = new Set<string>();
-  const controls = root.querySelectorAll('[aria-controls], [data-target], [data-bs-target], [aria-expanded][href]');
+  const controls = root.querySelectorAll(
+    '[aria-controls], [data-target], [data-bs-target], [aria-expanded][href]',
+  );
   for (const control of controls) {
     if (siteChromeOf(control) !== 'header') continue;
     const names = [...TOGGLE_TARGETS.map((name) => control.getAttribute(name)), control.getAttribute('href')];
