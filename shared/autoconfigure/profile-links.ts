@@ -100,11 +100,43 @@ interface ProfilePlace {
 
 const TOP: ProfilePlace = { foreign: false, inMain: false, chrome: null, region: null };
 
-// Class or id tokens of a menu layer that slides in over the page (Bootstrap's `offcanvas`, Foundation's
-// `off-canvas`, `drawer`), and of a side box (`sidebar`, `side-bar`), wherever they sit in the token:
-// `tp-offcanvas-social`, `mobile-drawer`, `Sidebar`.
-const MENU_TOKEN = /(?:^|[-_])(?:off-?canvas|drawer)(?:[-_]|$)/i;
-const SIDEBAR_TOKEN = /(?:^|[-_])side-?bar(?:[-_]|$)/i;
+// Words after a region's name in a class or id token that say which one or which part it is (`sidebar-primary`,
+// `offcanvas-menu`, `tp-offcanvas-social`); any other (`off-canvas-wrapper`, `off-canvas-content`,
+// `content-sidebar-wrap`) names a layout around the region and the page beside it.
+const PART_WORDS = new Set(
+  'menu nav navigation panel social primary secondary left right first second widgets inner'.split(' '),
+);
+// First words of a token that flags a page or a layout as having the region (`has-sidebar`, `no-sidebar`,
+// `one-sidebar`, `with-drawer`), not the region itself.
+const LAYOUT_FLAGS = new Set('has no with is one two'.split(' '));
+
+/**
+ * Whether a class or id token names the region `word` (`sidebar`, `offcanvas`, `drawer`; `side-bar` and
+ * `off-canvas` read as one word): it is the token's last word, or only a word of PART_WORDS follows it.
+ */
+function tokenNames(token: string, word: string): boolean {
+  const words = token
+    .toLowerCase()
+    .replace(/side-bar/g, 'sidebar')
+    .replace(/off-canvas/g, 'offcanvas')
+    .split(/[-_]/);
+  const at = words.lastIndexOf(word);
+  const followed =
+    at === words.length - 1 || (at === words.length - 2 && PART_WORDS.has(words[at + 1] ?? ''));
+  return at >= 0 && followed && (at === 0 || !LAYOUT_FLAGS.has(words[0] ?? ''));
+}
+
+/** Whether an element's class or id says it is a menu layer or a side box; html's and body's say how the page is laid out. */
+function namedRegion(node: HTMLElement, tag: string): { isMenu: boolean; isSideBox: boolean } {
+  if (tag === 'html' || tag === 'body') return { isMenu: false, isSideBox: false };
+  const tokens = `${node.getAttribute('class') ?? ''} ${node.id}`
+    .split(/\s+/)
+    .filter((token) => token !== '');
+  return {
+    isMenu: tokens.some((token) => tokenNames(token, 'offcanvas') || tokenNames(token, 'drawer')),
+    isSideBox: tokens.some((token) => tokenNames(token, 'sidebar')),
+  };
+}
 
 /**
  * Which region of the page each element sits in, for reading the site's own profiles. These count:
@@ -130,8 +162,8 @@ function profilePlaces(root: HTMLElement): (element: HTMLElement) => ProfilePlac
     inherited(places, element, TOP, (place, node) => {
       const tag = node.tagName.toLowerCase();
       const role = node.getAttribute('role')?.trim().toLowerCase() ?? '';
-      const tokens = `${node.getAttribute('class') ?? ''} ${node.id}`.split(/\s+/);
-      const isMenu = menuIds.has(node.id) || tokens.some((token) => MENU_TOKEN.test(token));
+      const named = namedRegion(node, tag);
+      const isMenu = menuIds.has(node.id) || named.isMenu;
       const isHidden = node.hasAttribute('hidden') && !isMenu;
       if (place.foreign || FOREIGN_TAGS.has(tag) || role === 'article' || isHidden) {
         return { ...TOP, foreign: true };
@@ -139,8 +171,7 @@ function profilePlaces(root: HTMLElement): (element: HTMLElement) => ProfilePlac
       const inMain = place.inMain || tag === 'main' || role === 'main';
       const ownChrome =
         tag === 'nav' ? 'header' : tag === 'header' || tag === 'footer' ? tag : chromeTokenOf(node);
-      const isAside =
-        tag === 'aside' || role === 'complementary' || tokens.some((token) => SIDEBAR_TOKEN.test(token));
+      const isAside = tag === 'aside' || role === 'complementary' || named.isSideBox;
       const ownRegion = profileRegionOwn(role, isMenu, isAside && !inMain);
       return {
         foreign: false,
