@@ -74,9 +74,11 @@ function regionLinks(root: HTMLElement): { chrome: Candidate[]; layers: Candidat
   const placeOf = profilePlaces(root);
   const links = { chrome: [] as Candidate[], layers: [] as Candidate[], aside: [] as Candidate[] };
   for (const anchor of root.querySelectorAll('a[href]')) {
-    const { foreign, chrome, region } = placeOf(anchor);
+    const { foreign, inMain, chrome, region } = placeOf(anchor);
     const href = anchor.getAttribute('href');
-    if (foreign) continue;
+    // The main content is never a menu layer or a side box, even inside an element taken for one.
+    const isContent = inMain && (region === 'menu' || region === 'aside');
+    if (foreign || (chrome === null && isContent)) continue;
     if (chrome !== null) links.chrome.push(candidate(href, `${chrome}:a`));
     else if (region === 'aside') links.aside.push(candidate(href, 'aside:a'));
     else if (region !== null) links.layers.push(candidate(href, `${region}:a`));

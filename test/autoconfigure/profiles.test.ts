@@ -129,15 +129,19 @@ describe('class 5: profiles in navigation and menu layers', () => {
     });
   });
 
-  it('does not take the page an off-canvas layout wraps, or an element a control in the content names, for a menu', () => {
+  it('does not take the page an off-canvas layout wraps, an element a control in the content names, or the main content, for a menu', () => {
     const wrapped =
       '<div class="off-canvas-wrapper"><div class="off-canvas-content" data-off-canvas-content>' +
       `<div class="post">${FOLLOW_US}</div></div></div>`;
     const namedFromContent =
       '<main><button aria-controls="comments">Comments</button></main>' +
       `<div id="comments">${FOLLOW_US}</div>`;
+    const namedAroundContent =
+      '<header><button aria-controls="page">Menu</button></header>' +
+      `<div id="page"><main><div class="post">${FOLLOW_US}</div></main></div>`;
     expect(profilesOf(wrapped)).toBeNull();
     expect(profilesOf(namedFromContent)).toBeNull();
+    expect(profilesOf(namedAroundContent)).toBeNull();
   });
 
   it('still refuses share buttons, posts and articles in navigation and menu layers', () => {
