@@ -111,6 +111,8 @@ const PART_WORDS = new Set(
 // First words of a token that flags a page or a layout as having the region (`has-sidebar`, `no-sidebar`,
 // `one-sidebar`, `with-drawer`), not the region itself.
 const LAYOUT_FLAGS = new Set('has no with is one two'.split(' '));
+// Whether a class or id mentions a region at all, before its tokens are read.
+const NAMES_REGION = /side-?bar|off-?canvas|drawer/i;
 
 /**
  * Whether a class or id token names the region `word` (`sidebar`, `offcanvas`, `drawer`; `side-bar` and
@@ -130,10 +132,10 @@ function tokenNames(token: string, word: string): boolean {
 
 /** Whether an element's class or id says it is a menu layer or a side box; html's and body's say how the page is laid out. */
 function namedRegion(node: HTMLElement, tag: string): { isMenu: boolean; isSideBox: boolean } {
-  if (tag === 'html' || tag === 'body') return { isMenu: false, isSideBox: false };
-  const tokens = `${node.getAttribute('class') ?? ''} ${node.id}`
-    .split(/\s+/)
-    .filter((token) => token !== '');
+  const text = `${node.getAttribute('class') ?? ''} ${node.id}`;
+  if (tag === 'html' || tag === 'body' || !NAMES_REGION.test(text))
+    return { isMenu: false, isSideBox: false };
+  const tokens = text.split(/\s+/).filter((token) => token !== '');
   return {
     isMenu: tokens.some((token) => tokenNames(token, 'offcanvas') || tokenNames(token, 'drawer')),
     isSideBox: tokens.some((token) => tokenNames(token, 'sidebar')),
@@ -193,23 +195,24 @@ function profileRegionOwn(role: string, isMenu: boolean, isSideBox: boolean): Pr
   return isSideBox ? 'aside' : null;
 }
 
-// The attributes by which a toggle names the element it opens.
+// The attributes by which a toggle names the element it opens (and `href="#id"` on a toggle, one with aria-expanded).
 const TOGGLE_TARGETS = ['aria-controls', 'data-target', 'data-bs-target'];
+// An element's attributes are parsed only when its raw attribute text mentions one of those: a query by attribute
+// would parse every element's.
+const MENTIONS_TOGGLE = /aria-controls|aria-expanded|data-(?:bs-)?target/i;
 
 /** The ids of the elements a control in the header or navigation opens: the page's menu layers. */
 function menuLayerIds(root: HTMLElement): Set<string> {
   const ids = new Set<string>();
-  const controls = root.querySelectorAll(
-    '[aria-controls], [data-target], [data-bs-target], [aria-expanded][href]',
-  );
-  for (const control of controls) {
-    if (siteChromeOf(control) !== 'header') continue;
-    const names = [...TOGGLE_TARGETS.map((name) => control.getAttribute(name)), control.getAttribute('href')];
-    for (const name of names) {
-      for (const token of (name ?? '').split(/\s+/)) {
-        const id = token.replace(/^#/, '');
-        if (/^[\w-]+$/.test(id)) ids.add(id);
-      }
+  const stack: HTMLElement[] = [root];
+  for (let element = stack.pop(); element !== undefined; element = stack.pop()) {
+    for (const child of element.children) stack.push(child);
+    if (!MENTIONS_TOGGLE.test(element.rawAttrs) || siteChromeOf(element) !== 'header') continue;
+    const names = TOGGLE_TARGETS.map((name) => element.getAttribute(name));
+    if (element.hasAttribute('aria-expanded')) names.push(element.getAttribute('href'));
+    for (const token of names.join(' ').split(/\s+/)) {
+      const id = token.replace(/^#/, '');
+      if (/^[\w-]+$/.test(id)) ids.add(id);
     }
   }
   return ids;
