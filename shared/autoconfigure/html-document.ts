@@ -88,7 +88,7 @@ export function relTokens(element: HTMLElement): string[] {
 // Class or id tokens like `footer`, `site-header`, `c-global-header__social`, `before-footer`, `footer-outer`.
 const CHROME_TOKEN = /(?:^|[-_])(header|footer)(?:[-_]|$)/i;
 // Content that speaks for someone else (quotes, embedded posts, articles such as a README) or is not shown.
-const FOREIGN_TAGS = new Set(['blockquote', 'article', 'template']);
+export const FOREIGN_TAGS: ReadonlySet<string> = new Set(['blockquote', 'article', 'template']);
 
 /**
  * Which part of the site's own chrome an element sits in: 'header' (a header or nav), 'footer', or null when it is
@@ -150,7 +150,8 @@ export function inherited<T>(
   return value;
 }
 
-function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {
+/** 'header' or 'footer' when the element's class or id says it is one (`site-header`, `footer-outer`), else null. */
+export function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {
   const tokens = `${element.getAttribute('class') ?? ''} ${element.id}`.split(/\s+/);
   for (const token of tokens) {
     const kind = CHROME_TOKEN.exec(token)?.[1]?.toLowerCase();

@@ -6,7 +6,8 @@
  * - medium: it declares the value for a neighbouring purpose (Twitter card text and image, a tile or pinned-tab
  *   colour, a favicon, og:logo or itemprop=logo), or in JSON-LD about an organisation not shown to be this site;
  * - low: the value is inferred (a segment of `<title>`, the domain, a logo image, its alt text or a link found in the
- *   header or footer, the content author's twitter:creator).
+ *   header, footer, navigation, a menu layer or a side box, the content author's twitter:creator); a person's
+ *   profile (LinkedIn /in/) is low wherever it was found.
  *
  * One exception: a name that two sources agree on is at least medium (title-name.ts chooses names by agreement).
  */
@@ -56,6 +57,8 @@ const CONFIDENCE_BY_SOURCE = {
   'rel=me': 'high',
   'header:a': 'low',
   'footer:a': 'low',
+  'menu:a': 'low',
+  'aside:a': 'low',
   'twitter:creator': 'low',
 } as const satisfies Record<string, Confidence>;
 

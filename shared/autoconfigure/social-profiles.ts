@@ -133,6 +133,18 @@ export function profileUrl(url: URL): string | null {
   return profile.href;
 }
 
+/**
+ * Whether a profile URL (as profileUrl gives it) is a person's rather than an organisation's: on LinkedIn a member's
+ * /in/<name> page, where a company, a product line and a school have /company/, /showcase/ and /school/. Only where
+ * the URL tells: on the other networks a person and a brand have the same kind of URL (an X, Instagram, TikTok,
+ * Threads, Pinterest or YouTube handle, a GitHub user or organisation), and Facebook gives pages without a username
+ * `profile.php?id=` and `/people/<name>/<id>` URLs as it gives people.
+ */
+export function isPersonalProfile(profile: string): boolean {
+  const url = new URL(profile);
+  return siteHost(url) === 'linkedin.com' && url.pathname.startsWith('/in/');
+}
+
 /** The X profile for a handle as twitter:site gives it (`@name` or `name`); null when it is not a valid handle. */
 export function xHandleUrl(handle: string): string | null {
   const name = handle.trim().replace(/^@/, '');

@@ -51,6 +51,12 @@ const REAL_SITES = {
   'ultimahora-mallorca':
     'http://ultimahora.es/mallorca/noticia/noticias/local/fiscalia-anticorrupcion-estudia-recurre-imputacion-infanta.html',
   'v8-blog': 'https://v8.dev/blog/emscripten-standalone-wasm',
+  // Issue 41, profiles: in side boxes and menu layers; a company's LinkedIn page before a person's.
+  'jamaicans-com':
+    'https://jamaicans.com/do-you-know-how-to-read-jamaican-first-ever-webinar-on-how-to-read-the-jamaican-language-april-30-2022/',
+  'kbs-world': 'http://world.kbs.co.kr/service/news_view.htm?lang=e&Seq_Code=181595',
+  'motor1-de': 'https://de.motor1.com/news/545242/bmw-3er-touring-2022-erwischt/',
+  glamour: 'http://www.glamour.com/fashion/blogs/dressed/2014/09/rihanna-leaves-pants-at-home-f',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -456,7 +462,7 @@ describe('real sites, extracted with their real URLs', () => {
   });
 
   it('daringfireball-home.html', () => {
-    const { suggestions, sources } = configurationFor('daringfireball-home');
+    const { suggestions, sources, confidence } = configurationFor('daringfireball-home');
 
     expect(suggestions).toEqual({
       website_url: 'https://daringfireball.net/',
@@ -469,10 +475,17 @@ describe('real sites, extracted with their real URLs', () => {
       header_image: null,
       footer_image: null,
       social_share_image: null,
-      // The site's Twitter link is in div#Sidebar, not in a header, nav or footer; tweets and videos are content.
-      social_links: null,
+      // The site's Twitter link is in its side box, div#Sidebar (issue 41: read as a side box, with low
+      // confidence); the tweets and videos linked in the posts are content.
+      social_links: { x: 'https://x.com/daringfireball' },
     });
-    expect(sources).toEqual({ website_url: 'url', name: 'title', logo_square_image: 'apple-touch-icon' });
+    expect(sources).toEqual({
+      website_url: 'url',
+      name: 'title',
+      logo_square_image: 'apple-touch-icon',
+      social_links: { x: 'aside:a' },
+    });
+    expect(confidence.social_links).toEqual({ x: 'low' });
   });
 
   // Issue 31's pages: only the name and the social profiles are asserted here; their README says why each.
@@ -594,6 +607,88 @@ describe('real sites, extracted with their real URLs', () => {
       expectValidAutoConfiguration(configurationFor(site));
     },
   );
+});
+
+// Issue 41's pages for social profiles: where each page puts the site's own profiles (read from the page: the
+// region each link sits in), and what is not taken.
+describe('real sites: profiles outside the header and the footer, a company before a person', () => {
+  it.each([
+    [
+      // WordPress (Voice theme): the "Follow Us" widget in aside#sidebar, after a sidebar banner linking a person's
+      // LinkedIn page (/in/andre-maragh-…); YouTube from the header's menu. The article's share buttons are not read.
+      'jamaicans-com',
+      {
+        youtube: ['https://youtube.com/Jamaicans/', 'header:a'],
+        facebook: ['https://www.facebook.com/onelovejamaica', 'aside:a'],
+        instagram: ['https://instagram.com/jamaicans_com', 'aside:a'],
+        x: ['https://x.com/jamaicansdotcom', 'aside:a'],
+        pinterest: ['https://www.pinterest.com/jamaicans/', 'aside:a'],
+        // jm.linkedin.com/company/jamaicans-com, given on www.
+        linkedin: ['https://www.linkedin.com/company/jamaicans-com', 'aside:a'],
+      },
+    ],
+    [
+      // KBS World (Korean public broadcaster's English service): section.comp_right_SNS in the <aside> beside the
+      // article; YouTube in the header's menu.
+      'kbs-world',
+      {
+        youtube: ['https://www.youtube.com/kbsworldtv', 'header:a'],
+        facebook: ['https://www.facebook.com/KBSWORLD/', 'aside:a'],
+        x: ['https://x.com/kbsworldTV', 'aside:a'],
+        instagram: ['https://instagram.com/kbsworldtv/', 'aside:a'],
+      },
+    ],
+    [
+      // Motor1 Germany: ul.m1-social-menu at the foot of div.m1-drawer, the menu that slides in from the left when
+      // the header's menu button is pressed; nothing in its header or footer.
+      'motor1-de',
+      {
+        facebook: ['https://www.facebook.com/Motor1deutschland/', 'menu:a'],
+        x: ['https://x.com/Motor1de', 'menu:a'],
+        instagram: ['https://www.instagram.com/motor1deutschland/', 'menu:a'],
+        youtube: ['https://www.youtube.com/c/Motor1Deutschland', 'menu:a'],
+      },
+    ],
+    [
+      // Glamour (2014): twitter:site, and div.social-skittles in div.sidebar-offcanvas, the off-canvas navigation.
+      'glamour',
+      {
+        x: ['https://x.com/glamourmag', 'twitter:site'],
+        facebook: ['http://www.facebook.com/glamour', 'menu:a'],
+        instagram: ['http://instagram.com/glamourmag', 'menu:a'],
+        pinterest: ['http://pinterest.com/glamourmag/', 'menu:a'],
+      },
+    ],
+  ] as const)('%s.html', (site, expected) => {
+    const { suggestions, sources, confidence } = configurationFor(site);
+    const networks = Object.keys(expected) as (keyof typeof expected)[];
+
+    expect(suggestions.social_links).toEqual(
+      Object.fromEntries(networks.map((network) => [network, expected[network][0]])),
+    );
+    expect(sources.social_links).toEqual(
+      Object.fromEntries(networks.map((network) => [network, expected[network][1]])),
+    );
+    // Read off the page's regions, every one is low; twitter:site declares the site's own account.
+    expect(confidence.social_links).toEqual(
+      Object.fromEntries(
+        networks.map((network) => [network, expected[network][1] === 'twitter:site' ? 'high' : 'low']),
+      ),
+    );
+  });
+
+  it("jamaicans-com.html: the sidebar's link to a person's LinkedIn page is not the site's", () => {
+    const page = readFileSync(path.join(REAL_SITE_FIXTURES, 'jamaicans-com.html'), 'utf8');
+
+    // The person's page is linked first, in the same side box.
+    expect(page.indexOf('linkedin.com/in/andre-maragh-620a90b9/')).toBeGreaterThan(0);
+    expect(page.indexOf('linkedin.com/in/andre-maragh-620a90b9/')).toBeLessThan(
+      page.indexOf('jm.linkedin.com/company/jamaicans-com'),
+    );
+    expect(suggestionsFor('jamaicans-com').social_links?.linkedin).toBe(
+      'https://www.linkedin.com/company/jamaicans-com',
+    );
+  });
 });
 
 describe('real sites, served by the fixture server', () => {
