@@ -1,7 +1,7 @@
 import type { HTMLElement } from 'node-html-parser';
-import { colorSchemeOf, siteChromeOf } from './html-document.ts';
+import { colorSchemeOf, httpUrl, siteChromeOf, siteHost } from './html-document.ts';
 
-/** Logo images in the page's markup: `itemprop=logo` and the logo image of the site's header. */
+/** Logo images in the page's markup: `itemprop=logo`, the logo image of the site's header, the image linking home. */
 
 /** Elements marked `itemprop="logo"` (an img, or a meta/link carrying the URL). */
 export function itempropLogos(root: HTMLElement): HTMLElement[] {
@@ -15,8 +15,61 @@ export function itempropLogoUrl(element: HTMLElement): string | undefined {
 }
 
 /** Images in the header or nav that say they are a logo (class, id, alt, file name, or those of their wrapper). */
-export function headerLogoImages(root: HTMLElement): HTMLElement[] {
-  return root.querySelectorAll('img').filter((img) => siteChromeOf(img) === 'header' && mentionsLogo(img));
+export function headerLogoImages(images: readonly HTMLElement[]): HTMLElement[] {
+  return images.filter((img) => siteChromeOf(img) === 'header' && mentionsLogo(img));
+}
+
+/**
+ * Images that are all a link to the site's home page holds (`<a href="/"><img></a>`), outside the footer and outside
+ * quoted or article content: how a site marks its logo when no header element or class names the banner it sits in
+ * (`<div id="Banner">`, `<div id="cnn_hdr">` of sites older than HTML5's header). A footer's is often drawn for a dark
+ * background. `base` resolves the links; the home page is the root of `page`'s site.
+ */
+export function homeLinkImages(images: readonly HTMLElement[], base: URL, page: URL): HTMLElement[] {
+  return images.filter((img) => {
+    const link = linkAround(img);
+    const href = link?.getAttribute('href')?.trim() ?? '';
+    return (
+      link !== null &&
+      // `#top`, `#` stay on the page: a link to home only when the page is home, and then not the home link.
+      !href.startsWith('#') &&
+      isHomePage(httpUrl(href, base), page) &&
+      !isSpacer(img) &&
+      link.text.trim() === '' &&
+      siteChromeOf(img) !== 'footer' &&
+      img.closest('article, blockquote, template, [hidden]') === null
+    );
+  });
+}
+
+/**
+ * A transparent placeholder (`transparent.gif`, `spacer.gif`, `1x1.png`) or an image drawn 1 pixel wide or high: a
+ * link home that shows its logo as a CSS background holds one, and it is not the logo.
+ */
+function isSpacer(img: HTMLElement): boolean {
+  const fileName = (img.getAttribute('src') ?? '').split(/[?#]/)[0]?.split('/').pop() ?? '';
+  const side = Math.min(
+    ...['width', 'height'].map((name) => Number(img.getAttribute(name) ?? Number.NaN) || 2),
+  );
+  return side <= 1 || /^(?:transparent|spacer|blank|clear|pixel|px|1x1|s)\.(?:gif|png)$/i.test(fileName);
+}
+
+/** The `<a href>` an image (or its `<picture>`) is the only element of, or null. */
+function linkAround(img: HTMLElement): HTMLElement | null {
+  const element = img.parentNode?.tagName?.toLowerCase() === 'picture' ? img.parentNode : img;
+  const link = element.parentNode;
+  const isLink = link?.tagName?.toLowerCase() === 'a' && link.hasAttribute('href');
+  return isLink && link.children.length === 1 ? link : null;
+}
+
+/** `/` (or `/index.html`, `/index.php`…) on the page's own site, without a query. */
+function isHomePage(url: URL | null, page: URL): boolean {
+  return (
+    url !== null &&
+    siteHost(url) === siteHost(page) &&
+    /^\/(?:index\.\w+)?$/i.test(url.pathname) &&
+    url.search === ''
+  );
 }
 
 /**

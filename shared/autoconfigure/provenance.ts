@@ -6,7 +6,7 @@
  * - medium: it declares the value for a neighbouring purpose (Twitter card text and image, a tile or pinned-tab
  *   colour, a favicon, og:logo or itemprop=logo), or in JSON-LD about an organisation not shown to be this site;
  * - low: the value is inferred (a segment of `<title>`, the domain, a logo image, its alt text or a link found in the
- *   header or footer, the content author's twitter:creator).
+ *   header or footer, an image linking home, the content author's twitter:creator).
  *
  * One exception: a name that two sources agree on is at least medium (title-name.ts chooses names by agreement).
  */
@@ -47,6 +47,7 @@ const CONFIDENCE_BY_SOURCE = {
   'og:logo': 'medium',
   'itemprop:logo': 'medium',
   'header:img': 'low',
+  'home-link:img': 'low',
   'og:image': 'high',
   'og:image:url': 'high',
   'og:image:secure_url': 'high',
