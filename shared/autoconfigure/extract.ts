@@ -249,7 +249,7 @@ function sizedIcons(
   icons: readonly Icon[],
   source: 'apple-touch-icon' | 'manifest:icons' | 'icon',
 ): SizedCandidate[] {
-  return icons.map((icon) => ({ ...candidate(icon.href, source), side: declaredSide(icon) }));
+  return icons.map((icon) => Object.assign(candidate(icon.href, source), { side: declaredSide(icon) }));
 }
 
 /** Horizontal logo: JSON-LD logo, og:logo, itemprop=logo, a logo image in the header, an image linking home. */

@@ -25,13 +25,14 @@ export function isPngOrSvgIcon(link: HTMLElement): boolean {
 
 /** The largest side an icon's `sizes` declares: Infinity for `any` (or an SVG without sizes), null for none. */
 export function declaredSide({ href, sizes }: Icon): number | null {
-  const isScalable = /\bany\b/i.test(sizes) || (sizes.trim() === '' && /\.svg(?:[?#]|$)/i.test(href));
-  if (isScalable) return Number.POSITIVE_INFINITY;
+  if (sizes.trim() === '') return /\.svg(?:[?#]|$)/i.test(href) ? Number.POSITIVE_INFINITY : null;
+  if (/\bany\b/i.test(sizes)) return Number.POSITIVE_INFINITY;
+  let largest: number | null = null;
   // A match starts only where a number does: from inside a long run of digits it could only fail again.
-  const sides = [...sizes.matchAll(/(?<!\d)(\d+)x(\d+)/gi)].map((match) =>
-    Math.min(Number(match[1]), Number(match[2])),
-  );
-  return sides.length > 0 ? Math.max(...sides) : null;
+  for (const match of sizes.matchAll(/(?<!\d)(\d+)x(\d+)/gi)) {
+    largest = Math.max(largest ?? 0, Math.min(Number(match[1]), Number(match[2])));
+  }
+  return largest;
 }
 
 /**
@@ -42,41 +43,60 @@ export function declaredSide({ href, sizes }: Icon): number | null {
  * only when nothing is declared). The first source with a candidate not known to be too small gives its largest
  * (an unknown size after every known one); the order of the sources is kept, so a touch icon of unknown size still
  * comes before a larger favicon. When every candidate is too small, the largest of them is suggested with low
- * confidence whatever its source: it would show scaled up in the slot.
+ * confidence whatever its source: it would show scaled up in the slot. A URL create-brand would refuse is passed
+ * over for the next in that order.
  */
 export function bestSquareLogo(candidates: readonly SizedCandidate[], base: URL): Sourced<string> | null {
-  const resolved = candidates.flatMap((found) => {
-    const url = httpUrl(found.value, base);
-    return url === null ? [] : [{ ...found, value: url.href }];
-  });
   const declared = new Map<string, number>();
-  for (const { value, side } of resolved) {
-    if (side !== null) declared.set(value, Math.max(side, declared.get(value) ?? 0));
+  for (const { value, side } of candidates) {
+    if (value && side !== null) declared.set(value, Math.max(side, declared.get(value) ?? 0));
   }
-  const sized = resolved.map((found) => ({
-    ...found,
-    side: found.side ?? declared.get(found.value) ?? sideInFileName(found.value),
-  }));
-  const isTooSmall = ({ side }: { side: number | null }) =>
-    side !== null && side < LIMITS.autoConfigureSquareLogoMinSide;
-  const fitting = sized.filter((found) => !isTooSmall(found));
-  const first = fitting[0];
-  if (first !== undefined) {
-    const best = largest(fitting.filter((found) => found.source === first.source));
-    return { value: best.value, source: best.source, confidence: best.confidence };
+  // Each candidate's rank in three arrays (a page may declare thousands): its source's place in the priority
+  // order, its side (-1 unknown), whether it is too small.
+  const groups = new Int32Array(candidates.length);
+  const sides = new Float64Array(candidates.length);
+  const tooSmall = new Uint8Array(candidates.length);
+  let best = -1;
+  for (const [index, { value, source, side }] of candidates.entries()) {
+    groups[index] =
+      (groups[index - 1] ?? 0) + (index > 0 && source !== candidates[index - 1]?.source ? 1 : 0);
+    const known = side ?? declared.get(value ?? '') ?? sideInFileName(value ?? '');
+    sides[index] = known ?? -1;
+    tooSmall[index] = known !== null && known < LIMITS.autoConfigureSquareLogoMinSide ? 1 : 0;
+    if (best === -1 || ranks(index, best) < 0) best = index;
   }
-  const smallest = sized.length > 0 ? largest(sized) : null;
-  return smallest === null ? null : { value: smallest.value, source: smallest.source, confidence: 'low' };
+  // Fitting ones first, by source then size; then the small ones by size alone; ties keep the page's order.
+  function ranks(a: number, b: number): number {
+    const small = tooSmall[a] ?? 0;
+    return (
+      small - (tooSmall[b] ?? 0) ||
+      (small ? 0 : (groups[a] ?? 0) - (groups[b] ?? 0)) ||
+      (sides[b] ?? 0) - (sides[a] ?? 0)
+    );
+  }
+  const answer = (index: number): Sourced<string> | null => {
+    const found = candidates[index];
+    const url = httpUrl(found?.value, base);
+    if (found === undefined || url === null) return null;
+    return { value: url.href, source: found.source, confidence: tooSmall[index] ? 'low' : found.confidence };
+  };
+  if (best === -1) return null;
+  // The best one is usually a URL create-brand takes: found in that one pass; else every one in order.
+  return answer(best) ?? firstNonNull(Array.from(candidates.keys()).sort(ranks), answer);
 }
 
-/** The candidate of largest side, unknown sides last, the first one on ties; `candidates` is not empty. */
-function largest<T extends { side: number | null }>(candidates: readonly T[]): T {
-  return candidates.reduce((best, found) => ((found.side ?? -1) > (best.side ?? -1) ? found : best));
+function firstNonNull<T, U>(items: readonly T[], map: (item: T) => U | null): U | null {
+  for (const item of items) {
+    const mapped = map(item);
+    if (mapped !== null) return mapped;
+  }
+  return null;
 }
 
 /** A square size in a URL's file name (`apple-touch-icon-57x57-precomposed.png`, `logo_72x72.png`), else null. */
 function sideInFileName(href: string): number | null {
-  const fileName = new URL(href).pathname.split('/').pop() ?? '';
+  const end = href.search(/[?#]|$/);
+  const fileName = href.slice(href.lastIndexOf('/', end) + 1, end);
   const match = /(?<!\d)(\d{2,4})x\1(?!\d)/i.exec(fileName);
   return match?.[1] === undefined ? null : Number(match[1]);
 }

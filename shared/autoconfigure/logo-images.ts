@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { colorSchemeOf, httpUrl, siteChromeOf, siteHost } from './html-document.ts';
+import { colorSchemeOf, httpUrl, inherited, siteChromeOf, siteHost } from './html-document.ts';
 
 /** Logo images in the page's markup: `itemprop=logo`, the logo image of the site's header, the image linking home. */
 
@@ -20,26 +20,56 @@ export function headerLogoImages(images: readonly HTMLElement[]): HTMLElement[] 
 }
 
 /**
- * Images that are all a link to the site's home page holds (`<a href="/"><img></a>`), outside the footer and outside
- * quoted or article content: how a site marks its logo when no header element or class names the banner it sits in
- * (`<div id="Banner">`, `<div id="cnn_hdr">` of sites older than HTML5's header). A footer's is often drawn for a dark
- * background. `base` resolves the links; the home page is the root of `page`'s site.
+ * The first image that is all a link to the site's home page holds (`<a href="/"><img></a>`), outside the footer and
+ * outside quoted or article content: how a site marks its logo when no header element or class names the banner it
+ * sits in (`<div id="Banner">`, `<div id="cnn_hdr">` of sites older than HTML5's header). The banner comes first; a
+ * later one is a sidebar's, and a footer's is often drawn for a dark background. `base` resolves the links; the home
+ * page is the root of `page`'s site. Empty or one image.
  */
 export function homeLinkImages(images: readonly HTMLElement[], base: URL, page: URL): HTMLElement[] {
-  return images.filter((img) => {
+  // Each link judged once: a <picture> in it may hold thousands of images.
+  const homeLinks = new Map<HTMLElement, boolean>();
+  const first = images.find((img) => {
     const link = linkAround(img);
-    const href = link?.getAttribute('href')?.trim() ?? '';
-    return (
-      link !== null &&
-      // `#top`, `#` stay on the page: a link to home only when the page is home, and then not the home link.
-      !href.startsWith('#') &&
-      isHomePage(httpUrl(href, base), page) &&
-      !isSpacer(img) &&
-      link.text.trim() === '' &&
-      siteChromeOf(img) !== 'footer' &&
-      img.closest('article, blockquote, template, [hidden]') === null
-    );
+    if (link === null) return false;
+    let isHomeLink = homeLinks.get(link);
+    if (isHomeLink === undefined) {
+      isHomeLink = holdsOneImageOnly(link) && linksHome(link, base, page);
+      homeLinks.set(link, isHomeLink);
+    }
+    return isHomeLink && !isSpacer(img) && siteChromeOf(img) !== 'footer' && !isInForeignContent(img);
   });
+  return first === undefined ? [] : [first];
+}
+
+function holdsOneImageOnly(link: HTMLElement): boolean {
+  const [child] = link.children;
+  const images =
+    child?.tagName.toLowerCase() === 'picture'
+      ? child.children.filter((element) => element.tagName.toLowerCase() === 'img').length
+      : 1;
+  return images === 1 && link.text.trim() === '';
+}
+
+function linksHome(link: HTMLElement, base: URL, page: URL): boolean {
+  const href = link.getAttribute('href')?.trim() ?? '';
+  // `#top`, `#` stay on the page: they link home only from the home page, and are not its home link.
+  return !href.startsWith('#') && isHomePage(httpUrl(href, base), page);
+}
+
+// Quoted, article or hidden content (as siteChromeOf reads it), worked out once per element: a walk up to the root
+// for each image would cost images × depth.
+const FOREIGN_TAGS = new Set(['article', 'blockquote', 'template']);
+const inForeignContent = new WeakMap<HTMLElement, boolean>();
+
+function isInForeignContent(element: HTMLElement): boolean {
+  return inherited(
+    inForeignContent,
+    element,
+    false,
+    (isForeign, node) =>
+      isForeign || FOREIGN_TAGS.has(node.tagName.toLowerCase()) || node.hasAttribute('hidden'),
+  );
 }
 
 /**
