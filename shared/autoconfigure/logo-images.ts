@@ -37,7 +37,7 @@ export function homeLinkImages(images: readonly HTMLElement[], base: URL, page: 
       isHomeLink = holdsOneImageOnly(link) && linksHome(link, base, page);
       homeLinks.set(link, isHomeLink);
     }
-    return isHomeLink && !isSpacer(img) && siteChromeOf(img) !== 'footer' && !isInForeignContent(img);
+    return isHomeLink && !isSpacerOrIcon(img) && siteChromeOf(img) !== 'footer' && !isInForeignContent(img);
   });
   return first === undefined ? [] : [first];
 }
@@ -73,15 +73,21 @@ function isInForeignContent(element: HTMLElement): boolean {
 }
 
 /**
- * A transparent placeholder (`transparent.gif`, `spacer.gif`, `1x1.png`) or an image drawn 1 pixel wide or high: a
- * link home that shows its logo as a CSS background holds one, and it is not the logo.
+ * A transparent placeholder (`transparent.gif`, `spacer.gif`, `1x1.png`), an image drawn 1 pixel wide or high (a link
+ * home that shows its logo as a CSS background holds one), or one drawn under 24 pixels both ways (a house icon
+ * beside a menu): not the logo. A wordmark may be 20 pixels high, but not also that narrow.
  */
-function isSpacer(img: HTMLElement): boolean {
+function isSpacerOrIcon(img: HTMLElement): boolean {
   const fileName = (img.getAttribute('src') ?? '').split(/[?#]/)[0]?.split('/').pop() ?? '';
-  const side = Math.min(
-    ...['width', 'height'].map((name) => Number(img.getAttribute(name) ?? Number.NaN) || 2),
+  const [width, height] = ['width', 'height'].map((name) => Number.parseFloat(img.getAttribute(name) ?? ''));
+  const isDrawnSmall = (side: number | undefined) => side !== undefined && side <= 1;
+  const isIconSized = (side: number | undefined) => side !== undefined && side < 24;
+  return (
+    isDrawnSmall(width) ||
+    isDrawnSmall(height) ||
+    (isIconSized(width) && isIconSized(height)) ||
+    /^(?:transparent|spacer|blank|clear|pixel|px|1x1|s)\.(?:gif|png)$/i.test(fileName)
   );
-  return side <= 1 || /^(?:transparent|spacer|blank|clear|pixel|px|1x1|s)\.(?:gif|png)$/i.test(fileName);
 }
 
 /** The `<a href>` an image (or its `<picture>`) is the only element of, or null. */

@@ -179,8 +179,21 @@ describe('logo: the image a link to the home page holds', () => {
       '<article><a href="/"><img src="/m.png"></a></article>',
       '<a href="/"><img src="/assets/transparent.gif" alt="Acme"></a>',
       '<a href="/"><img src="/m.png" width="1" height="1"></a>',
+      '<nav><a href="/"><img src="/house.png" width="16" height="16" alt="Home"></a></nav>',
     ]) {
       expect(logo(body).value, body).toBeNull();
     }
+    // A slim wordmark is not an icon.
+    expect(logo('<a href="/"><img src="/wordmark.png" width="120" height="20"></a>').value).toBe(
+      `${ORIGIN}/wordmark.png`,
+    );
+  });
+
+  it('is the first one: the banner comes before a sidebar', () => {
+    expect(
+      logo(
+        '<div><a href="/"><img src="/banner.png"></a></div><aside><a href="/"><img src="/side.png"></a></aside>',
+      ).value,
+    ).toBe(`${ORIGIN}/banner.png`);
   });
 });
