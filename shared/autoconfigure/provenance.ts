@@ -9,6 +9,8 @@
  *   header or footer, an image linking home, the content author's twitter:creator).
  *
  * One exception: a name that two sources agree on is at least medium (title-name.ts chooses names by agreement).
+ * And one for square logos: an icon smaller than the slot shows, suggested only when no larger one is declared, is low
+ * whatever its source (icons.ts).
  */
 
 export type Confidence = 'high' | 'medium' | 'low';
