@@ -56,6 +56,13 @@ export const LIMITS = {
   libraryPathLength: 1024 - ('teams/'.length + ID_DIGITS + 1),
   /** The site URL auto-configure reads. */
   autoConfigureUrlLength: 2048,
+  /**
+   * The side, in pixels, below which an icon is too small to be a brand's square logo: the slot shows it at about
+   * 100x100 (brandImageBytes), so a smaller icon (the 57x57 touch icon of old iPhones, a 32x32 favicon) would show
+   * scaled up and blurred. Auto-configure ranks any larger or unknown-size candidate first and suggests one below
+   * it only when nothing else is declared, then with low confidence.
+   */
+  autoConfigureSquareLogoMinSide: 100,
   /** The most of a page (and of its web manifest) auto-configure reads, after content decoding (422 over it). */
   autoConfigurePageBytes: 5 * 1024 * 1024,
   /**

@@ -524,16 +524,17 @@ export const BrandSuggestions = z
       z.string(),
       'Where each suggestion was read: a meta tag or link rel (`og:site_name`, `theme-color`, ' +
         '`apple-touch-icon`, `twitter:site`), `json-ld:<Type>.<property>`, `manifest:<member>`, `title`, ' +
-        '`domain`, `url`, `header:img`, `header:img:alt`, `header:a`, `footer:a`, `menu:a` or `aside:a`.',
+        '`domain`, `url`, `header:img`, `header:img:alt`, `home-link:img`, `header:a`, `footer:a`, `menu:a` or `aside:a`.',
       (field) => `Where ${field} was read.`,
     ),
     confidence: perSuggestedField(
       confidence,
       'By the kind of source: high when the page or its manifest declares the value for that field of this ' +
         'site; medium when it declares it for a neighbouring purpose or in JSON-LD about an organisation not ' +
-        'shown to be this site; low when it is inferred (title, domain, header and footer images, links in the ' +
-        "header, footer, a menu layer or a side box) and for a person's profile (LinkedIn /in/). A " +
-        'name two sources agree on is at least medium.',
+        'shown to be this site; low when it is inferred (title, domain, header and footer images, the image a ' +
+        "link home holds, links in the header, footer, a menu layer or a side box), for a person's profile " +
+        `(LinkedIn /in/), and for a square icon under ${LIMITS.autoConfigureSquareLogoMinSide} pixels, the only size declared. ` +
+        'A name two sources agree on is at least medium.',
       (field) => `How sure ${field} is: \`high\`, \`medium\` or \`low\`.`,
     ),
     variants: z

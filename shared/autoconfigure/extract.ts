@@ -11,9 +11,22 @@ import {
   MetaTags,
   type ParsedPage,
 } from './html-document.ts';
-import { type Icon, iconOf, isPngOrSvgIcon, largestIcon } from './icons.ts';
+import {
+  bestSquareLogo,
+  declaredSide,
+  type Icon,
+  iconOf,
+  isPngOrSvgIcon,
+  type SizedCandidate,
+} from './icons.ts';
 import { entitiesOf, type JsonLdFacts, readJsonLd } from './json-ld.ts';
-import { darkPictureSource, headerLogoImages, itempropLogos, itempropLogoUrl } from './logo-images.ts';
+import {
+  darkPictureSource,
+  headerLogoImages,
+  homeLinkImages,
+  itempropLogos,
+  itempropLogoUrl,
+} from './logo-images.ts';
 import { profileLinksOf } from './profile-links.ts';
 import {
   type Candidate,
@@ -72,7 +85,7 @@ interface Facts {
   jsonLd: JsonLdFacts;
   manifest: WebManifest | null;
   /** What may be the horizontal logo in the markup (and hold its dark `<picture>` source). */
-  logoElements: { itemprop: HTMLElement[]; header: HTMLElement[] };
+  logoElements: { itemprop: HTMLElement[]; header: HTMLElement[]; homeLink: HTMLElement[] };
 }
 
 /**
@@ -86,7 +99,7 @@ export function autoConfiguration(page: ParsedPage, manifest: WebManifest | null
     meta: new MetaTags(page.root),
     jsonLd: readJsonLd(page.root, page.url),
     manifest,
-    logoElements: { itemprop: itempropLogos(page.root), header: headerLogoImages(page.root) },
+    logoElements: logoElementsOf(page),
   };
   const colors = pickBrandColors(colorCandidates(facts, 'light'));
   const fields: Record<ScalarField, Sourced<string> | null> = {
@@ -96,7 +109,7 @@ export function autoConfiguration(page: ParsedPage, manifest: WebManifest | null
     primary_color: colors.primary,
     secondary_color: colors.secondary,
     logo_image: firstUrl(page.baseUrl, horizontalLogoCandidates(facts)),
-    logo_square_image: firstUrl(page.baseUrl, squareLogoCandidates(facts, 'light')),
+    logo_square_image: bestSquareLogo(squareLogoCandidates(facts, 'light'), page.baseUrl),
     // No metadata names an email banner; anything else would be a guess from random body images.
     header_image: null,
     footer_image: null,
@@ -105,6 +118,15 @@ export function autoConfiguration(page: ParsedPage, manifest: WebManifest | null
   return {
     ...withProvenance(fields, profileLinksOf(page, facts.meta, facts.jsonLd)),
     variants: variantsOf(facts),
+  };
+}
+
+function logoElementsOf(page: ParsedPage): Facts['logoElements'] {
+  const images = page.root.querySelectorAll('img');
+  return {
+    itemprop: itempropLogos(page.root),
+    header: headerLogoImages(images),
+    homeLink: homeLinkImages(images, page.baseUrl, page.url),
   };
 }
 
@@ -202,8 +224,11 @@ function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dar
   ];
 }
 
-/** Square logo for one scheme: largest apple-touch-icon, manifest icon, square JSON-LD logo, largest PNG/SVG icon. */
-function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light' | 'dark'): Candidate[] {
+/**
+ * Square logo candidates for one scheme, with the sides they declare, sources best first: apple-touch-icons, manifest
+ * icons, a square JSON-LD logo, PNG/SVG icons (bestSquareLogo ranks them by size within that order).
+ */
+function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light' | 'dark'): SizedCandidate[] {
   // An icon link's media may name a colour scheme (HTML's link media); no scheme counts for light.
   const forScheme = (link: HTMLElement) => (colorSchemeOf(link) ?? 'light') === scheme;
   const appleTouchIcons = linksWithRel(page, 'apple-touch-icon', 'apple-touch-icon-precomposed');
@@ -211,16 +236,23 @@ function squareLogoCandidates({ page, jsonLd, manifest }: Facts, scheme: 'light'
   const manifestIcons = (scheme === 'dark' ? manifest?.dark.icons : manifest?.icons) ?? [];
   const logo = jsonLd.organization?.logo;
   return [
-    candidate(largestIcon(appleTouchIcons.filter(forScheme).map(iconOf)), 'apple-touch-icon'),
-    candidate(largestIcon(manifestIcons.map(manifestIconOf)), 'manifest:icons'),
+    ...sizedIcons(appleTouchIcons.filter(forScheme).map(iconOf), 'apple-touch-icon'),
+    ...sizedIcons(manifestIcons.map(manifestIconOf), 'manifest:icons'),
     ...(scheme === 'light' && jsonLd.organization && logo?.isSquare
-      ? [jsonLdCandidate(logo.url, jsonLd.organization, 'logo')]
+      ? [{ ...jsonLdCandidate(logo.url, jsonLd.organization, 'logo'), side: logo.side }]
       : []),
-    candidate(largestIcon(pngOrSvgIcons.filter(forScheme).map(iconOf)), 'icon'),
+    ...sizedIcons(pngOrSvgIcons.filter(forScheme).map(iconOf), 'icon'),
   ];
 }
 
-/** Horizontal logo: JSON-LD logo, og:logo, itemprop=logo, a logo image in the header. */
+function sizedIcons(
+  icons: readonly Icon[],
+  source: 'apple-touch-icon' | 'manifest:icons' | 'icon',
+): SizedCandidate[] {
+  return icons.map((icon) => Object.assign(candidate(icon.href, source), { side: declaredSide(icon) }));
+}
+
+/** Horizontal logo: JSON-LD logo, og:logo, itemprop=logo, a logo image in the header, an image linking home. */
 function horizontalLogoCandidates({ meta, jsonLd, logoElements }: Facts): Candidate[] {
   const { organization } = jsonLd;
   return [
@@ -228,6 +260,7 @@ function horizontalLogoCandidates({ meta, jsonLd, logoElements }: Facts): Candid
     ...metaCandidates(meta, 'og:logo'),
     ...logoElements.itemprop.map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
     ...logoElements.header.map((img) => candidate(img.getAttribute('src'), 'header:img')),
+    ...logoElements.homeLink.map((img) => candidate(img.getAttribute('src'), 'home-link:img')),
   ];
 }
 
@@ -251,14 +284,15 @@ function shareImageOf({ page, meta }: Facts): Sourced<string> | null {
  */
 function variantsOf(facts: Facts): AutoConfiguration['variants'] {
   const colors = pickBrandColors(colorCandidates(facts, 'dark'));
-  const logos = [...facts.logoElements.itemprop, ...facts.logoElements.header];
+  const { itemprop, header, homeLink } = facts.logoElements;
+  const logos = [...itemprop, ...header, ...homeLink];
   const dark: DarkVariant = {
     primary_color: colors.primary?.value,
     secondary_color: colors.secondary?.value,
     logo_image: logos
       .map((img) => httpUrl(darkPictureSource(img), facts.page.baseUrl)?.href)
       .find((href) => href !== undefined),
-    logo_square_image: firstUrl(facts.page.baseUrl, squareLogoCandidates(facts, 'dark'))?.value,
+    logo_square_image: bestSquareLogo(squareLogoCandidates(facts, 'dark'), facts.page.baseUrl)?.value,
   };
   const found = Object.entries(dark).filter(([, value]) => value !== undefined);
   return found.length > 0 ? { dark: Object.fromEntries(found) } : {};

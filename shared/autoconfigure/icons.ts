@@ -1,11 +1,17 @@
 import type { HTMLElement } from 'node-html-parser';
+import { LIMITS } from '../limits.ts';
+import { httpUrl } from './html-document.ts';
+import type { Candidate, Sourced } from './provenance.ts';
 
-/** Icons declared by `<link>` tags or a web manifest, compared by their declared size. */
+/** Icons declared by `<link>` tags, a web manifest or JSON-LD, ranked by the size they declare. */
 
 export interface Icon {
   href: string;
   sizes: string;
 }
+
+/** A square logo candidate and the side it declares in pixels (Infinity when scalable, null when it says none). */
+export type SizedCandidate = Candidate & { side: number | null };
 
 export function iconOf(link: HTMLElement): Icon {
   return { href: link.getAttribute('href') ?? '', sizes: link.getAttribute('sizes') ?? '' };
@@ -17,22 +23,80 @@ export function isPngOrSvgIcon(link: HTMLElement): boolean {
   return /\.(?:png|svg)(?:[?#]|$)/i.test(link.getAttribute('href') ?? '');
 }
 
-/** The icon with the largest declared size (`sizes="any"`, i.e. SVG, counts as largest); first one on ties. */
-export function largestIcon(icons: readonly Icon[]): string | null {
-  let best: { href: string; side: number } | null = null;
-  for (const icon of icons) {
-    const side = largestSide(icon);
-    if (best === null || side > best.side) best = { href: icon.href, side };
+/** The largest side an icon's `sizes` declares: Infinity for `any` (or an SVG without sizes), null for none. */
+export function declaredSide({ href, sizes }: Icon): number | null {
+  if (sizes.trim() === '') return /\.svg(?:[?#]|$)/i.test(href) ? Number.POSITIVE_INFINITY : null;
+  if (/\bany\b/i.test(sizes)) return Number.POSITIVE_INFINITY;
+  let largest: number | null = null;
+  // A match starts only where a number does: from inside a long run of digits it could only fail again.
+  for (const match of sizes.matchAll(/(?<!\d)(\d+)x(\d+)/gi)) {
+    largest = Math.max(largest ?? 0, Math.min(Number(match[1]), Number(match[2])));
   }
-  return best?.href ?? null;
+  return largest;
 }
 
-function largestSide({ href, sizes }: Icon): number {
-  const isScalable = /\bany\b/i.test(sizes) || (sizes === '' && /\.svg(?:[?#]|$)/i.test(href));
-  if (isScalable) return Number.POSITIVE_INFINITY;
-  // A match starts only where a number does: from inside a long run of digits it could only fail again.
-  const sides = [...sizes.matchAll(/(?<!\d)(\d+)x(\d+)/gi)].map((match) =>
-    Math.min(Number(match[1]), Number(match[2])),
-  );
-  return Math.max(0, ...sides);
+/**
+ * The square logo among candidates given in their sources' priority order (each source's candidates together).
+ * Which of them is too small to be a logo (below autoConfigureSquareLogoMinSide) is read, best first, from the size
+ * the candidate declares, then the size the page declares for the same URL elsewhere (a favicon link with `sizes`
+ * naming the touch icon's file), then a `57x57` in its file name (`apple-touch-icon-57x57.png`; a weak hint, read
+ * only when nothing is declared). The first source with a candidate not known to be too small gives its largest
+ * (an unknown size after every known one); the order of the sources is kept, so a touch icon of unknown size still
+ * comes before a larger favicon. When every candidate is too small, the largest of them is suggested with low
+ * confidence whatever its source: it would show scaled up in the slot. A URL create-brand would refuse is passed
+ * over for the next in that order.
+ */
+export function bestSquareLogo(candidates: readonly SizedCandidate[], base: URL): Sourced<string> | null {
+  const declared = new Map<string, number>();
+  for (const { value, side } of candidates) {
+    if (value && side !== null) declared.set(value, Math.max(side, declared.get(value) ?? 0));
+  }
+  // Each candidate's rank in three arrays (a page may declare thousands): its source's place in the priority
+  // order, its side (-1 unknown), whether it is too small.
+  const groups = new Int32Array(candidates.length);
+  const sides = new Float64Array(candidates.length);
+  const tooSmall = new Uint8Array(candidates.length);
+  let best = -1;
+  for (const [index, { value, source, side }] of candidates.entries()) {
+    groups[index] =
+      (groups[index - 1] ?? 0) + (index > 0 && source !== candidates[index - 1]?.source ? 1 : 0);
+    const known = side ?? declared.get(value ?? '') ?? sideInFileName(value ?? '');
+    sides[index] = known ?? -1;
+    tooSmall[index] = known !== null && known < LIMITS.autoConfigureSquareLogoMinSide ? 1 : 0;
+    if (best === -1 || ranks(index, best) < 0) best = index;
+  }
+  // Fitting ones first, by source then size; then the small ones by size alone; ties keep the page's order.
+  function ranks(a: number, b: number): number {
+    const small = tooSmall[a] ?? 0;
+    return (
+      small - (tooSmall[b] ?? 0) ||
+      (small ? 0 : (groups[a] ?? 0) - (groups[b] ?? 0)) ||
+      (sides[b] ?? 0) - (sides[a] ?? 0)
+    );
+  }
+  const answer = (index: number): Sourced<string> | null => {
+    const found = candidates[index];
+    const url = httpUrl(found?.value, base);
+    if (found === undefined || url === null) return null;
+    return { value: url.href, source: found.source, confidence: tooSmall[index] ? 'low' : found.confidence };
+  };
+  if (best === -1) return null;
+  // The best one is usually a URL create-brand takes: found in that one pass; else every one in order.
+  return answer(best) ?? firstNonNull(Array.from(candidates.keys()).sort(ranks), answer);
+}
+
+function firstNonNull<T, U>(items: readonly T[], map: (item: T) => U | null): U | null {
+  for (const item of items) {
+    const mapped = map(item);
+    if (mapped !== null) return mapped;
+  }
+  return null;
+}
+
+/** A square size in a URL's file name (`apple-touch-icon-57x57-precomposed.png`, `logo_72x72.png`), else null. */
+function sideInFileName(href: string): number | null {
+  const end = href.search(/[?#]|$/);
+  const fileName = href.slice(href.lastIndexOf('/', end) + 1, end);
+  const match = /(?<!\d)(\d{2,4})x\1(?!\d)/i.exec(fileName);
+  return match?.[1] === undefined ? null : Number(match[1]);
 }

@@ -10,7 +10,8 @@ export interface JsonLdEntity {
   isSite: boolean;
   name: string | null;
   description: string | null;
-  logo: { url: string; isSquare: boolean } | null;
+  /** `side`: the width in pixels when the logo declares a width equal to its height. */
+  logo: { url: string; isSquare: boolean; side: number | null } | null;
   sameAs: string[];
 }
 
@@ -147,7 +148,8 @@ function logoOf(value: unknown): JsonLdEntity['logo'] {
   const image = isJsonObject(logo) ? logo : {};
   const url = nonEmptyString(logo) ?? nonEmptyString(image.url) ?? nonEmptyString(image.contentUrl);
   const width = dimensionOf(image.width);
-  return url === null ? null : { url, isSquare: width !== null && width === dimensionOf(image.height) };
+  const isSquare = width !== null && width === dimensionOf(image.height);
+  return url === null ? null : { url, isSquare, side: isSquare ? width : null };
 }
 
 /** `512`, `"512"`, `"512px"` or a QuantitativeValue `{value: 512}`. */

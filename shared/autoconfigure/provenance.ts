@@ -6,10 +6,12 @@
  * - medium: it declares the value for a neighbouring purpose (Twitter card text and image, a tile or pinned-tab
  *   colour, a favicon, og:logo or itemprop=logo), or in JSON-LD about an organisation not shown to be this site;
  * - low: the value is inferred (a segment of `<title>`, the domain, a logo image, its alt text or a link found in the
- *   header, footer, navigation, a menu layer or a side box, the content author's twitter:creator); a person's
- *   profile (LinkedIn /in/) is low wherever it was found.
+ *   header, footer, navigation, a menu layer or a side box, an image linking home, the content author's
+ *   twitter:creator); a person's profile (LinkedIn /in/) is low wherever it was found.
  *
  * One exception: a name that two sources agree on is at least medium (title-name.ts chooses names by agreement).
+ * And one for square logos: an icon smaller than the slot shows, suggested only when no larger one is declared, is low
+ * whatever its source (icons.ts).
  */
 
 export type Confidence = 'high' | 'medium' | 'low';
@@ -48,6 +50,7 @@ const CONFIDENCE_BY_SOURCE = {
   'og:logo': 'medium',
   'itemprop:logo': 'medium',
   'header:img': 'low',
+  'home-link:img': 'low',
   'og:image': 'high',
   'og:image:url': 'high',
   'og:image:secure_url': 'high',

@@ -57,6 +57,11 @@ const REAL_SITES = {
   'kbs-world': 'http://world.kbs.co.kr/service/news_view.htm?lang=e&Seq_Code=181595',
   'motor1-de': 'https://de.motor1.com/news/545242/bmw-3er-touring-2022-erwischt/',
   glamour: 'http://www.glamour.com/fashion/blogs/dressed/2014/09/rihanna-leaves-pants-at-home-f',
+  // Issue 41, logos: a logo only a link home marks, small icons ranked by their declared size.
+  'cnn-international-home': 'http://edition.cnn.com/',
+  'reuters-article': 'http://www.reuters.com/article/us-venture-fundraising-idUSKCN0Y41DQ',
+  'uproxx-article':
+    'http://uproxx.com/webculture/2014/12/a-reddit-post-about-a-fake-ebola-like-illness-sparked-a-panic-in-and-around-an-arizona-town/',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -470,7 +475,8 @@ describe('real sites, extracted with their real URLs', () => {
       short_description: null,
       primary_color: null,
       secondary_color: null,
-      logo_image: null,
+      // The image all of div#Banner's link to "/" holds (the address serves the site's logo).
+      logo_image: 'https://daringfireball.net/graphics/logos/',
       logo_square_image: 'https://daringfireball.net/graphics/apple-touch-icon.png',
       header_image: null,
       footer_image: null,
@@ -482,6 +488,7 @@ describe('real sites, extracted with their real URLs', () => {
     expect(sources).toEqual({
       website_url: 'url',
       name: 'title',
+      logo_image: 'home-link:img',
       logo_square_image: 'apple-touch-icon',
       social_links: { x: 'aside:a' },
     });
@@ -599,6 +606,47 @@ describe('real sites, extracted with their real URLs', () => {
     ['chinatimes-home-big5', null],
   ] as const)('%s.html has the social profiles its page links', (site, profiles) => {
     expect(suggestionsFor(site).social_links).toEqual(profiles);
+  });
+
+  // Issue 41's logos, read from each page: README.md says where.
+  it.each([
+    // A link to "/" holding only the logo, in div#cnn_hdr (no header element or class marks it); no square icon.
+    [
+      'cnn-international-home',
+      ['http://i.cdn.turner.com/cnn/.e/img/3.0/global/header/intl/CNNi_Logo_new.png', 'home-link:img', 'low'],
+      [null, undefined, undefined],
+    ],
+    [
+      'cnnarabic',
+      ['http://arabic.cnn.com/.element/img/2.0/hdr-globe-central.gif', 'home-link:img', 'low'],
+      [null, undefined, undefined],
+    ],
+    // Favicons of 16, 32 and 96 pixels only: the largest, with low confidence (it shows scaled up).
+    [
+      'reuters-article',
+      [null, undefined, undefined],
+      ['http://s3.reutersmedia.net/resources_v2/images/favicon/favicon-96x96.png', 'icon', 'low'],
+    ],
+    // One touch icon without sizes, its file named 72x72: low confidence.
+    [
+      'uproxx-article',
+      ['http://cdn.widgets.uproxx.com/springboard/design/footer-logo-2013b.png', 'header:img', 'low'],
+      [
+        'http://s0.wp.com/wp-content/themes/vip/uproxx/images/apple-touch-icon-72x72.png?m=1394696743g',
+        'apple-touch-icon',
+        'low',
+      ],
+    ],
+  ] as const)('%s.html has the logos its page declares', (site, logo, squareLogo) => {
+    const { suggestions, sources, confidence } = configurationFor(site);
+    const answer = (field: 'logo_image' | 'logo_square_image') => [
+      suggestions[field],
+      sources[field],
+      confidence[field],
+    ];
+
+    expect(answer('logo_image')).toEqual(logo);
+    expect(answer('logo_square_image')).toEqual(squareLogo);
   });
 
   it.each(Object.keys(REAL_SITES) as Site[])(

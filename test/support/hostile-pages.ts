@@ -124,6 +124,23 @@ const KINDS: readonly HostilePage[] = [
       ),
   },
   {
+    // Issue 41: an image a link home holds is a logo candidate (each a walk up 500 <div>s, were it not cached), and an
+    // icon without sizes is ranked by the size in its file name.
+    name: 'thousands of images linking home under deep <div>s, and icons sized by their names',
+    html: (size = LARGEST_PAGE_BYTES) => {
+      const depth = LIMITS.autoConfigurePageDepth - 12;
+      const icons = repeated(
+        MANY / 5,
+        (index) => `<link rel="icon apple-touch-icon" href="/apple-touch-icon-${index}x${index}.png">`,
+      );
+      const links = repeated(MANY / 5, () => '<a href="/"><picture><img src="/l.png"></picture></a>');
+      return `${HEAD}${icons}</head><body>${'<div>'.repeat(depth)}${links}${'</div>'.repeat(depth)}</body></html>`.slice(
+        0,
+        size,
+      );
+    },
+  },
+  {
     name: 'very long CSS: style blocks, style attributes and theme colours',
     html: (size = LARGEST_PAGE_BYTES) => {
       const quarter = Math.floor(size / 4);
