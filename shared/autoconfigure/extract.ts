@@ -1,6 +1,4 @@
-import { isIP } from 'node:net';
 import type { HTMLElement } from 'node-html-parser';
-import { registrableLabel, SECOND_LEVEL } from '../domain/social-links.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -23,6 +21,7 @@ import {
   jsonLdCandidate,
   type Sourced,
 } from './provenance.ts';
+import { domainLabelOf } from './site-domain.ts';
 import { chooseSiteName, declaredNames, logoAltNames, titleNames, titleOf } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
@@ -275,18 +274,6 @@ function manifestIconOf(icon: ManifestIcon): Icon {
 
 function firstUrl(base: URL, candidates: readonly Candidate[]): Sourced<string> | null {
   return firstAccepted(candidates, (value) => httpUrl(value, base)?.href ?? null);
-}
-
-// Registrations under a country's domain besides SECOND_LEVEL's (which also names the brands API's social links):
-// Japan's general-use and local governments' (aozora.gr.jp, city.example.lg.jp, school.ed.jp), and governments' in
-// Spanish-speaking countries (cdmx.gob.mx). A wrong label ("gr") would be a wrong name.
-const SITE_SECOND_LEVEL = new Set([...SECOND_LEVEL, 'gr', 'lg', 'ed', 'gob']);
-
-/** The registrable domain's label (www.theverge.com → theverge, www.aozora.gr.jp → aozora); null for IP addresses. */
-function domainLabelOf(url: URL): string | null {
-  return isIP(url.hostname.replace(/^\[|\]$/g, ''))
-    ? null
-    : registrableLabel(url.hostname, SITE_SECOND_LEVEL);
 }
 
 function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {
