@@ -51,6 +51,9 @@ const REAL_SITES = {
   'ultimahora-mallorca':
     'http://ultimahora.es/mallorca/noticia/noticias/local/fiscalia-anticorrupcion-estudia-recurre-imputacion-infanta.html',
   'v8-blog': 'https://v8.dev/blog/emscripten-standalone-wasm',
+  // Issue 41: names (GB2312 pages; the sources record no URL, the pages name their sites).
+  'qq-home-gb2312': 'https://www.qq.com/',
+  'baidu-home-gb2312': 'https://www.baidu.com/',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -594,6 +597,26 @@ describe('real sites, extracted with their real URLs', () => {
       expectValidAutoConfiguration(configurationFor(site));
     },
   );
+});
+
+// Issue 41's names: what each page's own text says (test/fixtures/real-sites/README.md).
+describe('real sites: names of issue 41', () => {
+  it.each([
+    // GB2312: <title>腾讯首页</title>, "Tencent home page"; the host label "qq" matches nothing on the page.
+    ['qq-home-gb2312', '腾讯', 'title', 'low'],
+    // GB2312: <title>百度一下，你就知道</title> is a slogan; nothing else names the site.
+    ['baidu-home-gb2312', 'Baidu', 'domain', 'low'],
+  ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
+    const configuration = configurationFor(site);
+
+    expect(configuration.suggestions.name).toBe(name);
+    expect(configuration.sources.name).toBe(source);
+    expect(configuration.confidence.name).toBe(confidence);
+  });
+
+  it('qq-home-gb2312.html is decoded as GB2312: its description is in Chinese', () => {
+    expect(suggestionsFor('qq-home-gb2312').short_description).toMatch(/^腾讯网从2003年创立至今，/);
+  });
 });
 
 describe('real sites, served by the fixture server', () => {
