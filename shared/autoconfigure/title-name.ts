@@ -26,6 +26,10 @@ const TITLE_SEPARATOR = new RegExp(
   ].join('|'),
   'u',
 );
+// Where a declared name holds more than a name ("Brand | brand.ru", "Brand - news, mail, search"): the separators
+// written with whitespace, and a vertical bar anywhere. Not an underscore, a full-width colon or space or brackets:
+// a declared name written with them (pixnet's "史蒂文的家_藍天", "日本経済新聞　電子版") is one name.
+const DECLARED_SEPARATOR = /\s+[-–—·•»]\s+|\s*::?\s+|\s*[|｜]\s*/u;
 // Words an abbreviation usually skips ("The New York Times" → NYT).
 const MINOR_WORDS = new Set(['the', 'of', 'and', 'for', 'a', 'an', '&']);
 // "Logo of Great British Chefs", "Logo RP", "infopark Logo": the word says what the image is, not whose.
@@ -74,7 +78,7 @@ export function titleOf(root: HTMLElement): string | null {
  */
 export function declaredNames(candidates: readonly Candidate[]): NameSignal[] {
   return candidates.flatMap((found) => {
-    const parts = titleParts(found.value ?? '');
+    const parts = titleParts(found.value ?? '', DECLARED_SEPARATOR);
     if (parts.length <= 1) return signalOf(found, DECLARED);
     const names = parts.flatMap((part) => signalOf({ ...found, value: part }, DECLARED));
     return names.length <= 1
@@ -193,9 +197,9 @@ function domainMatch(name: string, domainLabel: string | null): 0 | 1 | 2 {
 }
 
 /** A title's or a declared value's parts between separators, empty ones left out. */
-function titleParts(text: string): string[] {
+function titleParts(text: string, separator: RegExp = TITLE_SEPARATOR): string[] {
   return clippedText(text)
-    .split(TITLE_SEPARATOR)
+    .split(separator)
     .filter((part) => part.trim() !== '');
 }
 
@@ -333,7 +337,12 @@ function confidenceOf(group: readonly NameSignal[], sourceCount: number): Confid
  * symbols only (an emoji) is its own key.
  */
 function nameKey(name: string): string {
-  const plain = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  // "Better Homes & Gardens" is "Better Homes and Gardens".
+  const plain = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\s+&\s+/g, ' and ');
   const key = plain.replace(/^([^\s.]+)\.[a-z]{2,}$/u, '$1').replace(/[^\p{L}\p{N}]/gu, '');
   return key === '' ? plain : key;
 }

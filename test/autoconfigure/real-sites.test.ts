@@ -54,6 +54,12 @@ const REAL_SITES = {
   // Issue 41: names (GB2312 pages; the sources record no URL, the pages name their sites).
   'qq-home-gb2312': 'https://www.qq.com/',
   'baidu-home-gb2312': 'https://www.baidu.com/',
+  'aktualne-sport-cs':
+    'https://sport.aktualne.cz/fotbal/zahranici/west-ham-hrozi-gigantum-okouzlil-i-linekera-souckovu-praci-j/r~8fa032ba3add11ec8a900cc47ab5f122/',
+  'mozilla-hacks': 'https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/',
+  // The source records no URL; the page's feed is on lwn.net.
+  'lwn-weekly': 'http://lwn.net/',
+  tmz: 'http://www.tmz.com/2015/02/26/lupita-nyongo-pearl-dress-stolen-oscars/',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -606,6 +612,14 @@ describe('real sites: names of issue 41', () => {
     ['qq-home-gb2312', '腾讯', 'title', 'low'],
     // GB2312: <title>百度一下，你就知道</title> is a slogan; nothing else names the site.
     ['baidu-home-gb2312', 'Baidu', 'domain', 'low'],
+    // Class 1: og:site_name "Aktuálně.cz - Víte, co se právě děje", the name and its slogan; the name spells the domain.
+    ['aktualne-sport-cs', 'Aktuálně.cz', 'og:site_name', 'medium'],
+    // Class 1: og:site_name "Mozilla Hacks – the Web developer blog"; the shorter part.
+    ['mozilla-hacks', 'Mozilla Hacks', 'og:site_name', 'medium'],
+    // Class 3: <title>LWN.net Weekly Edition for March 26, 2015 [LWN.net]</title>: no separator, LWN.net at its edges.
+    ['lwn-weekly', 'LWN.net', 'title', 'low'],
+    // Class 2: og:site_name "http://www.tmz.com" is a URL; application-name "TMZ.COM" is next.
+    ['tmz', 'TMZ.COM', 'application-name', 'high'],
   ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
     const configuration = configurationFor(site);
 
