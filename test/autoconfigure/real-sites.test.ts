@@ -10,6 +10,7 @@ import {
 } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { domainLabelOf } from '../../shared/autoconfigure/site-domain.ts';
 import { chooseSiteName, titleNames, titleOf } from '../../shared/autoconfigure/title-name.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
@@ -60,6 +61,7 @@ const REAL_SITES = {
   // The source records no URL; the page's feed is on lwn.net.
   'lwn-weekly': 'http://lwn.net/',
   tmz: 'http://www.tmz.com/2015/02/26/lupita-nyongo-pearl-dress-stolen-oscars/',
+  'nhs-healthier-families': 'https://www.nhs.uk/healthier-families/recipes/chilli-con-carne/',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -620,12 +622,24 @@ describe('real sites: names of issue 41', () => {
     ['lwn-weekly', 'LWN.net', 'title', 'low'],
     // Class 2: og:site_name "http://www.tmz.com" is a URL; application-name "TMZ.COM" is next.
     ['tmz', 'TMZ.COM', 'application-name', 'high'],
+    // Class 4 (www. on the public suffix nhs.uk): og:site_name "nhs.uk", which the domain label spells.
+    ['nhs-healthier-families', 'nhs.uk', 'og:site_name', 'high'],
   ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
     const configuration = configurationFor(site);
 
     expect(configuration.suggestions.name).toBe(name);
     expect(configuration.sources.name).toBe(source);
     expect(configuration.confidence.name).toBe(confidence);
+  });
+
+  it('nhs-healthier-families.html: the domain label of www.nhs.uk is the public suffix nhs.uk, never www', () => {
+    expect(domainLabelOf(new URL(REAL_SITES['nhs-healthier-families']))).toBe('nhs.uk');
+    // Without the page's names, the domain label names the site.
+    const withoutNames = pageOf('nhs-healthier-families');
+    for (const element of withoutNames.root.querySelectorAll('title, meta[property="og:site_name"]')) {
+      element.remove();
+    }
+    expect(autoConfiguration(withoutNames).suggestions.name).toBe('Nhs.uk');
   });
 
   it('qq-home-gb2312.html is decoded as GB2312: its description is in Chinese', () => {
