@@ -148,15 +148,19 @@ function withProvenance(
  */
 function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  const declared = declaredNames([
-    ...metaCandidates(meta, 'og:site_name', 'application-name'),
-    ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
-    candidate(manifest?.name, 'manifest:name'),
-    ...metaCandidates(meta, 'apple-mobile-web-app-title'),
-    candidate(manifest?.shortName, 'manifest:short_name'),
-  ]);
+  const title = titleOf(page.root);
+  const declared = declaredNames(
+    [
+      ...metaCandidates(meta, 'og:site_name', 'application-name'),
+      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
+      candidate(manifest?.name, 'manifest:name'),
+      ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+      candidate(manifest?.shortName, 'manifest:short_name'),
+    ],
+    title,
+  );
   const inferred = [
-    ...titleNames(titleOf(page.root)),
+    ...titleNames(title),
     ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
   ];
   const domain = candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain');

@@ -44,6 +44,8 @@ const FEW_WORDS = 4;
 // stop): Latin letters and digits, with the marks names keep inside them.
 const LATIN_WORD = /[\p{sc=Latin}\d](?:[\p{sc=Latin}\d.'’&-]*[\p{sc=Latin}\d])?/gu;
 const MAX_SPAN_WORDS = 6;
+// A name written as a host ("acme-widgets.co.uk"): among equals, the name written as a name goes first.
+const HOST_STYLED = /^[^\s.]+(?:\.[a-z]{2,})+$/i;
 // Names of other sources sought at a title's edges: a page may declare many (JSON-LD); a few suffice.
 const MAX_NAMES_SOUGHT = 16;
 const UNSPACED = new RegExp(UNSPACED_LETTER, 'u');
@@ -61,6 +63,8 @@ export interface NameSignal extends Sourced<string> {
   standsAlone: boolean;
   /** The whole of a title without a separator, which may hold the name among other words. */
   wholeTitle: boolean;
+  /** Its place among the parts of a declared value or an alt text that was split (0 first). */
+  part?: number;
 }
 
 const DECLARED = { declared: true, standsAlone: true, wholeTitle: false } as const;
@@ -73,14 +77,23 @@ export function titleOf(root: HTMLElement): string | null {
 
 /**
  * Names declared by meta tags, the manifest or JSON-LD, in priority order. A declared value that holds more than a
- * name (`Brand | brand.ru`, `Brand - news, mail, search`, the whole title) is split as a title is: each part is a
- * candidate, one step less sure when more than one part is left, and agreement chooses among them.
+ * name (`Brand | brand.ru`, `Brand - news, mail, search`) is split as a title is: each part is a candidate, one step
+ * less sure when more than one part is left, and agreement chooses among them. A value that is the page's split title
+ * declares nothing the title does not say: the title's parts speak for it.
  */
-export function declaredNames(candidates: readonly Candidate[]): NameSignal[] {
+export function declaredNames(candidates: readonly Candidate[], title: string | null = null): NameSignal[] {
+  // Only a title that holds more than a name: a home page's title may be just the name, as declared.
+  const titleKey =
+    title === null || titleParts(title).length <= 1 ? null : nameKey(clippedText(title).trim());
   return candidates.flatMap((found) => {
+    if (titleKey !== null && titleKey !== '' && nameKey(clippedText(found.value ?? '').trim()) === titleKey) {
+      return [];
+    }
     const parts = titleParts(found.value ?? '', DECLARED_SEPARATOR);
     if (parts.length <= 1) return signalOf(found, DECLARED);
-    const names = parts.flatMap((part) => signalOf({ ...found, value: part }, DECLARED));
+    const names = partsInOrder(parts).flatMap(({ text, part }) =>
+      signalOf({ ...found, value: text }, DECLARED).map((name) => ({ ...name, part })),
+    );
     return names.length <= 1
       ? names
       : names.map((name) => ({ ...name, confidence: LESS_SURE[name.confidence] }));
@@ -101,14 +114,19 @@ export function titleNames(title: string | null): NameSignal[] {
   );
 }
 
-/** Alt texts of the header's logo images, without the word logo ("Logo of Great British Chefs"). */
+/**
+ * Alt texts of the header's logo images, without the word logo ("Logo of Great British Chefs"), split as a declared
+ * value is ("Luxury Haven | Award-winning Singapore Lifestyle Blog").
+ */
 export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSignal[] {
   return alts.flatMap((alt) =>
-    inferred(clippedText(alt ?? '').replace(LOGO_WORDING, ''), 'header:img:alt', {
-      standsAlone: false,
-      wholeTitle: false,
-      roleNamesRest: false,
-    }),
+    partsInOrder(titleParts(alt ?? '', DECLARED_SEPARATOR)).flatMap(({ text, part }, _index, parts) =>
+      inferred(text.replace(LOGO_WORDING, ''), 'header:img:alt', {
+        standsAlone: false,
+        wholeTitle: false,
+        roleNamesRest: false,
+      }).map((name) => (parts.length > 1 ? { ...name, part } : name)),
+    ),
   );
 }
 
@@ -160,7 +178,7 @@ export function chooseSiteName(
         domainLabel === null ||
         group.some((signal) => signal.standsAlone) ||
         sources >= 2 ||
-        (support >= 2 && wordCount(group[0]?.value ?? '') <= FEW_WORDS),
+        (support >= 2 && !(group[0]?.wholeTitle && wordCount(group[0].value) > FEW_WORDS)),
     )
     .sort(
       (a, b) =>
@@ -168,6 +186,7 @@ export function chooseSiteName(
         b.support - a.support ||
         sourceRank(a.best) - sourceRank(b.best) ||
         b.match - a.match ||
+        (a.best.part ?? 0) - (b.best.part ?? 0) ||
         a.best.value.length - b.best.value.length,
     );
   if (chosen === undefined) return null;
@@ -194,6 +213,17 @@ function domainMatch(name: string, domainLabel: string | null): 0 | 1 | 2 {
     abbreviation === label || (abbreviation.length >= 3 && label.startsWith(abbreviation));
   if (words.length >= 2 && abbreviations.some(isAbbreviation)) return 2;
   return letters.length >= 3 && label.includes(letters) ? 1 : 0;
+}
+
+/**
+ * The parts of a split declared value or alt text with their rank among equals: first the first, a part written as a
+ * host ("acme-widgets.co.uk | Acme Widgets") after those written as names.
+ */
+function partsInOrder(parts: readonly string[]): Array<{ text: string; part: number }> {
+  return parts.map((text, index) => ({
+    text,
+    part: index + (HOST_STYLED.test(text.trim()) ? parts.length : 0),
+  }));
 }
 
 /** A title's or a declared value's parts between separators, empty ones left out. */
@@ -240,20 +270,22 @@ function nameText(raw: string | null | undefined): string | null {
 }
 
 /**
- * Names sitting at the start or end of an unsplit title without a usual separator ("Kinopoisk. Videos, films and
- * series", "Welcome to GOV.UK", "ไทยรัฐ ข่าว…" beside a logo saying ไทยรัฐ): the words there that spell the domain
- * label, or that another source names, as the title writes them. They are the title's candidates, needing that
- * agreement to count.
+ * Names sitting at the start or end of a title part without a usual separator ("Kinopoisk. Videos, films and
+ * series", "Welcome to GOV.UK", "ไทยรัฐ ข่าว…" beside a logo saying ไทยรัฐ): the words there that another source
+ * names, or, in an unsplit title, that spell the domain label, as the title writes them. They are the title's
+ * candidates, needing that agreement to count.
  */
 function namesInsideTitle(
   title: NameSignal,
   others: readonly string[],
   domainLabel: string | null,
 ): NameSignal[] {
-  if (!title.wholeTitle) return [];
+  if (title.source !== 'title') return [];
+  // The domain label only in an unsplit title: a part of a split one is often a headline, whose words may spell a
+  // label that is a common word ("Latest news | Ledger" on news.example).
   const found = [
     ...others.flatMap((name) => namesAtEdges(title.value, name)),
-    ...labelAtEdges(title.value, domainLabel),
+    ...(title.wholeTitle ? labelAtEdges(title.value, domainLabel) : []),
   ];
   return [...new Set(found)]
     .filter((name) => nameKey(name) !== nameKey(title.value))

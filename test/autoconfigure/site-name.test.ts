@@ -396,13 +396,13 @@ describe('a declared name holding more than a name (class 1)', () => {
     ).toBe('Acme Widgets');
   });
 
-  it('the whole title declared as the site name gives the name the title gives', () => {
+  it('the whole title declared as the site name declares nothing more: the name the title gives', () => {
     const text = 'Picadillo Recipe - Great British Chefs';
     expect(
       nameOn(`<meta property="og:site_name" content="${text}">${title(text)}`, {
         pageUrl: 'https://www.greatbritishchefs.com/recipes/picadillo-recipe',
       }),
-    ).toEqual({ name: 'Great British Chefs', source: 'og:site_name', confidence: 'medium' });
+    ).toEqual({ name: 'Great British Chefs', source: 'title', confidence: 'low' });
   });
 
   it('a URL beside the name is dropped: the name stays as sure as declared', () => {
@@ -433,6 +433,23 @@ describe('a brand inside a title without a usual separator (class 3)', () => {
         body: headerLogo('Northern Lights'),
       }),
     ).toEqual({ name: 'NORTHERN lights', source: 'title', confidence: 'medium' });
+  });
+
+  it.each([
+    'Кинопоиск. Онлайн-кинотеатр, фильмы, сериалы и мультфильмы',
+    'Кинопоиск. Онлайн-кинотеатр: фильмы, сериалы и мультфильмы',
+  ])('a full stop after the brand, in Cyrillic (%j): the logo names it', (text) => {
+    const onKinopoisk = { pageUrl: 'https://www.kinopoisk.ru/' };
+    expect(nameOn(title(text), { ...onKinopoisk, body: headerLogo('Кинопоиск') })).toEqual({
+      name: 'Кинопоиск',
+      source: 'title',
+      confidence: 'medium',
+    });
+  });
+
+  it('a full stop after the brand, with nothing agreeing: the domain, not the whole title', () => {
+    const text = 'Кинопоиск. Онлайн-кинотеатр, фильмы, сериалы и мультфильмы';
+    expect(nameOn(title(text), { pageUrl: 'https://www.kinopoisk.ru/' })).toEqual(domainNamed('Kinopoisk'));
   });
 
   it('a name inside a word is not a name: no boundary, no candidate', () => {
