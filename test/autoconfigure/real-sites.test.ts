@@ -62,6 +62,8 @@ const REAL_SITES = {
   'lwn-weekly': 'http://lwn.net/',
   tmz: 'http://www.tmz.com/2015/02/26/lupita-nyongo-pearl-dress-stolen-oscars/',
   'nhs-healthier-families': 'https://www.nhs.uk/healthier-families/recipes/chilli-con-carne/',
+  'luxuryhaven-co':
+    'https://www.luxuryhaven.co/2019/05/nam-nghi-phu-quoc-unbound-collection-by-hyatt-officially-opens.html',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -624,6 +626,9 @@ describe('real sites: names of issue 41', () => {
     ['tmz', 'TMZ.COM', 'application-name', 'high'],
     // Class 4 (www. on the public suffix nhs.uk): og:site_name "nhs.uk", which the domain label spells.
     ['nhs-healthier-families', 'nhs.uk', 'og:site_name', 'high'],
+    // Class 4 (www. on .co): the header logo's alt "Luxury Haven | Award-winning Singapore Lifestyle Blog", split;
+    // its first part spells the label luxuryhaven (the hand-written list gave "www").
+    ['luxuryhaven-co', 'Luxury Haven', 'header:img:alt', 'low'],
   ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
     const configuration = configurationFor(site);
 
@@ -640,6 +645,10 @@ describe('real sites: names of issue 41', () => {
       element.remove();
     }
     expect(autoConfiguration(withoutNames).suggestions.name).toBe('Nhs.uk');
+  });
+
+  it('luxuryhaven-co.html: the domain label of www.luxuryhaven.co is luxuryhaven, never www', () => {
+    expect(domainLabelOf(new URL(REAL_SITES['luxuryhaven-co']))).toBe('luxuryhaven');
   });
 
   it('qq-home-gb2312.html is decoded as GB2312: its description is in Chinese', () => {
