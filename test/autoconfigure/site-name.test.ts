@@ -405,6 +405,22 @@ describe('a declared name holding more than a name (class 1)', () => {
     ).toEqual({ name: 'Great British Chefs', source: 'title', confidence: 'low' });
   });
 
+  it('among parts nothing else tells apart, the first one, not the shorter', () => {
+    expect(
+      nameOn('<meta property="og:site_name" content="Ledger Media Group | News and views">', {
+        pageUrl: 'https://portal.example/',
+      }),
+    ).toEqual({ name: 'Ledger Media Group', source: 'og:site_name', confidence: 'medium' });
+  });
+
+  it("a header logo's alt text holding more than a name is split too", () => {
+    expect(nameOn('', { body: headerLogo('Acme Widgets | Award-winning widgets since 1999') })).toEqual({
+      name: 'Acme Widgets',
+      source: 'header:img:alt',
+      confidence: 'low',
+    });
+  });
+
   it('a URL beside the name is dropped: the name stays as sure as declared', () => {
     expect(
       nameOn('<meta property="og:site_name" content="Acme Widgets | https://www.acme-widgets.co.uk/">'),
