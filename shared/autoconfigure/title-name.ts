@@ -284,7 +284,7 @@ function namesInsideTitle(
   // The domain label only in an unsplit title: a part of a split one is often a headline, whose words may spell a
   // label that is a common word ("Latest news | Ledger" on news.example).
   const found = [
-    ...others.flatMap((name) => namesAtEdges(title.value, name)),
+    ...others.flatMap((name) => namesAtEdges(title.value, name, !title.wholeTitle)),
     ...(title.wholeTitle ? labelAtEdges(title.value, domainLabel) : []),
   ];
   return [...new Set(found)]
@@ -292,16 +292,25 @@ function namesInsideTitle(
     .map((name) => ({ ...title, value: name, standsAlone: false, wholeTitle: false }));
 }
 
-/** The name as the title spells it at its start and its end, where it ends at a word's boundary. */
-function namesAtEdges(title: string, name: string): string[] {
+/**
+ * The name as the title spells it at its start and its end, where it ends at a word's boundary; with `punctuated`
+ * (a part of a split title, which may be a name of several words: "Northwind Outfitters" beside a short name
+ * "Northwind"), only where a mark sets it apart ("Кинопоиск. Онлайн-кинотеатр").
+ */
+function namesAtEdges(title: string, name: string, punctuated: boolean): string[] {
   const length = name.length;
   if (length === 0 || length >= title.length) return [];
   const sought = name.toLowerCase();
   const start = title.slice(0, length);
   const end = title.slice(title.length - length);
+  const apart = (a: string | undefined, b: string | undefined, beside: string) =>
+    wordBoundary(a, b) && (!punctuated || /[^\p{L}\p{N}\s]/u.test(beside));
   return [
-    ...(start.toLowerCase() === sought && wordBoundary(start.at(-1), title.charAt(length)) ? [start] : []),
-    ...(end.toLowerCase() === sought && wordBoundary(title.charAt(title.length - length - 1), end.charAt(0))
+    ...(start.toLowerCase() === sought && apart(start.at(-1), title.charAt(length), title.charAt(length))
+      ? [start]
+      : []),
+    ...(end.toLowerCase() === sought &&
+    apart(title.charAt(title.length - length - 1), end.charAt(0), title.charAt(title.length - length - 1))
       ? [end]
       : []),
   ];
