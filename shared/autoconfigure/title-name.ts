@@ -44,6 +44,9 @@ const FEW_WORDS = 4;
 // stop): Latin letters and digits, with the marks names keep inside them.
 const LATIN_WORD = /[\p{sc=Latin}\d](?:[\p{sc=Latin}\d.'’&-]*[\p{sc=Latin}\d])?/gu;
 const MAX_SPAN_WORDS = 6;
+// A mark that ends a phrase, after a name ("Кинопоиск. Онлайн-кинотеатр") or before it ("…, Кинопоиск").
+const MARK_AFTER = /^[.,;!?…。、，！？)\]]+(?:\s|$)/u;
+const MARK_BEFORE = /(?:^|\s)[.,;!?…。、，！？([]+\s*$|[.,;!?…。、，！？]\s+$/u;
 // A name written as a host ("acme-widgets.co.uk"): among equals, the name written as a name goes first.
 const HOST_STYLED = /^[^\s.]+(?:\.[a-z]{2,})+$/i;
 // Names of other sources sought at a title's edges: a page may declare many (JSON-LD); a few suffice.
@@ -161,7 +164,10 @@ export function chooseSiteName(
     const sources = new Set(group.map(({ source }) => source));
     const declared = new Set(group.filter((signal) => signal.declared).map(({ source }) => source)).size;
     const best = group[0] as NameSignal;
-    const match = domainMatch(best.value, domainLabel);
+    // A title part of more than a few words is a headline, even one holding the label's letters ("… (IIJmio
+    // meeting 23資料公開)" on iij.ad.jp).
+    const headline = best.source === 'title' && wordCount(best.value) > FEW_WORDS;
+    const match = headline ? 0 : domainMatch(best.value, domainLabel);
     return {
       group,
       best,
@@ -303,23 +309,25 @@ function namesAtEdges(title: string, name: string, punctuated: boolean): string[
   const sought = name.toLowerCase();
   const start = title.slice(0, length);
   const end = title.slice(title.length - length);
-  const apart = (a: string | undefined, b: string | undefined, beside: string) =>
-    wordBoundary(a, b) && (!punctuated || /[^\p{L}\p{N}\s]/u.test(beside));
+  const startsApart =
+    wordBoundary(start.at(-1), title.charAt(length)) && (!punctuated || MARK_AFTER.test(title.slice(length)));
+  const endsApart =
+    wordBoundary(title.charAt(title.length - length - 1), end.charAt(0)) &&
+    (!punctuated || MARK_BEFORE.test(title.slice(0, title.length - length)));
   return [
-    ...(start.toLowerCase() === sought && apart(start.at(-1), title.charAt(length), title.charAt(length))
-      ? [start]
-      : []),
-    ...(end.toLowerCase() === sought &&
-    apart(title.charAt(title.length - length - 1), end.charAt(0), title.charAt(title.length - length - 1))
-      ? [end]
-      : []),
+    ...(start.toLowerCase() === sought && startsApart ? [start] : []),
+    ...(end.toLowerCase() === sought && endsApart ? [end] : []),
   ];
 }
 
-/** Whether two neighbouring characters are in different words: not both letters or digits of one spaced script. */
+/**
+ * Whether two neighbouring characters are in different words: not both letters, digits or marks inside words
+ * (Brewer's, Acme-Widgets) of one spaced script.
+ */
 function wordBoundary(a: string | undefined, b: string | undefined): boolean {
-  const isWordChar = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
+  const isWordChar = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}'’-]/u.test(char);
   if (!isWordChar(a) || !isWordChar(b)) return true;
+  if (/['’-]/u.test(`${a}${b}`)) return false;
   const isLatin = (char: string) => /[\p{sc=Latin}\d]/u.test(char);
   return (
     UNSPACED.test(a as string) || UNSPACED.test(b as string) || isLatin(a as string) !== isLatin(b as string)

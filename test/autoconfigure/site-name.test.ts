@@ -468,6 +468,23 @@ describe('a brand inside a title without a usual separator (class 3)', () => {
     expect(nameOn(title(text), { pageUrl: 'https://www.kinopoisk.ru/' })).toEqual(domainNamed('Kinopoisk'));
   });
 
+  it("an apostrophe or a hyphen is inside a word: a logo's \"brewer\" is not the title's Brewer's", () => {
+    expect(
+      nameOn(title("Brewer's Friend"), {
+        pageUrl: 'https://portal.example/',
+        body: headerLogo('brewer logo'),
+      }),
+    ).toEqual(domainNamed('Portal'));
+  });
+
+  it("a title part of more than a few words is a headline, even holding the label's letters", () => {
+    expect(
+      nameOn(title('IIJmio meeting 23 slides are now published | てくろぐ'), {
+        pageUrl: 'https://techlog.iij.ad.jp/archives/1',
+      }),
+    ).toEqual({ name: 'てくろぐ', source: 'title', confidence: 'low' });
+  });
+
   it('a name inside a word is not a name: no boundary, no candidate', () => {
     expect(nameOn(title('Acme Widgetsmith tools for every home'))).toEqual(domainNamed('Acme-widgets'));
   });
