@@ -1,6 +1,4 @@
-import { isIP } from 'node:net';
 import type { HTMLElement } from 'node-html-parser';
-import { registrableLabel, SECOND_LEVEL } from '../domain/social-links.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -36,6 +34,7 @@ import {
   jsonLdCandidate,
   type Sourced,
 } from './provenance.ts';
+import { domainLabelOf } from './site-domain.ts';
 import { chooseSiteName, declaredNames, logoAltNames, titleNames, titleOf } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
@@ -171,15 +170,19 @@ function withProvenance(
  */
 function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<string> | null {
   const label = domainLabelOf(page.url);
-  const declared = declaredNames([
-    ...metaCandidates(meta, 'og:site_name', 'application-name'),
-    ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
-    candidate(manifest?.name, 'manifest:name'),
-    ...metaCandidates(meta, 'apple-mobile-web-app-title'),
-    candidate(manifest?.shortName, 'manifest:short_name'),
-  ]);
+  const title = titleOf(page.root);
+  const declared = declaredNames(
+    [
+      ...metaCandidates(meta, 'og:site_name', 'application-name'),
+      ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
+      candidate(manifest?.name, 'manifest:name'),
+      ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+      candidate(manifest?.shortName, 'manifest:short_name'),
+    ],
+    title,
+  );
   const inferred = [
-    ...titleNames(titleOf(page.root)),
+    ...titleNames(title),
     ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
   ];
   const domain = candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain');
@@ -309,18 +312,6 @@ function manifestIconOf(icon: ManifestIcon): Icon {
 
 function firstUrl(base: URL, candidates: readonly Candidate[]): Sourced<string> | null {
   return firstAccepted(candidates, (value) => httpUrl(value, base)?.href ?? null);
-}
-
-// Registrations under a country's domain besides SECOND_LEVEL's (which also names the brands API's social links):
-// Japan's general-use and local governments' (aozora.gr.jp, city.example.lg.jp, school.ed.jp), and governments' in
-// Spanish-speaking countries (cdmx.gob.mx). A wrong label ("gr") would be a wrong name.
-const SITE_SECOND_LEVEL = new Set([...SECOND_LEVEL, 'gr', 'lg', 'ed', 'gob']);
-
-/** The registrable domain's label (www.theverge.com → theverge, www.aozora.gr.jp → aozora); null for IP addresses. */
-function domainLabelOf(url: URL): string | null {
-  return isIP(url.hostname.replace(/^\[|\]$/g, ''))
-    ? null
-    : registrableLabel(url.hostname, SITE_SECOND_LEVEL);
 }
 
 function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {

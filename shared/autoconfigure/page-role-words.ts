@@ -63,6 +63,18 @@ const EDGE_WORDS = Object.values(PAGE_ROLES)
   .join('|');
 const ROLE_AT_EDGE = new RegExp(`^(?:${EDGE_WORDS})\\s+|\\s+(?:${EDGE_WORDS})$`, 'iu');
 
+// Scripts written without spaces between words (Chinese, Japanese, Thai…): a role word there is joined to the name it
+// follows or precedes ("腾讯首页", "小米官网").
+export const UNSPACED_LETTER = String.raw`[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]`;
+const UNSPACED_EDGE_WORDS = [...(PAGE_ROLES.zh ?? []), ...(PAGE_ROLES.ja ?? [])]
+  .filter((word) => !ALSO_IN_NAMES.has(word))
+  .sort((a, b) => b.length - a.length)
+  .join('|');
+const ROLE_AT_UNSPACED_EDGE = new RegExp(
+  `^(?:${UNSPACED_EDGE_WORDS})(?=${UNSPACED_LETTER})|(?<=${UNSPACED_LETTER})(?:${UNSPACED_EDGE_WORDS})$`,
+  'u',
+);
+
 /** Whether the text is only a word for the page's role or a greeting (case, width and closing punctuation aside). */
 export function isPageRole(text: string): boolean {
   const comparable = text
@@ -74,7 +86,7 @@ export function isPageRole(text: string): boolean {
   return GENERIC.has(comparable);
 }
 
-/** The text without a role word at its start or end ("infopark.de Startseite" → "infopark.de"). */
+/** The text without a role word at its start or end ("infopark.de Startseite" → "infopark.de", "腾讯首页" → "腾讯"). */
 export function withoutPageRole(text: string): string {
-  return text.trim().replace(ROLE_AT_EDGE, '').trim();
+  return text.trim().replace(ROLE_AT_EDGE, '').replace(ROLE_AT_UNSPACED_EDGE, '').trim();
 }

@@ -10,6 +10,7 @@ import {
 } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
+import { domainLabelOf } from '../../shared/autoconfigure/site-domain.ts';
 import { chooseSiteName, titleNames, titleOf } from '../../shared/autoconfigure/title-name.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type FixtureServer, file, REAL_SITE_FIXTURES, startFixtureServer } from './fixture-server.ts';
@@ -62,6 +63,18 @@ const REAL_SITES = {
   'reuters-article': 'http://www.reuters.com/article/us-venture-fundraising-idUSKCN0Y41DQ',
   'uproxx-article':
     'http://uproxx.com/webculture/2014/12/a-reddit-post-about-a-fake-ebola-like-illness-sparked-a-panic-in-and-around-an-arizona-town/',
+  // Issue 41: names (GB2312 pages; the sources record no URL, the pages name their sites).
+  'qq-home-gb2312': 'https://www.qq.com/',
+  'baidu-home-gb2312': 'https://www.baidu.com/',
+  'aktualne-sport-cs':
+    'https://sport.aktualne.cz/fotbal/zahranici/west-ham-hrozi-gigantum-okouzlil-i-linekera-souckovu-praci-j/r~8fa032ba3add11ec8a900cc47ab5f122/',
+  'mozilla-hacks': 'https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/',
+  // The source records no URL; the page's feed is on lwn.net.
+  'lwn-weekly': 'http://lwn.net/',
+  tmz: 'http://www.tmz.com/2015/02/26/lupita-nyongo-pearl-dress-stolen-oscars/',
+  'nhs-healthier-families': 'https://www.nhs.uk/healthier-families/recipes/chilli-con-carne/',
+  'luxuryhaven-co':
+    'https://www.luxuryhaven.co/2019/05/nam-nghi-phu-quoc-unbound-collection-by-hyatt-officially-opens.html',
 } as const;
 
 type Site = keyof typeof REAL_SITES;
@@ -736,6 +749,53 @@ describe('real sites: profiles outside the header and the footer, a company befo
     expect(suggestionsFor('jamaicans-com').social_links?.linkedin).toBe(
       'https://www.linkedin.com/company/jamaicans-com',
     );
+  });
+});
+
+// Issue 41's names: what each page's own text says (test/fixtures/real-sites/README.md).
+describe('real sites: names of issue 41', () => {
+  it.each([
+    // GB2312: <title>腾讯首页</title>, "Tencent home page"; the host label "qq" matches nothing on the page.
+    ['qq-home-gb2312', '腾讯', 'title', 'low'],
+    // GB2312: <title>百度一下，你就知道</title> is a slogan; nothing else names the site.
+    ['baidu-home-gb2312', 'Baidu', 'domain', 'low'],
+    // Class 1: og:site_name "Aktuálně.cz - Víte, co se právě děje", the name and its slogan; the name spells the domain.
+    ['aktualne-sport-cs', 'Aktuálně.cz', 'og:site_name', 'medium'],
+    // Class 1: og:site_name "Mozilla Hacks – the Web developer blog"; the shorter part.
+    ['mozilla-hacks', 'Mozilla Hacks', 'og:site_name', 'medium'],
+    // Class 3: <title>LWN.net Weekly Edition for March 26, 2015 [LWN.net]</title>: no separator, LWN.net at its edges.
+    ['lwn-weekly', 'LWN.net', 'title', 'low'],
+    // Class 2: og:site_name "http://www.tmz.com" is a URL; application-name "TMZ.COM" is next.
+    ['tmz', 'TMZ.COM', 'application-name', 'high'],
+    // Class 4 (www. on the public suffix nhs.uk): og:site_name "nhs.uk", which the domain label spells.
+    ['nhs-healthier-families', 'nhs.uk', 'og:site_name', 'high'],
+    // Class 4 (www. on .co): the header logo's alt "Luxury Haven | Award-winning Singapore Lifestyle Blog", split;
+    // its first part spells the label luxuryhaven (the hand-written list gave "www").
+    ['luxuryhaven-co', 'Luxury Haven', 'header:img:alt', 'low'],
+  ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {
+    const configuration = configurationFor(site);
+
+    expect(configuration.suggestions.name).toBe(name);
+    expect(configuration.sources.name).toBe(source);
+    expect(configuration.confidence.name).toBe(confidence);
+  });
+
+  it('nhs-healthier-families.html: the domain label of www.nhs.uk is the public suffix nhs.uk, never www', () => {
+    expect(domainLabelOf(new URL(REAL_SITES['nhs-healthier-families']))).toBe('nhs.uk');
+    // Without the page's names, the domain label names the site.
+    const withoutNames = pageOf('nhs-healthier-families');
+    for (const element of withoutNames.root.querySelectorAll('title, meta[property="og:site_name"]')) {
+      element.remove();
+    }
+    expect(autoConfiguration(withoutNames).suggestions.name).toBe('Nhs.uk');
+  });
+
+  it('luxuryhaven-co.html: the domain label of www.luxuryhaven.co is luxuryhaven, never www', () => {
+    expect(domainLabelOf(new URL(REAL_SITES['luxuryhaven-co']))).toBe('luxuryhaven');
+  });
+
+  it('qq-home-gb2312.html is decoded as GB2312: its description is in Chinese', () => {
+    expect(suggestionsFor('qq-home-gb2312').short_description).toMatch(/^腾讯网从2003年创立至今，/);
   });
 });
 

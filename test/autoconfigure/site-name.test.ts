@@ -223,6 +223,11 @@ describe('a URL is not a name', () => {
     'https://www.acme-widgets.co.uk/',
     'http://acme-widgets.co.uk/shop',
     'www.acme-widgets.co.uk',
+    // Issue 41, class 2: protocol-relative, and a host with a path.
+    '//www.acme-widgets.co.uk/',
+    '//acme-widgets.co.uk',
+    'acme-widgets.co.uk/',
+    'acme-widgets.co.uk/shop/index.html',
   ])('og:site_name %j gives way to the domain label', (url) => {
     expect(nameOn(`<meta property="og:site_name" content="${url}">`)).toEqual(domainNamed('Acme-widgets'));
   });
@@ -350,5 +355,186 @@ describe('signals weighed by agreement', () => {
     expect(nameOn(title('Verge | The Verge'), { pageUrl: 'https://www.theverge.com/' }).name).toBe(
       'The Verge',
     );
+  });
+});
+
+// Issue 41's name classes: declared names holding more than a name, URL forms, brands inside a title without a
+// separator, hosts under www. on a public suffix of several labels, and names in scripts the host cannot spell.
+describe('a declared name holding more than a name (class 1)', () => {
+  it.each([
+    ['og:site_name', 'Acme Widgets | acme-widgets.co.uk'],
+    ['og:site_name', 'acme-widgets.co.uk | Acme Widgets'],
+    ['application-name', 'Acme Widgets - widgets, tools and spares'],
+    ['og:site_name', 'Widgets, tools and spares — Acme Widgets'],
+  ] as const)('%s %j is split as a title is: the name, less sure', (key, content) => {
+    const attribute = key === 'og:site_name' ? 'property' : 'name';
+    expect(nameOn(`<meta ${attribute}="${key}" content="${content}">`)).toEqual({
+      name: 'Acme Widgets',
+      source: key,
+      confidence: 'medium',
+    });
+  });
+
+  it('a name with its own domain beside it is one name: as sure as declared', () => {
+    expect(
+      nameOn('<meta property="og:site_name" content="Ledger | ledger.example">', {
+        pageUrl: 'https://www.ledger.example/',
+      }),
+    ).toEqual({ name: 'Ledger', source: 'og:site_name', confidence: 'medium' });
+  });
+
+  it('without the domain to agree, the title chooses among the parts, else the shorter part', () => {
+    const onNews = { pageUrl: 'https://news.example/' };
+    const declared = '<meta name="application-name" content="Ledger - news, mail and search">';
+    expect(nameOn(declared, { pageUrl: 'https://portal.example/' }).name).toBe('Ledger');
+    expect(
+      nameOn(
+        '<meta property="og:site_name" content="Storms in the north | Acme Widgets">' +
+          title('Storms in the north | Acme Widgets'),
+        onNews,
+      ).name,
+    ).toBe('Acme Widgets');
+  });
+
+  it('the whole title declared as the site name declares nothing more: the name the title gives', () => {
+    const text = 'Picadillo Recipe - Great British Chefs';
+    expect(
+      nameOn(`<meta property="og:site_name" content="${text}">${title(text)}`, {
+        pageUrl: 'https://www.greatbritishchefs.com/recipes/picadillo-recipe',
+      }),
+    ).toEqual({ name: 'Great British Chefs', source: 'title', confidence: 'low' });
+  });
+
+  it('among parts nothing else tells apart, the first one, not the shorter', () => {
+    expect(
+      nameOn('<meta property="og:site_name" content="Ledger Media Group | News and views">', {
+        pageUrl: 'https://portal.example/',
+      }),
+    ).toEqual({ name: 'Ledger Media Group', source: 'og:site_name', confidence: 'medium' });
+  });
+
+  it("a header logo's alt text holding more than a name is split too", () => {
+    expect(nameOn('', { body: headerLogo('Acme Widgets | Award-winning widgets since 1999') })).toEqual({
+      name: 'Acme Widgets',
+      source: 'header:img:alt',
+      confidence: 'low',
+    });
+  });
+
+  it('a URL beside the name is dropped: the name stays as sure as declared', () => {
+    expect(
+      nameOn('<meta property="og:site_name" content="Acme Widgets | https://www.acme-widgets.co.uk/">'),
+    ).toEqual({ name: 'Acme Widgets', source: 'og:site_name', confidence: 'high' });
+  });
+});
+
+describe('a brand inside a title without a usual separator (class 3)', () => {
+  it.each([
+    ['Acme Widgets. Widgets, tools and spares', 'Acme Widgets'],
+    ['Acme Widgets news portal of the north', 'Acme Widgets'],
+    ['Videos, films and series from Acme Widgets', 'Acme Widgets'],
+    ['Welcome to Acme-Widgets', 'Acme-Widgets'],
+  ])('%j: the words that spell the domain', (text, name) => {
+    expect(nameOn(title(text))).toEqual({ name, source: 'title', confidence: 'low' });
+  });
+
+  it('the words another source names, in any script, as the title writes them', () => {
+    const onThairath = { pageUrl: 'https://www.thairath.co.th/' };
+    expect(nameOn(title('ไทยรัฐ ข่าวเด่น ข่าวด่วน ข่าววันนี้'), { ...onThairath, body: headerLogo('ไทยรัฐ') })).toEqual(
+      { name: 'ไทยรัฐ', source: 'title', confidence: 'medium' },
+    );
+    expect(
+      nameOn(title('NORTHERN lights travel guides for every season'), {
+        pageUrl: 'https://www.visitnorway.com/',
+        body: headerLogo('Northern Lights'),
+      }),
+    ).toEqual({ name: 'NORTHERN lights', source: 'title', confidence: 'medium' });
+  });
+
+  it.each([
+    'Кинопоиск. Онлайн-кинотеатр, фильмы, сериалы и мультфильмы',
+    'Кинопоиск. Онлайн-кинотеатр: фильмы, сериалы и мультфильмы',
+  ])('a full stop after the brand, in Cyrillic (%j): the logo names it', (text) => {
+    const onKinopoisk = { pageUrl: 'https://www.kinopoisk.ru/' };
+    expect(nameOn(title(text), { ...onKinopoisk, body: headerLogo('Кинопоиск') })).toEqual({
+      name: 'Кинопоиск',
+      source: 'title',
+      confidence: 'medium',
+    });
+  });
+
+  it('a full stop after the brand, with nothing agreeing: the domain, not the whole title', () => {
+    const text = 'Кинопоиск. Онлайн-кинотеатр, фильмы, сериалы и мультфильмы';
+    expect(nameOn(title(text), { pageUrl: 'https://www.kinopoisk.ru/' })).toEqual(domainNamed('Kinopoisk'));
+  });
+
+  it("an apostrophe or a hyphen is inside a word: a logo's \"brewer\" is not the title's Brewer's", () => {
+    expect(
+      nameOn(title("Brewer's Friend"), {
+        pageUrl: 'https://portal.example/',
+        body: headerLogo('brewer logo'),
+      }),
+    ).toEqual(domainNamed('Portal'));
+  });
+
+  it("a title part of more than a few words is a headline, even holding the label's letters", () => {
+    expect(
+      nameOn(title('IIJmio meeting 23 slides are now published | てくろぐ'), {
+        pageUrl: 'https://techlog.iij.ad.jp/archives/1',
+      }),
+    ).toEqual({ name: 'てくろぐ', source: 'title', confidence: 'low' });
+  });
+
+  it('a name inside a word is not a name: no boundary, no candidate', () => {
+    expect(nameOn(title('Acme Widgetsmith tools for every home'))).toEqual(domainNamed('Acme-widgets'));
+  });
+
+  it('with no agreement, a whole title of more than a few words is never the name', () => {
+    // The label inside the title's middle: agreement by letters only, no words at an edge.
+    expect(nameOn(title('The weekly Acme Widgets digest for every home'))).toEqual(
+      domainNamed('Acme-widgets'),
+    );
+    expect(nameOn(title('ข่าวเด่น ข่าวด่วน ข่าววันนี้ ข่าวล่าสุด'), { pageUrl: 'https://www.thairath.co.th/' })).toEqual(
+      domainNamed('Thairath'),
+    );
+  });
+});
+
+describe('a host under www. on a public suffix (class 4)', () => {
+  it.each([
+    ['https://www.gov.uk/', 'Gov.uk'],
+    ['https://www.gob.mx/', 'Gob.mx'],
+    ['https://www.example.co.kr/', 'Example'],
+    ['https://www.example.in.th/', 'Example'],
+    ['https://www.example.kiev.ua/', 'Example'],
+    ['https://www2.example.com.tr/', 'Example'],
+    ['https://acme.github.io/widgets/', 'Acme'],
+  ])('%s is named from its registrable domain, never "Www"', (pageUrl, name) => {
+    expect(nameOn('', { pageUrl })).toEqual(domainNamed(name));
+  });
+
+  it('prefers what the page says: "Welcome to GOV.UK" names GOV.UK', () => {
+    expect(nameOn(title('Welcome to GOV.UK'), { pageUrl: 'https://www.gov.uk/' })).toEqual({
+      name: 'GOV.UK',
+      source: 'title',
+      confidence: 'low',
+    });
+  });
+});
+
+describe("a name in the page's own script, beside its role word (the GB2312 note)", () => {
+  it.each([
+    ['腾讯首页', 'https://www.qq.com/', '腾讯'],
+    ['小米官网', 'https://www.mi.com/', '小米'],
+    ['楽天公式サイト', 'https://www.rakuten.example/', '楽天'],
+    ['Acme Startseite', 'https://news.example/', 'Acme'],
+  ])('%j on %s: the role word says the rest is the name', (text, pageUrl, name) => {
+    expect(nameOn(title(text), { pageUrl })).toEqual({ name, source: 'title', confidence: 'low' });
+  });
+
+  it('a role word does not make a long title a name', () => {
+    expect(
+      nameOn(title('Die besten Widgets für jedes Zuhause Startseite'), { pageUrl: 'https://news.example/' }),
+    ).toEqual(domainNamed('News'));
   });
 });
