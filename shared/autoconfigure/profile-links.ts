@@ -80,10 +80,29 @@ function regionLinks(root: HTMLElement): { chrome: Candidate[]; layers: Candidat
     const isContent = inMain && (region === 'menu' || region === 'aside');
     if (foreign || (chrome === null && isContent)) continue;
     if (chrome !== null) links.chrome.push(candidate(href, `${chrome}:a`));
-    else if (region === 'aside') links.aside.push(candidate(href, 'aside:a'));
-    else if (region !== null) links.layers.push(candidate(href, `${region}:a`));
+    else if (region === 'aside') {
+      if (!isImageBanner(anchor)) links.aside.push(candidate(href, 'aside:a'));
+    } else if (region !== null) links.layers.push(candidate(href, `${region}:a`));
   }
   return links;
+}
+
+/**
+ * A side box's image banner: a link whose picture is larger than a network's icon is a sponsor's or a partner's
+ * advertisement, or an award's badge; a site's own "follow us" box shows icons or names. Only the link's children
+ * and grandchildren are looked at (an icon sits there), so the work stays linear in the page.
+ */
+const BANNER_MIN_SIDE = 100;
+
+function isImageBanner(anchor: HTMLElement): boolean {
+  const near = anchor.childNodes.flatMap((child) => [child, ...child.childNodes]);
+  return near.some(
+    (node) =>
+      (node as HTMLElement).tagName === 'IMG' &&
+      ['width', 'height'].some(
+        (side) => Number.parseInt((node as HTMLElement).getAttribute(side) ?? '', 10) >= BANNER_MIN_SIDE,
+      ),
+  );
 }
 
 type ProfileRegion = 'header' | 'footer' | 'menu' | 'aside';

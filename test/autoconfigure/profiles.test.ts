@@ -77,6 +77,17 @@ describe('class 5: profiles in a side box', () => {
     },
   );
 
+  it("does not take a side box's image banner (a sponsor's advertisement) for the site's profile", () => {
+    const banner =
+      '<a href="https://www.facebook.com/H4USalon/"><img alt="30% off at H4U Salon" src="/ad.jpg" width="312" height="208"></a>';
+    expect(profilesOf(`<aside>${banner}</aside>`)).toBeNull();
+    // The site's own icons beside it are still read.
+    const icon = '<a href="https://twitter.com/acme"><img alt="X" src="/x.png" width="24" height="24"></a>';
+    expect(profilesOf(`<aside>${banner}${icon}</aside>`)).toEqual({
+      x: ['https://x.com/acme', 'aside:a', 'low'],
+    });
+  });
+
   it('refuses share buttons and posts in a side box', () => {
     const body = `<aside>${SHARE_BUTTONS}<a href="https://twitter.com/acme/status/1">post</a></aside>`;
     expect(profilesOf(body)).toBeNull();

@@ -794,6 +794,12 @@ describe('real sites: names of issue 41', () => {
     expect(domainLabelOf(new URL(REAL_SITES['luxuryhaven-co']))).toBe('luxuryhaven');
   });
 
+  it("luxuryhaven-co.html: the sidebar's banner for a hair salon's Facebook page is an advertisement, not a profile", () => {
+    // Blogger's sidebar widget Image5: <a href='https://www.facebook.com/H4USalon/'><img … width='312'/></a>.
+    expect(bytesOf('luxuryhaven-co').includes("<a href='https://www.facebook.com/H4USalon/'>")).toBe(true);
+    expect(suggestionsFor('luxuryhaven-co').social_links).toBeNull();
+  });
+
   it('qq-home-gb2312.html is decoded as GB2312: its description is in Chinese', () => {
     expect(suggestionsFor('qq-home-gb2312').short_description).toMatch(/^腾讯网从2003年创立至今，/);
   });
