@@ -35,7 +35,14 @@ import {
   type Sourced,
 } from './provenance.ts';
 import { domainLabelOf } from './site-domain.ts';
-import { chooseSiteName, declaredNames, logoAltNames, titleNames, titleOf } from './title-name.ts';
+import {
+  chooseSiteName,
+  declaredNames,
+  domainLabelName,
+  logoAltNames,
+  titleNames,
+  titleOf,
+} from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
 /** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
@@ -185,7 +192,7 @@ function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<
     ...titleNames(title),
     ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
   ];
-  const domain = candidate(label === null ? null : label.charAt(0).toUpperCase() + label.slice(1), 'domain');
+  const domain = candidate(label === null ? null : domainLabelName(label, title), 'domain');
   return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
 }
 

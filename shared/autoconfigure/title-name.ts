@@ -34,6 +34,9 @@ const DECLARED_SEPARATOR = /\s+[-–—·•»]\s+|\s*::?\s+|\s*[|｜]\s*/u;
 const MINOR_WORDS = new Set(['the', 'of', 'and', 'for', 'a', 'an', '&']);
 // "Logo of Great British Chefs", "Logo RP", "infopark Logo": the word says what the image is, not whose.
 const LOGO_WORDING = /^\s*(?:logo|logotipo|logotype)(?:\s+(?:of|de|do|da|di|du|von|van))?\s+|\s+logo\s*$/i;
+// An alt text written as an identifier, the word logo glued to others in lower case ("kbsworldlogo", "site-logo",
+// "logo_main"): a file or class name the template copied, not the name the site writes.
+const LOGO_IDENTIFIER = /^[a-z\d_-]*logo[a-z\d_-]*$/;
 // A URL is an address, not a name (og:site_name "https://www.example.net", "//www.example.net/", "example.net/"): with a
 // scheme, protocol-relative, on www., or a host with a path. A host alone ("Virk.dk") may be a name styled as a domain.
 const URL_LIKE = /^(?:[a-z][a-z\d+.-]*:\/\/|\/\/|www\.)\S*$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu;
@@ -123,14 +126,28 @@ export function titleNames(title: string | null): NameSignal[] {
  */
 export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSignal[] {
   return alts.flatMap((alt) =>
-    partsInOrder(titleParts(alt ?? '', DECLARED_SEPARATOR)).flatMap(({ text, part }, _index, parts) =>
-      inferred(text.replace(LOGO_WORDING, ''), 'header:img:alt', {
-        standsAlone: false,
-        wholeTitle: false,
-        roleNamesRest: false,
-      }).map((name) => (parts.length > 1 ? { ...name, part } : name)),
-    ),
+    LOGO_IDENTIFIER.test(alt?.trim() ?? '')
+      ? []
+      : partsInOrder(titleParts(alt ?? '', DECLARED_SEPARATOR)).flatMap(({ text, part }, _index, parts) =>
+          inferred(text.replace(LOGO_WORDING, ''), 'header:img:alt', {
+            standsAlone: false,
+            wholeTitle: false,
+            roleNamesRest: false,
+          }).map((name) => (parts.length > 1 ? { ...name, part } : name)),
+        ),
   );
+}
+
+/**
+ * The domain label as a name: as the title writes it when the title has it as a word ("KBS" in "… l KBS WORLD"),
+ * else capitalised ("Qq"): the page's own spelling before a guessed one.
+ */
+export function domainLabelName(label: string, title: string | null): string {
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const written = title
+    ? new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').exec(title)
+    : null;
+  return written ? written[0] : label.charAt(0).toUpperCase() + label.slice(1);
 }
 
 /**

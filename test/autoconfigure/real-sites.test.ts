@@ -794,6 +794,13 @@ describe('real sites: names of issue 41', () => {
     expect(domainLabelOf(new URL(REAL_SITES['luxuryhaven-co']))).toBe('luxuryhaven');
   });
 
+  it('kbs-world.html: KBS as its title writes it, not the header logo\'s alt text "kbsworldlogo" (an identifier)', () => {
+    // <title>… Tues. l KBS WORLD</title> (" l ", a lower-case L, is no separator); <img … alt="kbsworldlogo">.
+    expect(bytesOf('kbs-world').includes('alt="kbsworldlogo"')).toBe(true);
+    const { suggestions, sources, confidence } = configurationFor('kbs-world');
+    expect([suggestions.name, sources.name, confidence.name]).toEqual(['KBS', 'domain', 'low']);
+  });
+
   it("luxuryhaven-co.html: the sidebar's banner for a hair salon's Facebook page is an advertisement, not a profile", () => {
     // Blogger's sidebar widget Image5: <a href='https://www.facebook.com/H4USalon/'><img … width='312'/></a>.
     expect(bytesOf('luxuryhaven-co').includes("<a href='https://www.facebook.com/H4USalon/'>")).toBe(true);

@@ -522,6 +522,33 @@ describe('a host under www. on a public suffix (class 4)', () => {
   });
 });
 
+describe('the domain label as the page writes it, and logo alt texts that are identifiers', () => {
+  it('spells the domain label as the title writes it as a word, capitalised only when the page never writes it', () => {
+    const onKbs = { pageUrl: 'https://world.kbs.co.kr/service/news_view.htm' };
+    expect(
+      nameOn(title('Colder Temperatures Forecast for Wed. after Cold Wave Alert Tues. l KBS WORLD'), onKbs),
+    ).toEqual(domainNamed('KBS'));
+    // Inside another word is not the label written.
+    expect(nameOn(title('Weather forecasts and warnings from the KBSX desk today'), onKbs)).toEqual(
+      domainNamed('Kbs'),
+    );
+  });
+
+  it.each(['kbsworldlogo', 'site-logo', 'logo_main', 'logo'])(
+    'does not take the alt text %j (a file or class name with the word logo) for a name',
+    (alt) => {
+      const onKbs = { pageUrl: 'https://world.kbs.co.kr/', body: headerLogo(alt) };
+      expect(nameOn('', onKbs)).toEqual(domainNamed('Kbs'));
+    },
+  );
+
+  it('still takes an alt text that writes the name with the word logo beside it', () => {
+    expect(nameOn('', { pageUrl: 'https://world.kbs.co.kr/', body: headerLogo('KBS World logo') }).name).toBe(
+      'KBS World',
+    );
+  });
+});
+
 describe("a name in the page's own script, beside its role word (the GB2312 note)", () => {
   it.each([
     ['腾讯首页', 'https://www.qq.com/', '腾讯'],
