@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AutoConfiguration, autoConfiguration } from '../../shared/autoconfigure/extract.ts';
-import { parsePage } from '../../shared/autoconfigure/html-document.ts';
-import { readWebManifest } from '../../shared/autoconfigure/web-manifest.ts';
 import { LIMITS } from '../../shared/limits.ts';
-import { expectValidAutoConfiguration } from './valid-suggestions.ts';
+import { configure } from './synthetic-page.ts';
 
 /** Logos on synthetic pages: the square logo ranked by declared size (issue 41), the image that links home. */
 
-const PAGE_URL = 'https://www.acme-widgets.co.uk/shop/';
 const ORIGIN = 'https://www.acme-widgets.co.uk';
-
-function configure(head: string, body = '', manifestJson: string | null = null): AutoConfiguration {
-  const manifest =
-    manifestJson === null ? null : readWebManifest(manifestJson, `${PAGE_URL}site.webmanifest`);
-  const page = parsePage(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`, PAGE_URL);
-  const configuration = autoConfiguration(page, manifest);
-  expectValidAutoConfiguration(configuration);
-  return configuration;
-}
 
 /** The square logo with its source and confidence. */
 function squareLogo(head: string, manifestJson: string | null = null) {

@@ -1,25 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type AutoConfiguration, autoConfiguration } from '../../shared/autoconfigure/extract.ts';
+import { autoConfiguration } from '../../shared/autoconfigure/extract.ts';
 import { parsePage } from '../../shared/autoconfigure/html-document.ts';
-import { expectValidAutoConfiguration } from './valid-suggestions.ts';
+import { configure, PAGE_URL } from './synthetic-page.ts';
 
 /**
  * Social profiles (issue 41): where on a page a site puts its own profiles (class 5: navigation, menu layers, side
  * boxes, not articles or share buttons), and a company's profile before a person's (class 6).
  */
 
-const PAGE_URL = 'https://www.acme-widgets.co.uk/shop/';
-
-function configure(body: string, head = ''): AutoConfiguration {
-  const page = parsePage(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`, PAGE_URL);
-  const configuration = autoConfiguration(page);
-  expectValidAutoConfiguration(configuration);
-  return configuration;
-}
-
 /** The profiles found, with each one's source and confidence: `{ x: ['https://x.com/acme', 'aside:a', 'low'] }`. */
 function profilesOf(body: string, head = ''): Record<string, [string, string, string]> | null {
-  const { suggestions, sources, confidence } = configure(body, head);
+  const { suggestions, sources, confidence } = configure(head, body);
   if (suggestions.social_links === null) return null;
   return Object.fromEntries(
     Object.entries(suggestions.social_links).map(([network, url]) => [

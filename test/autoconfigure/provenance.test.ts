@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type AutoConfiguration, autoConfiguration } from '../../shared/autoconfigure/extract.ts';
-import { parsePage } from '../../shared/autoconfigure/html-document.ts';
-import { readWebManifest } from '../../shared/autoconfigure/web-manifest.ts';
-import { expectValidAutoConfiguration } from './valid-suggestions.ts';
+import { configure } from './synthetic-page.ts';
 
 /** JSON-LD node choice, sources, confidence and dark variants, on synthetic pages. */
-
-const PAGE_URL = 'https://www.acme-widgets.co.uk/shop/';
-
-function configure(head: string, body = '', manifestJson: string | null = null): AutoConfiguration {
-  const manifest =
-    manifestJson === null ? null : readWebManifest(manifestJson, `${PAGE_URL}site.webmanifest`);
-  const page = parsePage(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`, PAGE_URL);
-  const configuration = autoConfiguration(page, manifest);
-  expectValidAutoConfiguration(configuration);
-  return configuration;
-}
 
 const jsonLd = (...blocks: unknown[]) =>
   blocks.map((block) => `<script type="application/ld+json">${JSON.stringify(block)}</script>`).join('');
