@@ -24,7 +24,7 @@ export interface Bundle {
   /** The function's environment from the template (resource references as placeholders). */
   environment: Record<string, string>;
   /**
-   * Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser,
+   * Heavy packages this function needs (route table: file access needs S3, fetching the web the HTML parser and tldts,
    * starting webhook deliveries the Lambda client, sealing or opening signing secrets the KMS client).
    */
   needs: string[];
@@ -36,7 +36,11 @@ export interface Bundle {
 const FLOORS = [
   { name: 'floor', entry: 'bench/floor-entry.ts', needs: [] as string[] },
   { name: 'floor + S3', entry: 'bench/floor-s3-entry.ts', needs: ['@aws-sdk/client-s3'] },
-  { name: 'floor + HTML parser', entry: 'bench/floor-web-entry.ts', needs: ['node-html-parser'] },
+  {
+    name: 'floor + HTML parser + Public Suffix List',
+    entry: 'bench/floor-web-entry.ts',
+    needs: ['node-html-parser', 'tldts'],
+  },
   { name: 'floor + Lambda', entry: 'bench/floor-lambda-entry.ts', needs: ['@aws-sdk/client-lambda'] },
 ];
 
@@ -46,6 +50,7 @@ const floorFor = (needs: string[]): string =>
 export const HEAVY_PACKAGES = [
   '@aws-sdk/client-s3',
   'node-html-parser',
+  'tldts',
   '@aws-sdk/client-lambda',
   '@aws-sdk/client-kms',
 ];
@@ -122,7 +127,8 @@ export function buildBundles(): { functions: Bundle[]; floors: Bundle[]; remove(
 function heavyPackagesNeeded(route: Route): string[] {
   return [
     ...((route.files ?? []).length > 0 ? ['@aws-sdk/client-s3'] : []),
-    ...(route.fetchesWeb ? ['node-html-parser'] : []),
+    // Reading web pages: the HTML parser and the Public Suffix List (about 140 KB).
+    ...(route.fetchesWeb ? ['node-html-parser', 'tldts'] : []),
     ...(route.deliversWebhooks ? ['@aws-sdk/client-lambda'] : []),
     // Sealing or opening webhook signing secrets (about 64 KB).
     ...(route.signingSecrets ? ['@aws-sdk/client-kms'] : []),
