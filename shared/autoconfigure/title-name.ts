@@ -36,7 +36,9 @@ const MINOR_WORDS = new Set(['the', 'of', 'and', 'for', 'a', 'an', '&']);
 const LOGO_WORDING = /^\s*(?:logo|logotipo|logotype)(?:\s+(?:of|de|do|da|di|du|von|van))?\s+|\s+logo\s*$/i;
 // An alt text written as an identifier, the word logo glued to others in lower case ("kbsworldlogo", "site-logo",
 // "logo_main"): a file or class name the template copied, not the name the site writes.
-const LOGO_IDENTIFIER = /^[a-z\d_-]*logo[a-z\d_-]*$/;
+// Tested as two linear checks: one pattern with the word between two runs would backtrack on a long alt.
+const IDENTIFIER = /^[a-z\d_-]+$/;
+const isLogoIdentifier = (alt: string): boolean => IDENTIFIER.test(alt) && alt.includes('logo');
 // A URL is an address, not a name (og:site_name "https://www.example.net", "//www.example.net/", "example.net/"): with a
 // scheme, protocol-relative, on www., or a host with a path. A host alone ("Virk.dk") may be a name styled as a domain.
 const URL_LIKE = /^(?:[a-z][a-z\d+.-]*:\/\/|\/\/|www\.)\S*$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu;
@@ -126,7 +128,7 @@ export function titleNames(title: string | null): NameSignal[] {
  */
 export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSignal[] {
   return alts.flatMap((alt) =>
-    LOGO_IDENTIFIER.test(alt?.trim() ?? '')
+    isLogoIdentifier(clippedText(alt ?? '').trim())
       ? []
       : partsInOrder(titleParts(alt ?? '', DECLARED_SEPARATOR)).flatMap(({ text, part }, _index, parts) =>
           inferred(text.replace(LOGO_WORDING, ''), 'header:img:alt', {
