@@ -261,14 +261,9 @@ const RATE_LIMIT_HEADER_LENGTH =
  * unexpected failure is answered so (JSON, with the request id) rather than as a bare gateway error.
  */
 function documentedStatuses(route: Route): number[] {
-  return [...new Set([...routeStatuses(route), ...unsupportedMediaType(route), 500])]
+  return [...new Set([...routeStatuses(route), 500])]
     .filter((status) => !(route.public && status === 401))
     .sort((a, b) => a - b);
-}
-
-/** 415 on a POST or PUT: its body is read as JSON, and one sent as another media type is refused. */
-function unsupportedMediaType(route: Pick<Route, 'method'>): number[] {
-  return route.method === 'POST' || route.method === 'PUT' ? [415] : [];
 }
 
 /** `brands:write` for a write; for a read, `brands:read` and the family's write, which includes it. */
