@@ -1,7 +1,7 @@
 import type { HTMLElement } from 'node-html-parser';
 import { LIMITS } from '../limits.ts';
 import { httpUrl } from './html-document.ts';
-import type { Candidate, Sourced } from './provenance.ts';
+import { type Candidate, firstAccepted, type Sourced } from './provenance.ts';
 
 /** Icons declared by `<link>` tags, a web manifest or JSON-LD, ranked by the size they declare. */
 
@@ -74,23 +74,17 @@ export function bestSquareLogo(candidates: readonly SizedCandidate[], base: URL)
       (sides[b] ?? 0) - (sides[a] ?? 0)
     );
   }
-  const answer = (index: number): Sourced<string> | null => {
-    const found = candidates[index];
-    const url = httpUrl(found?.value, base);
-    if (found === undefined || url === null) return null;
-    return { value: url.href, source: found.source, confidence: tooSmall[index] ? 'low' : found.confidence };
-  };
   if (best === -1) return null;
+  const ranked = (index: number): Candidate => {
+    const found = candidates[index] as SizedCandidate;
+    return tooSmall[index] ? { ...found, confidence: 'low' } : found;
+  };
+  const accepted = (value: string | null | undefined) => httpUrl(value, base)?.href ?? null;
   // The best one is usually a URL create-brand takes: found in that one pass; else every one in order.
-  return answer(best) ?? firstNonNull(Array.from(candidates.keys()).sort(ranks), answer);
-}
-
-function firstNonNull<T, U>(items: readonly T[], map: (item: T) => U | null): U | null {
-  for (const item of items) {
-    const mapped = map(item);
-    if (mapped !== null) return mapped;
-  }
-  return null;
+  return (
+    firstAccepted([ranked(best)], accepted) ??
+    firstAccepted(Array.from(candidates.keys()).sort(ranks).map(ranked), accepted)
+  );
 }
 
 /** A square size in a URL's file name (`apple-touch-icon-57x57-precomposed.png`, `logo_72x72.png`), else null. */
