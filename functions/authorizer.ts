@@ -1,8 +1,9 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { isDependencyFailure } from '../shared/aws.ts';
-import { bearerToken, recordTokenUse, tokenOwner, utcDay } from '../shared/data/tokens.ts';
+import { recordTokenUse, tokenOwner, utcDay } from '../shared/data/tokens.ts';
 import { formatScopes } from '../shared/scopes.ts';
 import { describeError, logger, MetricsBatch } from '../shared/telemetry.ts';
+import { bearerToken } from '../shared/token-form.ts';
 
 /**
  * TOKEN authorizer: `Authorization: Bearer <token>` becomes the caller's team. Throwing `Unauthorized` is

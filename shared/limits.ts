@@ -135,6 +135,13 @@ export const LIMITS = {
    * built (shared/http/idempotency.ts).
    */
   idempotencyRecordBytes: 256 * 1024,
+  /**
+   * Live API tokens a team may hold (expired and replaced ones do not count): the rate limits count each
+   * token on its own, so a team's rate is at most this many times its plan's limit, and that product is
+   * the team's documented rate (README, "Rate limits"). A plan change's reissued tokens may overlap the
+   * ones they replace for the overlap (24 h by default).
+   */
+  liveTokensPerTeam: 10,
 } as const;
 
 /**

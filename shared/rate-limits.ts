@@ -18,11 +18,13 @@ export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
 /** AWS WAF's lowest and highest rate limits. */
 export const MIN_RATE_LIMIT = 10;
 export const MAX_RATE_LIMIT = 2_000_000_000;
+/** AWS WAF's rate-based rules per web ACL: 10, a fixed quota (WAF_QUOTAS_URL). */
+export const WAF_RATE_BASED_RULES = 10;
 /**
- * The most plans a deployment may define: one rate-based rule per plan (the default's included) in one web
- * ACL, which AWS WAF holds to 10 rate-based rules, a fixed quota (WAF_QUOTAS_URL). The settings refuse more.
+ * The most plans a deployment may define: one rate-based rule per plan (the default's included) in the one
+ * web ACL, beside the per-source rule, within WAF's fixed quota of rate-based rules. The settings refuse more.
  */
-export const MAX_RATE_LIMIT_PLANS = 10;
+export const MAX_RATE_LIMIT_PLANS = WAF_RATE_BASED_RULES - 1;
 export const WAF_QUOTAS_URL = 'https://docs.aws.amazon.com/waf/latest/developerguide/limits.html';
 
 /**
@@ -39,7 +41,24 @@ export interface RateLimits {
   plans: Readonly<Record<string, RateLimitPlan>>;
   /** The plan of every team that has not been assigned another (or whose plan no longer exists). */
   defaultPlan: string;
+  /**
+   * Requests one source address may make, whatever tokens it sends (SOURCE_RATE_LIMIT_DEFAULT unless the
+   * deployment sets its own): counted before the plans and before the authorizer runs, so that a caller
+   * inventing a fresh token for every request, which no plan ever counts twice, is held too.
+   */
+  perSource?: RateLimitPlan;
 }
+
+/**
+ * 6,000 requests a minute from one address (100 a second on average): twice the `bulk` plan's token, so one
+ * integration's server is not held by it, and a hundredth of the stage's throttle, so that one address
+ * inventing tokens costs the authorizer at most 100 runs a second (README, "Rate limits", "Per source").
+ */
+export const SOURCE_RATE_LIMIT_DEFAULT: RateLimitPlan = { limit: 6000, windowSeconds: 60 };
+
+/** What one source address is held to under these limits. */
+export const sourceRateLimit = (limits: RateLimits): RateLimitPlan =>
+  limits.perSource ?? SOURCE_RATE_LIMIT_DEFAULT;
 
 export const RATE_LIMIT_DEFAULTS: RateLimits = {
   plans: {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { hashToken, tokenOwner } from '../shared/data/tokens.ts';
+import { hashToken, issueToken, listTokens, tokenOwner } from '../shared/data/tokens.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { LIMITS } from '../shared/limits.ts';
 import { apiClient, useApi } from './support/api.ts';
@@ -16,6 +16,20 @@ const api = useApi();
 const local = useLocalConfigDir('tm-admin-');
 
 describe('admin CLI', () => {
+  it('refuses a token past the live tokens a team may hold, saying what to do, and makes none', async () => {
+    const team = await admin(['team', 'create', '--name', 'Full'], local.env);
+    const teamId = Number(team.json.team_id);
+    // team create made one; the rest up to the bound made here, as the dashboard would.
+    for (let i = 1; i < LIMITS.liveTokensPerTeam; i++) await issueToken(teamId, { name: `token ${i}` });
+    const refused = await admin(['token', 'create', '--team', String(teamId)], local.env);
+    expect([refused.code, refused.stdout]).toEqual([1, '']);
+    expect(refused.error).toBe(
+      `team ${teamId} has ${LIMITS.liveTokensPerTeam} live tokens, the most a team may hold ` +
+        `(${LIMITS.liveTokensPerTeam}): revoke one it no longer uses first (token list shows them)`,
+    );
+    expect(await listTokens(teamId)).toHaveLength(LIMITS.liveTokensPerTeam);
+  });
+
   it('creates the entities the dashboard would, each printing one JSON object', async () => {
     const team = await admin(['team', 'create', '--name', 'Acme'], local.env);
     expect(team.code).toBe(0);

@@ -107,24 +107,25 @@ describe("CDK stack: the web ACL within AWS WAF's fixed quotas at the most plans
       (r) => r.Type === 'AWS::WAFv2::WebACL',
     );
 
-  it('takes 10 plans in 10 rate-based rules, no reference statement, 636 WCU of the 1,500 included', () => {
+  it('takes 9 plans and the per-source rule in 10 rate-based rules, no reference statement, 572 WCU of the 1,500 included', () => {
     for (const synth of largest) {
       const [acl, ...others] = webAcls(synth);
       expect(others).toEqual([]);
       const cost = webAclCost(acl?.Properties ?? {});
-      expect(cost.rateBasedRules).toBe(MAX_RATE_LIMIT_PLANS);
-      expect(cost.rateBasedRules).toBeLessThanOrEqual(WAF_RATE_BASED_RULES);
+      expect(cost.rateBasedRules).toBe(MAX_RATE_LIMIT_PLANS + 1);
+      expect(cost.rateBasedRules).toBe(WAF_RATE_BASED_RULES);
       expect(cost.referenceStatements).toBeLessThanOrEqual(WAF_REFERENCE_STATEMENTS);
       // Plans live in the tokens: nothing is referred to (the regex pattern sets of before took two each).
       expect(cost.referenceStatements).toBe(0);
-      // Each rule: a rate-based statement (2) keyed on the lower-cased header (30 + 10). Each of the 9 named
-      // plans: a starts-with match of the lower-cased header (2 + 10) in its own rule and again under the
-      // default plan's NOT(OR(...)). docs/rate-limits.md has the same sum.
+      // Each plan's rule: a rate-based statement (2) keyed on the lower-cased header (30 + 10). Each of the 8
+      // named plans: a starts-with match of the lower-cased header (2 + 10) in its own rule and again under
+      // the default plan's NOT(OR(...)). The per-source rule: a rate-based statement keyed on the address
+      // (2, no custom key). docs/rate-limits.md has the same sum.
       const rule = WCU.rateBasedBase + WCU.rateBasedCustomKey + WCU.textTransformation;
       const prefixMatch = WCU.byteMatch.STARTS_WITH + WCU.textTransformation;
       const named = MAX_RATE_LIMIT_PLANS - 1;
-      expect(cost.wcu).toBe(MAX_RATE_LIMIT_PLANS * rule + 2 * named * prefixMatch);
-      expect(cost.wcu).toBe(636);
+      expect(cost.wcu).toBe(WCU.rateBasedBase + MAX_RATE_LIMIT_PLANS * rule + 2 * named * prefixMatch);
+      expect(cost.wcu).toBe(572);
       expect(cost.wcu).toBeLessThanOrEqual(WAF_WCU_INCLUDED);
     }
   });
@@ -135,7 +136,7 @@ describe('CDK stack: environment size', () => {
     const settings = readSettings(new App({ context: { ...CDK_JSON_CONTEXT, ...LARGEST_SETTINGS } }).node);
     expect(Object.keys(settings.rateLimitPlans)).toHaveLength(MAX_RATE_LIMIT_PLANS);
     const share = environmentBytes(rateLimitsEnvironment(settings));
-    // 10 plans of 32-character names and 10-digit limits: under a quarter of the 4 KB.
+    // 9 plans of 32-character names and 10-digit limits, and the per-source limit: under a quarter of the 4 KB.
     expect(share).toBeGreaterThan(800);
     expect(share).toBeLessThanOrEqual(LAMBDA_ENVIRONMENT_BYTES / 4);
   });
@@ -167,12 +168,12 @@ describe('CDK stack: environment size', () => {
     }
   });
 
-  it('the settings refuse an 11th plan, naming the WAF quota and its source; 10 fit every function', () => {
+  it('the settings refuse a 10th plan, naming the WAF quota and its source; 9 fit every function', () => {
     const context = { ...LARGEST_SETTINGS, ...largestPlans(MAX_RATE_LIMIT_PLANS + 1) };
     expect(() => synthesize({ full: false, context })).toThrow(
-      "context rateLimitPlans: at most 10 plans, 11 given: each plan, the default's included, is a " +
-        "rate-based rule of the API's web ACL, and AWS WAF allows 10 rate-based rules per web ACL, a fixed " +
-        'quota (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html)',
+      "context rateLimitPlans: at most 9 plans, 10 given: each plan, the default's included, is a " +
+        "rate-based rule of the API's web ACL beside the per-source rule, and AWS WAF allows 10 rate-based " +
+        'rules per web ACL, a fixed quota (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html)',
     );
     // The largest settings hold the most plans: every function's environment fits (checked above too).
     for (const synth of largest) {

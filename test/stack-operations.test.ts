@@ -138,7 +138,7 @@ describe('CDK stack: settings', () => {
       const [settings] = stage(s)?.MethodSettings ?? [];
       return [settings.ThrottlingRateLimit, settings.ThrottlingBurstLimit];
     };
-    expect(throttling(stacks.synth)).toEqual([100, 200]);
+    expect(throttling(stacks.synth)).toEqual([10000, 5000]);
     expect(throttling(stacks.overridden)).toEqual([50, 75]);
   });
 

@@ -1,12 +1,17 @@
 import { rmSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_RULE } from '../lib/cdk/rate-limits.ts';
 import {
+  PLAN_NAME_FORM,
   planOfAuthorization,
   planTokenPrefix,
   RATE_LIMIT_DEFAULTS,
   type RateLimits,
+  SOURCE_RATE_LIMIT_DEFAULT,
 } from '../shared/rate-limits.ts';
 import { routes } from '../shared/routes.ts';
+import { AUTHORIZATION_FORM } from '../shared/token-form.ts';
 import {
   defaultAndOverridden,
   functionOfRoute,
@@ -24,6 +29,7 @@ import {
  * each.
  */
 const OVERRIDES = {
+  sourceRateLimit: '{"limit": 300, "windowSeconds": 300}',
   rateLimitPlans:
     '{"tiny": {"limit": 10, "windowSeconds": 60}, "bulk": {"limit": 900, "windowSeconds": 300}, ' +
     '"bulk-2": {"limit": 6000, "windowSeconds": 120}, "big": {"limit": 50, "windowSeconds": 600}}',
@@ -91,8 +97,8 @@ function matches(statement: Statement | undefined, authorization: string): boole
   }
 }
 
-/** The web ACL's rules as plan, priority, limit, window and scope-down. */
-function rulesOf(s: Synthesized) {
+/** The web ACL's rules, the per-source rule's included, as name, priority, limit, window and scope-down. */
+function allRulesOf(s: Synthesized) {
   const [, acl] = only(s, 'AWS::WAFv2::WebACL');
   return (acl.Properties.Rules as Array<Resource['Properties']>).map((rule) => {
     expect(rule.Action, rule.Name).toEqual({ Block: {} });
@@ -105,11 +111,20 @@ function rulesOf(s: Synthesized) {
     const { Limit, EvaluationWindowSec, AggregateKeyType, CustomKeys, ScopeDownStatement, ...rest } =
       rule.Statement.RateBasedStatement;
     expect(rest, rule.Name).toEqual({});
-    // Counted per token: the Authorization header, its scheme's case set aside.
-    expect(AggregateKeyType, rule.Name).toBe('CUSTOM_KEYS');
-    expect(CustomKeys, rule.Name).toEqual([
-      { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] } },
-    ]);
+    if (rule.Name === SOURCE_RULE) {
+      // Counted per client address, every request: the one key a caller cannot choose by what it sends.
+      expect([AggregateKeyType, CustomKeys, ScopeDownStatement], rule.Name).toEqual([
+        'IP',
+        undefined,
+        undefined,
+      ]);
+    } else {
+      // Counted per token: the Authorization header, its scheme's case set aside.
+      expect(AggregateKeyType, rule.Name).toBe('CUSTOM_KEYS');
+      expect(CustomKeys, rule.Name).toEqual([
+        { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'LOWERCASE' }] } },
+      ]);
+    }
     return {
       name: rule.Name,
       priority: rule.Priority,
@@ -119,6 +134,9 @@ function rulesOf(s: Synthesized) {
     };
   });
 }
+
+/** The plans' rules alone. */
+const rulesOf = (s: Synthesized) => allRulesOf(s).filter((rule) => rule.name !== SOURCE_RULE);
 
 /** WAF's patterns for names and descriptions: CloudFormation would refuse anything else at deploy time. */
 const WAF_NAME = /^[0-9A-Za-z_-]{1,128}$/;
@@ -187,17 +205,17 @@ describe('CDK stack: per-team rate limits', () => {
     expect(rulesOf(stacks.synth)).toEqual([
       {
         name: 'plan-standard',
-        priority: 0,
+        priority: 1,
         limit: 1500,
         window: 60,
         scope: { NotStatement: { Statement: namesPlan('bulk') } },
       },
-      { name: 'plan-bulk', priority: 1, limit: 3000, window: 60, scope: namesPlan('bulk') },
+      { name: 'plan-bulk', priority: 2, limit: 3000, window: 60, scope: namesPlan('bulk') },
     ]);
     expect(rulesOf(stacks.overridden)).toEqual([
       {
         name: 'plan-tiny',
-        priority: 0,
+        priority: 1,
         limit: 10,
         window: 60,
         scope: {
@@ -208,15 +226,15 @@ describe('CDK stack: per-team rate limits', () => {
           },
         },
       },
-      { name: 'plan-bulk', priority: 1, limit: 900, window: 300, scope: namesPlan('bulk') },
-      { name: 'plan-bulk-2', priority: 2, limit: 6000, window: 120, scope: namesPlan('bulk-2') },
-      { name: 'plan-big', priority: 3, limit: 50, window: 600, scope: namesPlan('big') },
+      { name: 'plan-bulk', priority: 2, limit: 900, window: 300, scope: namesPlan('bulk') },
+      { name: 'plan-bulk-2', priority: 3, limit: 6000, window: 120, scope: namesPlan('bulk-2') },
+      { name: 'plan-big', priority: 4, limit: 50, window: 600, scope: namesPlan('big') },
     ]);
     // With the default plan alone, its rule counts every token.
     expect(rulesOf(onePlan)).toEqual([
-      { name: 'plan-only', priority: 0, limit: 50, window: 600, scope: undefined },
+      { name: 'plan-only', priority: 1, limit: 50, window: 600, scope: undefined },
     ]);
-    for (const s of all()) for (const rule of rulesOf(s)) expect(rule.name).toMatch(WAF_NAME);
+    for (const s of all()) for (const rule of allRulesOf(s)) expect(rule.name).toMatch(WAF_NAME);
   });
 
   it('counts every token under exactly one rule, the plan its first characters name, as the gateway does', () => {
@@ -227,7 +245,8 @@ describe('CDK stack: per-team rate limits', () => {
       // `bulk` is a prefix of `bulk-2`'s name, not of its tokens': the prefix ends with `_`.
       [`Bearer tm_bulk-2_42_${secret}`, 'bulk-2'],
       [`Bearer tm_big_42_${secret}`, 'big'],
-      // WAF lower-cases the header first, as the authorizer takes the scheme in any case.
+      // WAF lower-cases the header first: a spelling the authorizer's validation expression refuses (401)
+      // is counted under the plan it names all the same, before that refusal.
       [`BEARER TM_BULK-2_42_${secret}`, 'bulk-2'],
       // The default plan's own name, and plans the deployment does not define, count in the default.
       [`Bearer tm_tiny_42_${secret}`, 'tiny'],
@@ -257,7 +276,7 @@ describe('CDK stack: per-team rate limits', () => {
         if (key === 'VisibilityConfig') configs.push(value);
         return value;
       });
-      expect(configs.length).toBe(rulesOf(s).length + 1);
+      expect(configs.length).toBe(allRulesOf(s).length + 1);
       for (const config of configs) expect(config.SampledRequestsEnabled).toBe(false);
       // No WAF logging: a logging configuration added later must list the header in RedactedFields.
       const logging = Object.values(resources(s, 'AWS::WAFv2::LoggingConfiguration'));
@@ -352,9 +371,15 @@ describe('CDK stack: per-team rate limits', () => {
         behindAuthorizer.map((fn) => logicalId(s.stack, fn)).sort(),
       );
     }
-    expect([...limitsOf(stacks.synth)].map((text) => JSON.parse(text))).toEqual([RATE_LIMIT_DEFAULTS]);
+    expect([...limitsOf(stacks.synth)].map((text) => JSON.parse(text))).toEqual([
+      { ...RATE_LIMIT_DEFAULTS, perSource: SOURCE_RATE_LIMIT_DEFAULT },
+    ]);
     expect([...limitsOf(stacks.overridden)].map((text) => JSON.parse(text))).toEqual([
-      { plans: JSON.parse(OVERRIDES.rateLimitPlans), defaultPlan: 'tiny' },
+      {
+        plans: JSON.parse(OVERRIDES.rateLimitPlans),
+        defaultPlan: 'tiny',
+        perSource: JSON.parse(OVERRIDES.sourceRateLimit),
+      },
     ]);
   });
 
@@ -391,20 +416,69 @@ describe('CDK stack: per-team rate limits', () => {
       /rateLimitPlans.Gold Plan: a-z/,
     ],
     [{ rateLimitPlans: '{}' }, /rateLimitPlans: at least one plan/],
-    // AWS WAF's fixed 10 rate-based rules per web ACL: one per plan.
+    // AWS WAF's fixed 10 rate-based rules per web ACL: one per plan, and the per-source rule.
     [
       {
         rateLimitPlans: JSON.stringify(
           Object.fromEntries(
-            Array.from({ length: 11 }, (_, i) => [`p${i}`, { limit: 100, windowSeconds: 60 }]),
+            Array.from({ length: 10 }, (_, i) => [`p${i}`, { limit: 100, windowSeconds: 60 }]),
           ),
         ),
         defaultRateLimitPlan: 'p0',
       },
-      /rateLimitPlans: at most 10 plans, 11 given: .*AWS WAF allows 10 rate-based rules per web ACL, a fixed quota \(https:\/\/docs.aws.amazon.com\/waf\/latest\/developerguide\/limits.html\)/,
+      /rateLimitPlans: at most 9 plans, 10 given: .*beside the per-source rule, and AWS WAF allows 10 rate-based rules per web ACL, a fixed quota \(https:\/\/docs.aws.amazon.com\/waf\/latest\/developerguide\/limits.html\)/,
     ],
+    [
+      { sourceRateLimit: '{"limit": 5, "windowSeconds": 60}' },
+      /sourceRateLimit.limit: a whole number, 10 or more/,
+    ],
+    [{ sourceRateLimit: '{"limit": 100, "windowSeconds": 30}' }, /sourceRateLimit.windowSeconds: one of 60/],
+    [{ sourceRateLimit: '{"limit": 100}' }, /sourceRateLimit.windowSeconds: one of/],
     [{ defaultRateLimitPlan: 'gold' }, /defaultRateLimitPlan: one of standard, bulk/],
   ])('refuses the context %j, naming the key', (context, message) => {
     expect(() => synthesize({ full: false, context })).toThrow(message);
+  });
+});
+
+describe('CDK stack: the front door, before the authorizer runs', () => {
+  it('counts every request per source address first, at the settings’ limit, before any plan', () => {
+    const source = { name: SOURCE_RULE, priority: 0, scope: undefined };
+    expect(allRulesOf(stacks.synth)[0]).toEqual({ ...source, limit: 6000, window: 60 });
+    expect(allRulesOf(stacks.overridden)[0]).toEqual({ ...source, limit: 300, window: 300 });
+    expect(allRulesOf(onePlan)[0]).toEqual({ ...source, limit: 6000, window: 60 });
+    // WAF runs a web ACL's rules by priority and stops at the first that blocks.
+    for (const s of all()) {
+      const priorities = allRulesOf(s).map((rule) => rule.priority);
+      expect(priorities).toEqual(priorities.map((_, i) => i));
+    }
+  });
+
+  it('refuses a header that cannot hold a token with its validation expression: no authorizer run', () => {
+    for (const s of all()) {
+      const [, authorizer] = only(s, 'AWS::ApiGateway::Authorizer');
+      expect(authorizer.Properties).toMatchObject({
+        Type: 'TOKEN',
+        IdentitySource: 'method.request.header.Authorization',
+        IdentityValidationExpression: AUTHORIZATION_FORM,
+      });
+    }
+    // Every form of token the API has made passes in one spelling, and no other spelling does.
+    const expression = new RegExp(AUTHORIZATION_FORM);
+    const secret = fc.stringMatching(/^[0-9A-Za-z]{40,60}$/);
+    const plan = fc.stringMatching(new RegExp(`^${PLAN_NAME_FORM}$`));
+    const team = fc.integer({ min: 1, max: 999_999_999_999_999 });
+    const token = fc.oneof(
+      fc.tuple(plan, team, secret).map(([p, t, x]) => `tm_${p}_${t}_${x}`),
+      fc.tuple(team, secret).map(([t, x]) => `tm_${t}_${x}`),
+      secret.map((x) => `tm_${x}`),
+    );
+    fc.assert(
+      fc.property(token, fc.constantFrom('bearer', 'BEARER', 'Bearer ', ' Bearer', 'Token'), (t, other) => {
+        expect(expression.test(`Bearer ${t}`)).toBe(true);
+        expect(expression.test(`${other} ${t}`)).toBe(false);
+        expect(expression.test(`Bearer ${t}\n`)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

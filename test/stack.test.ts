@@ -391,8 +391,8 @@ describe('CDK stack: gateway', () => {
       expect.objectContaining({
         HttpMethod: '*',
         ResourcePath: '/*',
-        ThrottlingRateLimit: 100,
-        ThrottlingBurstLimit: 200,
+        ThrottlingRateLimit: 10000,
+        ThrottlingBurstLimit: 5000,
         LoggingLevel: 'ERROR',
         DataTraceEnabled: false,
       }),

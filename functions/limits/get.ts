@@ -1,6 +1,6 @@
 import { getTeamLimits } from '../../shared/data/teams.ts';
-import { bearerToken } from '../../shared/data/tokens.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
+import { bearerToken } from '../../shared/token-form.ts';
 
 /** The team's quotas with their usage, and the rate limit the caller's token is held to. */
 export const handler = httpHandler(async (req) => {

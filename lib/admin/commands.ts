@@ -20,6 +20,7 @@ import {
   revokeAllTokens,
   revokeToken,
   revokeTokenById,
+  TokenLimitError,
   tokenRevocation,
   tokenRevocationById,
   wholeSecond,
@@ -217,7 +218,13 @@ export async function runCommand(args: Args): Promise<unknown> {
         expiresAt: parseExpiry(args.optional('expires')),
         defaultPlan: plans().defaultPlan,
       };
-      const { token, id, name, prefix, scopes, created_at, expires_at } = await issueToken(teamId, options);
+      const { token, id, name, prefix, scopes, created_at, expires_at } = await issueToken(
+        teamId,
+        options,
+      ).catch((error: unknown) => {
+        // The operator's to act on (revoke one first), not a failure of the CLI.
+        throw error instanceof TokenLimitError ? new UsageError(error.message) : error;
+      });
       return { token, id, name, prefix, scopes, created_at, expires_at };
     }
     case 'team list': {

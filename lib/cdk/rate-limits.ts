@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { namedPlans, planMatchString, type RateLimits } from '../../shared/rate-limits.ts';
+import { namedPlans, planMatchString, type RateLimits, sourceRateLimit } from '../../shared/rate-limits.ts';
 
 /** The header every rule counts by and matches: `Bearer tm_<plan>_<team>_<secret>`. */
 const AUTHORIZATION = 'authorization';
@@ -19,8 +19,13 @@ export interface TeamRateLimitsProps {
   limits: RateLimits;
 }
 
+/** The per-source rule's name (and metric): requests per client address, before the plans. */
+export const SOURCE_RULE = 'per-source';
+
 /**
- * Per-team rate limits as AWS WAF rate-based rules on the API's stage, counted per token: one rule per plan.
+ * Per-team rate limits as AWS WAF rate-based rules on the API's stage, counted per token: one rule per plan,
+ * after one rule per source address that holds a caller whatever tokens it sends (a fresh invented token
+ * per request is never counted twice by a plan's rule).
  * A token names its plan in its first characters (`tm_<plan>_`, shared/rate-limits.ts), so a named plan's
  * rule counts the tokens that start with its prefix and the default plan's rule every other token. Nothing
  * here is per team or changes with the teams: a plan holds any number of teams, and the number of plans is
@@ -70,24 +75,27 @@ export class TeamRateLimits extends Construct {
       defaultAction: { allow: {} },
       // The default action's samples would show every allowed request's headers: off too.
       visibilityConfig: visibility(`${stackName}-rate-limits`),
-      rules: Object.entries(limits.plans).map(([plan, { limit, windowSeconds }], priority) => {
-        const scopeDownStatement = scopeOf(plan);
-        return {
-          name: `plan-${plan}`,
-          priority,
-          action: { block: {} },
-          visibilityConfig: visibility(`plan-${plan}`),
-          statement: {
-            rateBasedStatement: {
-              limit,
-              evaluationWindowSec: windowSeconds,
-              aggregateKeyType: 'CUSTOM_KEYS',
-              customKeys: [{ header: { name: AUTHORIZATION, textTransformations: LOWERCASE } }],
-              ...(scopeDownStatement && { scopeDownStatement }),
+      rules: [
+        perSource(limits),
+        ...Object.entries(limits.plans).map(([plan, { limit, windowSeconds }], index) => {
+          const scopeDownStatement = scopeOf(plan);
+          return {
+            name: `plan-${plan}`,
+            priority: index + 1,
+            action: { block: {} },
+            visibilityConfig: visibility(`plan-${plan}`),
+            statement: {
+              rateBasedStatement: {
+                limit,
+                evaluationWindowSec: windowSeconds,
+                aggregateKeyType: 'CUSTOM_KEYS',
+                customKeys: [{ header: { name: AUTHORIZATION, textTransformations: LOWERCASE } }],
+                ...(scopeDownStatement && { scopeDownStatement }),
+              },
             },
-          },
-        };
-      }),
+          };
+        }),
+      ],
     });
 
     // The stage ARN names the stage by its Ref, so CloudFormation creates the stage before the association
@@ -97,6 +105,23 @@ export class TeamRateLimits extends Construct {
       webAclArn: this.webAcl.attrArn,
     });
   }
+}
+
+/**
+ * Every request of one client address, token or none, counted over the window (WAF's `IP` key: the address
+ * the request came from, which a caller cannot choose by a header, unlike `X-Forwarded-For`). First, so a
+ * flood it blocks is not counted by the plans; a request it lets through goes on to them. Blocked requests
+ * get the WAF_FILTERED gateway response, the plans' 429.
+ */
+function perSource(limits: RateLimits): CfnWebACL.RuleProperty {
+  const { limit, windowSeconds } = sourceRateLimit(limits);
+  return {
+    name: SOURCE_RULE,
+    priority: 0,
+    action: { block: {} },
+    visibilityConfig: visibility(SOURCE_RULE),
+    statement: { rateBasedStatement: { limit, evaluationWindowSec: windowSeconds, aggregateKeyType: 'IP' } },
+  };
 }
 
 /**

@@ -11,7 +11,9 @@ import {
   type RateLimitPlan,
   type RateLimits,
   type RateLimitWindow,
+  SOURCE_RATE_LIMIT_DEFAULT,
   WAF_QUOTAS_URL,
+  WAF_RATE_BASED_RULES,
 } from '../../shared/rate-limits.ts';
 import { ACCESS_LOG_FIELD_NAMES } from './access-log.ts';
 import {
@@ -48,9 +50,13 @@ export const DEFAULT_SETTINGS = {
   metricsNamespace: 'TeamMessagingApi',
   /** Lowest level the functions log (LOG_LEVEL). */
   logLevel: 'INFO',
-  /** Stage-wide steady requests per second, and the burst above it. */
-  throttleRate: 100,
-  throttleBurst: 200,
+  /**
+   * Stage-wide steady requests per second, and the burst above it: API Gateway's default account throttle
+   * in a Region (10,000 a second, burst 5,000), which a stage cannot pass anyway. Each caller is held far
+   * below it by its plan and its source address (README, "Rate limits", "Capacity at the defaults").
+   */
+  throttleRate: 10000,
+  throttleBurst: 5000,
   /**
    * How long API Gateway keeps the authorizer's answer for a token (its `resultsCacheTtl`, 0 to 3600 s; 0
    * asks the authorizer every request): also how long a revoked token keeps working at most. An expired
@@ -89,6 +95,12 @@ export const DEFAULT_SETTINGS = {
    */
   rateLimitPlans: RATE_LIMIT_DEFAULTS.plans as Record<string, RateLimitPlan>,
   defaultRateLimitPlan: RATE_LIMIT_DEFAULTS.defaultPlan,
+  /**
+   * Requests one source address may make in any `windowSeconds`, whatever tokens it sends (one more
+   * rate-based rule, counted per IP before the plans and the authorizer): a caller inventing tokens is held
+   * by it, which no plan can do. Above any one token's plan, so that an integration's server is not.
+   */
+  sourceRateLimit: SOURCE_RATE_LIMIT_DEFAULT as RateLimitPlan,
   /**
    * Browser origins allowed to call the API (CORS, shared/cors.ts): none by default, since the API is called
    * server to server with a bearer token. `-c corsOrigins=https://app.example.com,https://admin.example.com`.
@@ -152,6 +164,7 @@ export interface Settings {
   pointInTimeRecovery: boolean;
   rateLimitPlans: Record<string, RateLimitPlan>;
   defaultRateLimitPlan: string;
+  sourceRateLimit: RateLimitPlan;
   corsOrigins: string[];
   concurrency: ConcurrencySettings;
   alarms: AlarmThresholds;
@@ -205,6 +218,10 @@ export function readSettings(node: Node): Settings {
       node.tryGetContext('pointInTimeRecovery') ?? defaults.pointInTimeRecovery,
     ),
     ...rateLimits(node.tryGetContext('rateLimitPlans'), node.tryGetContext('defaultRateLimitPlan')),
+    sourceRateLimit: rateLimitPlan(
+      'sourceRateLimit',
+      node.tryGetContext('sourceRateLimit') ?? defaults.sourceRateLimit,
+    ),
     corsOrigins: corsOrigins(node.tryGetContext('corsOrigins') ?? defaults.corsOrigins),
     concurrency: concurrencyShares(node.tryGetContext('concurrency')),
     alarms: alarmThresholds(node.tryGetContext('alarms')),
@@ -218,6 +235,7 @@ export function readSettings(node: Node): Settings {
 export const rateLimitsOf = (settings: Settings): RateLimits => ({
   plans: settings.rateLimitPlans,
   defaultPlan: settings.defaultRateLimitPlan,
+  perSource: settings.sourceRateLimit,
 });
 
 /**
@@ -326,27 +344,31 @@ function rateLimits(
   if (count > MAX_RATE_LIMIT_PLANS) {
     throw new Error(
       `context rateLimitPlans: at most ${MAX_RATE_LIMIT_PLANS} plans, ${count} given: each plan, the default's ` +
-        `included, is a rate-based rule of the API's web ACL, and AWS WAF allows ${MAX_RATE_LIMIT_PLANS} ` +
-        `rate-based rules per web ACL, a fixed quota (${WAF_QUOTAS_URL})`,
+        `included, is a rate-based rule of the API's web ACL beside the per-source rule, and AWS WAF allows ` +
+        `${WAF_RATE_BASED_RULES} rate-based rules per web ACL, a fixed quota (${WAF_QUOTAS_URL})`,
     );
   }
   const checked: Record<string, RateLimitPlan> = {};
   for (const [name, plan] of Object.entries(plans)) {
     if (!PLAN_NAME.test(name)) throw new Error(`context rateLimitPlans.${name}: a-z, 0-9, -`);
-    const key = `rateLimitPlans.${name}`;
-    const given = Object.fromEntries(
-      knownEntries(key, contextObject(key, plan), { limit: 0, windowSeconds: 0 }),
-    );
-    checked[name] = {
-      limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
-      windowSeconds: rateLimitWindow(`${key}.windowSeconds`, given.windowSeconds),
-    };
+    checked[name] = rateLimitPlan(`rateLimitPlans.${name}`, plan);
   }
   const defaultRateLimitPlan = defaultContext ?? DEFAULT_SETTINGS.defaultRateLimitPlan;
   if (typeof defaultRateLimitPlan !== 'string' || !(defaultRateLimitPlan in checked)) {
     throw new Error(`context defaultRateLimitPlan: one of ${Object.keys(checked).join(', ')}`);
   }
   return { rateLimitPlans: checked, defaultRateLimitPlan };
+}
+
+/** `{"limit": n, "windowSeconds": w}` (also as `-c` JSON text) within WAF's range of a rate-based rule. */
+function rateLimitPlan(key: string, context: unknown): RateLimitPlan {
+  const given = Object.fromEntries(
+    knownEntries(key, contextObject(key, context), { limit: 0, windowSeconds: 0 }),
+  );
+  return {
+    limit: whole(`${key}.limit`, given.limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT),
+    windowSeconds: rateLimitWindow(`${key}.windowSeconds`, given.windowSeconds),
+  };
 }
 
 /** Whole seconds in API Gateway's range for an authorizer's cache, also as `-c` text. */

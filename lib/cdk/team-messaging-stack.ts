@@ -43,6 +43,7 @@ import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
 import { allowedMethods, authorizer as authorizerRoute, resourcePaths, routes } from '../../shared/routes.ts';
+import { AUTHORIZATION_FORM } from '../../shared/token-form.ts';
 import { accessLogTemplate } from './access-log.ts';
 import { ApiFunction } from './api-function.ts';
 import { ChangeEvents } from './change-events.ts';
@@ -133,12 +134,13 @@ function message(text: string): string {
 }
 
 /**
- * A team over its plan: WAF blocked the request (lib/cdk/rate-limits.ts) and API Gateway answers this instead
- * of WAF's 403. WAF counts over a sliding window and does not say which plan blocked, so Retry-After is the
- * longest window: by then, the count is back under any plan's limit.
+ * A token over its plan, or an address over its per-source limit: WAF blocked the request (lib/cdk/rate-
+ * limits.ts) and API Gateway answers this instead of WAF's 403. WAF counts over a sliding window and does not
+ * say which rule blocked, so Retry-After is the longest window: by then, the count is back under any limit.
  */
-function rateLimitedResponse(plans: Settings['rateLimitPlans']): GatewayResponse {
-  const longestWindow = Math.max(...Object.values(plans).map((plan) => plan.windowSeconds));
+function rateLimitedResponse(settings: Settings): GatewayResponse {
+  const windows = [...Object.values(settings.rateLimitPlans), settings.sourceRateLimit];
+  const longestWindow = Math.max(...windows.map((plan) => plan.windowSeconds));
   return {
     type: ResponseType.WAF_FILTERED,
     statusCode: '429',
@@ -572,6 +574,9 @@ export class TeamMessagingStack extends Stack {
       // Cached per token (cdk.json authorizerCacheSeconds: how long a revoked token may still work); the
       // policy covers the whole stage, so one answer serves every route.
       resultsCacheTtl: Duration.seconds(settings.authorizerCacheSeconds),
+      // A header that cannot hold a token is API Gateway's 401 before the authorizer runs (no run, no
+      // read), and the one spelling it takes keeps the cache to one entry per token (shared/token-form.ts).
+      validationRegex: AUTHORIZATION_FORM,
     });
 
     const api = new RestApi(this, 'Api', {
@@ -598,7 +603,7 @@ export class TeamMessagingStack extends Stack {
       defaultMethodOptions: { authorizer: tokenAuthorizer, authorizationType: AuthorizationType.CUSTOM },
     });
     if (settings.xraySampleRate > 0) this.apiSamplingRule(api, settings.xraySampleRate);
-    for (const response of [...GATEWAY_RESPONSES, rateLimitedResponse(settings.rateLimitPlans)]) {
+    for (const response of [...GATEWAY_RESPONSES, rateLimitedResponse(settings)]) {
       api.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
         type: response.type,
         statusCode: response.statusCode,

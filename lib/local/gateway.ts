@@ -20,6 +20,7 @@ import {
   rateLimitHeader,
   rateLimitOf,
   rateLimitPolicyHeader,
+  sourceRateLimit,
 } from '../../shared/rate-limits.ts';
 import {
   allowedMethods,
@@ -28,15 +29,17 @@ import {
   type Route,
   routes,
 } from '../../shared/routes.ts';
+import { bearerToken } from '../../shared/token-form.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
 /**
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
- * does (no Authorization header or a thrown `Unauthorized` is a 401, a Deny policy a 403, any other failure
- * a 503), and hands each handler the same v1 proxy event. It keeps API Gateway's bounds: the payload limit,
- * each function's timeout and the 29 s integration timeout (504), and each token's rate limit plan, counted
- * as the stage's web ACL counts it (429, like WAF_FILTERED). A method the path's resource lacks is a 405
+ * does (no Authorization header, one its validation expression refuses, or a thrown `Unauthorized` is a 401,
+ * a Deny policy a 403, any other failure a 503), and hands each handler the same v1 proxy event. It keeps
+ * API Gateway's bounds: the payload limit, each function's timeout and the 29 s integration timeout (504),
+ * and the stage's web ACL: each source address's limit, then each token's rate limit plan, counted as WAF
+ * counts them (429, like WAF_FILTERED). A method the path's resource lacks is a 405
  * naming those it has, before any authorizer runs. Gateway-made errors, malformed HTTP included, carry the
  * same JSON bodies as the deployed stack.
  */
@@ -151,7 +154,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
 
   const requestId = randomUUID();
   const { route, params } = match;
-  // The web ACL counts, and blocks, before API Gateway runs the authorizer.
+  // The web ACL counts, and blocks, before API Gateway runs the authorizer: per source address, then per token.
+  if (!withinSourceLimit(request.socket.remoteAddress, plans, response, requestId)) return; // answered: 429
   const rateLimitHeaders = withinRateLimit(request.headers.authorization, plans, response, requestId);
   if (!rateLimitHeaders) return; // answered: 429
   const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
@@ -202,7 +206,8 @@ async function authorize(
 ): Promise<APIGatewayAuthorizerResult | 'refused' | null> {
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
   const authorizationToken = request.headers.authorization;
-  if (!authorizationToken) {
+  // The validation expression: a header that cannot hold a token never reaches the authorizer.
+  if (!authorizationToken || bearerToken(authorizationToken) === undefined) {
     sendUnauthenticated(response, requestId);
     return null;
   }
@@ -223,6 +228,24 @@ async function authorize(
     return null;
   }
   return policy;
+}
+
+/**
+ * Counts the request under its source address as the web ACL's first rule does (lib/cdk/rate-limits.ts,
+ * WAF's `IP` key), whatever it carries: false once it has answered 429 with the seconds until the address
+ * is under its limit again. Before the plans, so a request it refuses is not counted by them, as in WAF.
+ */
+function withinSourceLimit(
+  address: string | undefined,
+  plans: RateLimiting,
+  response: ServerResponse,
+  requestId: string,
+): boolean {
+  const admission = plans.limiter.admit(`source ${address ?? ''}`, sourceRateLimit(plans.limits()));
+  if (admission.allowed) return true;
+  response.setHeader('Retry-After', String(admission.resetSeconds));
+  send(response, 429, { message: MESSAGES.tooManyRequests }, requestId);
+  return false;
 }
 
 /**

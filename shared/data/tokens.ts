@@ -10,8 +10,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { PLAN_NAME_FORM } from '../rate-limits.ts';
+import { LIMITS } from '../limits.ts';
 import type { Scope } from '../scopes.ts';
+import { tokenParts } from '../token-form.ts';
 import { dynamo, ID_INDEX, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { queryAll, scanSortKey, writtenIf } from './items.ts';
@@ -36,7 +37,6 @@ import {
  * therefore reissues the team's tokens (changeTeamPlan). Tokens made before plans were named in them
  * (`tm_<team>_<secret>`) and before teams were (`tm_<secret>`) stay valid, in the default plan.
  */
-const TOKEN_SHAPE = new RegExp(`^tm_(?:(?:(${PLAN_NAME_FORM})_)?([1-9][0-9]{0,14})_)?[0-9A-Za-z]{40,60}$`);
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Characters of the secret a listing shows: enough to tell tokens apart, far too few to guess the rest. */
 const SHOWN_SECRET_CHARACTERS = 4;
@@ -44,21 +44,14 @@ const SHOWN_SECRET_CHARACTERS = 4;
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** The team a well-formed token names, if it names one (not yet checked against the table). */
-export const tokenTeamId = (token: string): number | undefined => {
-  const team = TOKEN_SHAPE.exec(token)?.[2];
-  return team === undefined ? undefined : Number(team);
-};
+export const tokenTeamId = (token: string): number | undefined => tokenParts(token)?.team;
 
 /** The rate limit plan a well-formed token names, if it names one: what WAF counts it under. */
-export const tokenPlan = (token: string): string | undefined => TOKEN_SHAPE.exec(token)?.[1];
+export const tokenPlan = (token: string): string | undefined => tokenParts(token)?.plan;
 
 /** The plan a token's shown first characters name (`tm_bulk_12_AbCd…`), if they name one. */
 const prefixPlan = (prefix: unknown): string | undefined =>
   typeof prefix === 'string' ? /^tm_([a-z][a-z0-9-]*)_[1-9]/.exec(prefix)?.[1] : undefined;
-
-/** The token of an `Authorization: Bearer <token>` header. */
-export const bearerToken = (authorization: string | undefined): string | undefined =>
-  /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
 
 export interface TokenOptions {
   /** What the token is for, as the operator names it. */
@@ -97,14 +90,60 @@ export interface IssuedToken extends TokenView {
   token: string;
 }
 
-/** A new token of the team, carrying the team's plan in its first characters; listed under the team. */
+/** A team that already holds as many live tokens as a team may: a new one is refused until one goes. */
+export class TokenLimitError extends Error {
+  constructor(teamId: number, live: number) {
+    super(
+      `team ${teamId} has ${live} live tokens, the most a team may hold (${LIMITS.liveTokensPerTeam}): ` +
+        'revoke one it no longer uses first (token list shows them)',
+    );
+  }
+}
+
+/**
+ * A new token of the team, carrying the team's plan in its first characters; listed under the team. At
+ * most LIMITS.liveTokensPerTeam live ones a team (expired and replaced tokens do not count): each token is
+ * counted on its own by the rate limits, so this is what keeps a team's rate within its plan's team rate
+ * (README, "Rate limits"). The count reads the team's listing; the write is conditioned on the team item's
+ * `tokens_version` being what it was before the count, so two parallel creates cannot both take the last one.
+ */
 export async function issueToken(teamId: number, options: TokenOptions = {}): Promise<IssuedToken> {
-  const plan = (await recordedPlan(teamId)) ?? options.defaultPlan ?? config.rateLimits().defaultPlan;
-  const { item, issued } = await newTokenItem(teamId, plan, options);
-  await dynamo().send(
-    new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-  );
-  return issued;
+  for (;;) {
+    const { plan: recorded, version } = await tokenState(teamId);
+    const live = (await teamTokenItems(teamId)).filter((item) => isLive(item, Date.now())).length;
+    if (live >= LIMITS.liveTokensPerTeam) throw new TokenLimitError(teamId, live);
+    const plan = recorded ?? options.defaultPlan ?? config.rateLimits().defaultPlan;
+    const { item, issued } = await newTokenItem(teamId, plan, options);
+    try {
+      await dynamo().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: teamKey(teamId),
+                UpdateExpression: 'SET tokens_version = :next',
+                ConditionExpression:
+                  version === undefined
+                    ? 'attribute_exists(pk) AND attribute_not_exists(tokens_version)'
+                    : 'tokens_version = :seen',
+                ExpressionAttributeValues: {
+                  ':next': (version ?? 0) + 1,
+                  ...(version !== undefined && { ':seen': version }),
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return issued;
+    } catch (error) {
+      // Another token of the team was made (or the team is gone) since the count: count again.
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      if (!(await tokenState(teamId)).exists) throw new Error(`no team ${teamId}`);
+    }
+  }
 }
 
 /** The token alone (the data modules' and tests' form of issueToken). */
@@ -170,7 +209,7 @@ export interface TokenOwner {
 
 /** The owner of a token, or undefined for a malformed, unknown, revoked or expired token. One read. */
 export async function tokenOwner(token: string): Promise<TokenOwner | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
+  if (!tokenParts(token)) return undefined;
   const { Item } = await dynamo().send(
     new GetCommand({
       TableName: tableName(),
@@ -466,11 +505,19 @@ export async function setRateLimitPlan(teamId: number, plan: string): Promise<st
   return Attributes?.rate_limit_plan;
 }
 
-async function recordedPlan(teamId: number): Promise<string | undefined> {
+/** What the team item says of its tokens: the plan recorded and how many tokens were ever written under it. */
+async function tokenState(
+  teamId: number,
+): Promise<{ exists: boolean; plan: string | undefined; version: number | undefined }> {
   const { Item } = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: teamKey(teamId), ProjectionExpression: 'rate_limit_plan' }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: teamKey(teamId),
+      ProjectionExpression: 'pk, rate_limit_plan, tokens_version',
+      ConsistentRead: true,
+    }),
   );
-  return Item?.rate_limit_plan;
+  return { exists: Item !== undefined, plan: Item?.rate_limit_plan, version: Item?.tokens_version };
 }
 
 /**

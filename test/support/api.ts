@@ -13,6 +13,8 @@ import { contractProblems } from './contract.ts';
 const TEST_RATE_LIMITS: RateLimits = {
   plans: { test: { limit: 1_000_000_000, windowSeconds: 60 } },
   defaultPlan: 'test',
+  // Every test's requests come from 127.0.0.1: test/tenant-isolation/front-door.test.ts tests the source limit.
+  perSource: { limit: 1_000_000_000, windowSeconds: 60 },
 };
 
 /**

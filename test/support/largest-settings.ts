@@ -21,7 +21,7 @@ export const largestPlans = (count: number) => ({
  * Every optional setting on, each at the longest value the settings take or a deployment would plausibly
  * use, as `-c key=value` strings: what makes the functions' environment, the roles, and the template
  * largest. The names are at their 255-character limit, the plans as many as the settings take (AWS WAF's
- * 10 rate-based rules per web ACL).
+ * 10 rate-based rules per web ACL, the per-source rule's included).
  */
 export const LARGEST_SETTINGS: Record<string, string> = {
   serviceName: 's'.repeat(255),
@@ -30,6 +30,7 @@ export const LARGEST_SETTINGS: Record<string, string> = {
   throttleRate: '9999.5',
   throttleBurst: '19999',
   ...largestPlans(MAX_RATE_LIMIT_PLANS),
+  sourceRateLimit: JSON.stringify({ limit: 2_000_000_000, windowSeconds: 600 }),
   alarms: JSON.stringify({
     api5xxRatePercent: 2.5,
     p99LatencyMs: 2000,
