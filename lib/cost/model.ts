@@ -87,7 +87,7 @@ export function costLines(settings: Settings): CostLine[] {
       item: 'WAF requests',
       perMillionRequests: price('wafRequestsPerMillion'),
       perMillionDeliveries: 0,
-      basis: `every request, inspected by the ${Object.keys(settings.rateLimitPlans).length} plans' rules`,
+      basis: `every request, inspected by the per-source rule and the ${Object.keys(settings.rateLimitPlans).length} plans' rules`,
     },
     {
       item: 'Lambda requests',
@@ -188,13 +188,14 @@ export function costLines(settings: Settings): CostLine[] {
 
 /** What the stack costs a month whatever the traffic. */
 export function monthlyLines(settings: Settings): MonthlyLine[] {
-  const rules = Object.keys(settings.rateLimitPlans).length;
+  // One rule per plan and the per-source rule (lib/cdk/rate-limits.ts).
+  const rules = Object.keys(settings.rateLimitPlans).length + 1;
   const secondsPerMonth = 30 * 24 * 3600;
   const lines: MonthlyLine[] = [
     {
       item: 'WAF web ACL and rules',
       usd: price('wafWebAclPerMonth') + rules * price('wafRulePerMonth'),
-      basis: `one web ACL, ${rules} rate-based rules (rateLimitPlans)`,
+      basis: `one web ACL, ${rules} rate-based rules (sourceRateLimit, rateLimitPlans)`,
     },
     { item: 'KMS key', usd: price('kmsKeyPerMonth'), basis: 'the signing secrets key' },
     {
