@@ -217,10 +217,12 @@ function authentication(): string {
 
 /** How to get a token and use it, and what refusing it looks like (README, "Authentication"). */
 const BEARER_AUTH = [
-  'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`. ' +
+  'A team API token, sent on every request but those for this reference: `Authorization: Bearer <token>`, ' +
+    'spelled so (`Bearer`, one space: another spelling is a 401). ' +
     'A token looks like `tm_<plan>_<team id>_<secret>` (its rate limit plan, its team, letters and digits) ' +
     'and acts for its team only: ' +
-    "another team's brand or contact field is a 403.",
+    "another team's brand or contact field is a 403. A team holds at most " +
+    `${LIMITS.liveTokensPerTeam} live tokens, each held to its rate limit plan.`,
   '**Getting one.** Locally, `npm start` creates a demo team on its first run and prints its token (kept ' +
     'in `.data/local.json` as `demo_token`); the admin CLI makes more: `npm run -s admin -- team create ' +
     "--name Acme` prints a new team's `team_id` and `token`, `npm run -s admin -- token create --team " +
