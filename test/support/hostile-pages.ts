@@ -165,6 +165,23 @@ const KINDS: readonly HostilePage[] = [
     },
   },
   {
+    // Issue 48: one element, so the complexity check passes it, and a separator every four characters, so
+    // that whole-text work on it (a whitespace collapse, a split) costs more than a plain run's.
+    name: 'title of "a | " repeated',
+    html: (size = LARGEST_PAGE_BYTES) =>
+      fill(`${HEAD}<title>`, 'a | ', 'a</title></head><body></body></html>', size),
+  },
+  {
+    // Issue 48: JSON-LD is no element either; a block of arrays nested as deep as the page allows.
+    name: 'JSON-LD array nested as deep as the page allows',
+    html: (size = LARGEST_PAGE_BYTES) => {
+      const prefix = `${HEAD}<title>Brand</title><script type="application/ld+json">`;
+      const suffix = '</script></head><body></body></html>';
+      const depth = Math.floor((size - prefix.length - suffix.length) / 2);
+      return `${prefix}${'['.repeat(depth)}${']'.repeat(depth)}${suffix}`;
+    },
+  },
+  {
     name: 'huge web manifest',
     html: () =>
       `${HEAD}<link rel="manifest" href="/site.webmanifest"><title>Brand</title></head><body></body></html>`,
