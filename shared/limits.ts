@@ -79,6 +79,13 @@ export const LIMITS = {
    * most 255 (textLength), and no pattern then runs over more of someone else's text.
    */
   autoConfigureTextLength: 2048,
+  /**
+   * Someone else's text (an attribute, a title, a link's text, a JSON string) is cut to this many characters before
+   * any work over the whole of it (a whitespace collapse, a trim, a pattern, a split, a case or Unicode fold, entity
+   * decoding, a URL parse): 64 times autoConfigureTextLength, so a text collapsed after the cut still fills that
+   * length unless nearly all of it is whitespace (a title of `a`, 100,000 spaces and `b` is still read whole).
+   */
+  autoConfigureRawTextLength: 64 * 2048,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

@@ -35,6 +35,7 @@ import {
   type Sourced,
 } from './provenance.ts';
 import { domainLabelOf } from './site-domain.ts';
+import { attributeOf } from './third-party-text.ts';
 import {
   chooseSiteName,
   declaredNames,
@@ -144,7 +145,7 @@ export function extractSuggestions(page: ParsedPage, manifest: WebManifest | nul
 /** The page's `<link rel=manifest>`, resolved, if any. */
 export function manifestUrlOf(page: ParsedPage): string | null {
   const link = linksWithRel(page, 'manifest')[0];
-  return httpUrl(link?.getAttribute('href'), page.baseUrl)?.href ?? null;
+  return httpUrl(link === undefined ? undefined : attributeOf(link, 'href'), page.baseUrl)?.href ?? null;
 }
 
 function withProvenance(
@@ -190,7 +191,7 @@ function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<
   );
   const inferred = [
     ...titleNames(title),
-    ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
+    ...logoAltNames(logoElements.header.map((img) => attributeOf(img, 'alt'))),
   ];
   const domain = candidate(label === null ? null : domainLabelName(label, title), 'domain');
   return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
@@ -223,7 +224,7 @@ function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dar
       : [
           ...metaCandidates(meta, 'msapplication-TileColor'),
           ...linksWithRel(page, 'mask-icon').map((link) =>
-            candidate(link.getAttribute('color'), 'mask-icon'),
+            candidate(attributeOf(link, 'color'), 'mask-icon'),
           ),
         ];
   return [
@@ -269,8 +270,8 @@ function horizontalLogoCandidates({ meta, jsonLd, logoElements }: Facts): Candid
     ...(organization ? [jsonLdCandidate(organization.logo?.url, organization, 'logo')] : []),
     ...metaCandidates(meta, 'og:logo'),
     ...logoElements.itemprop.map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
-    ...logoElements.header.map((img) => candidate(img.getAttribute('src'), 'header:img')),
-    ...logoElements.homeLink.map((img) => candidate(img.getAttribute('src'), 'home-link:img')),
+    ...logoElements.header.map((img) => candidate(attributeOf(img, 'src'), 'header:img')),
+    ...logoElements.homeLink.map((img) => candidate(attributeOf(img, 'src'), 'home-link:img')),
   ];
 }
 

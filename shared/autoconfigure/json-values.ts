@@ -1,5 +1,7 @@
 /** Defensive readers for JSON that comes from other people's websites (JSON-LD, web manifests). */
 
+import { clipped } from './third-party-text.ts';
+
 export type JsonObject = Record<string, unknown>;
 
 /** Invalid JSON is common in the wild; it simply contributes nothing. */
@@ -15,9 +17,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A trimmed string, or null for anything else or blank. */
+/** A trimmed string, clipped first (third-party-text.ts), or null for anything else or blank. */
 export function nonEmptyString(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+  if (typeof value !== 'string') return null;
+  const text = clipped(value).trim();
+  return text === '' ? null : text;
 }
 
 /** JSON-LD allows one value or an array wherever a list is meant. */
