@@ -86,6 +86,16 @@ export const LIMITS = {
    * length unless nearly all of it is whitespace (a title of `a`, 100,000 spaces and `b` is still read whole).
    */
   autoConfigureRawTextLength: 64 * 2048,
+  /**
+   * JSON-LD and the web manifest (shared/autoconfigure/json-values.ts), scanned once before JSON.parse: arrays and
+   * objects nested deeper than this (real pages: under 10), or more values than this (each array, object, and
+   * element or member after a comma; real pages: a few hundred), and the JSON is ignored as an unparsable one is.
+   * The values bound counts a page's JSON-LD blocks together, in page order, and the manifest on its own:
+   * JSON.parse's cost follows the values it builds (5 MiB of `[]` or of object keys costs about half a second),
+   * not the depth alone.
+   */
+  autoConfigureJsonDepth: 64,
+  autoConfigureJsonValues: 100_000,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

@@ -1,6 +1,14 @@
 import type { HTMLElement } from 'node-html-parser';
 import { httpUrl, siteHost } from './html-document.ts';
-import { isJsonObject, type JsonObject, listOf, nonEmptyString, parseJsonOrNull } from './json-values.ts';
+import {
+  isJsonObject,
+  JSON_BOUNDS,
+  type JsonObject,
+  jsonExtent,
+  listOf,
+  nonEmptyString,
+  parseJsonOrNull,
+} from './json-values.ts';
 import { attributeOf, clipped } from './third-party-text.ts';
 
 /** What one JSON-LD node says about an organisation or a website. URLs are as written; callers resolve them. */
@@ -47,7 +55,7 @@ export function readJsonLd(root: HTMLElement, pageUrl: URL): JsonLdFacts {
     .querySelectorAll('script[type]')
     .filter((script) => attributeOf(script, 'type')?.trim().toLowerCase() === 'application/ld+json')
     .map((script) => script.rawText);
-  const found = blocks.flatMap((text) => nodesIn(parseJsonOrNull(text), true, 0));
+  const found = withinBounds(blocks).flatMap((text) => nodesIn(parseJsonOrNull(text), true, 0));
   const { nodes, resolve } = joinById(found);
   const onSite = (node: JsonObject) => isOnSite(node, pageUrl);
   const websites = nodes.filter(({ node }) => typeNamed(node, (type) => type === 'WebSite') !== null);
@@ -60,6 +68,21 @@ export function readJsonLd(root: HTMLElement, pageUrl: URL): JsonLdFacts {
     organization: organization === null ? null : entityOf(organization.node, isSite(organization)),
     website: website === null ? null : entityOf(website.node, onSite(website.node)),
   };
+}
+
+/**
+ * The blocks JSON.parse may read, in page order: each nested at most autoConfigureJsonDepth deep, and their values
+ * together at most autoConfigureJsonValues (a page may hold thousands of blocks). A block past either is ignored,
+ * as an unparsable one is, and the blocks after it are still read while values are left.
+ */
+function withinBounds(blocks: readonly string[]): string[] {
+  let valuesLeft = JSON_BOUNDS.values;
+  return blocks.filter((text) => {
+    const extent = jsonExtent(text, { depth: JSON_BOUNDS.depth, values: valuesLeft });
+    if (extent === null) return false;
+    valuesLeft -= extent.values;
+    return true;
+  });
 }
 
 function bestOrganization(
