@@ -182,6 +182,18 @@ const KINDS: readonly HostilePage[] = [
     },
   },
   {
+    // Issue 48: each text short, but thousands of them read for the site's name, each split into many parts.
+    name: 'names given thousands of times, each of many parts: og:site_name and header logo alt texts',
+    html: (size = LARGEST_PAGE_BYTES) => {
+      const each = MANY / 2 - 10;
+      const text = 'a | b | '.repeat(Math.floor((size - 200) / (2 * each) / 8) - 6);
+      return (
+        `${HEAD}${repeated(each, () => `<meta property="og:site_name" content="${text}">`)}</head><body>` +
+        `<header>${repeated(each, () => `<img class="logo" src="/l.png" alt="${text}">`)}</header></body></html>`
+      ).slice(0, size);
+    },
+  },
+  {
     name: 'huge web manifest',
     html: () =>
       `${HEAD}<link rel="manifest" href="/site.webmanifest"><title>Brand</title></head><body></body></html>`,
