@@ -96,6 +96,13 @@ export const LIMITS = {
    */
   autoConfigureJsonDepth: 64,
   autoConfigureJsonValues: 100_000,
+  /**
+   * The texts read for the site's name from each source, in page order: a meta key's contents (og:site_name,
+   * application-name, apple-mobile-web-app-title), the alt texts of the header's logo images (real pages: one or
+   * two, ten at most in the tests). Each is split into parts and every part weighed (a few µs each), so thousands of
+   * texts of many parts would cost seconds; the ones after are not read for the name.
+   */
+  autoConfigureNameTextsPerSource: 16,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

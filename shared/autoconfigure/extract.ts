@@ -1,4 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
+import { LIMITS } from '../limits.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -181,18 +182,18 @@ function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<
   const title = titleOf(page.root);
   const declared = declaredNames(
     [
-      ...metaCandidates(meta, 'og:site_name', 'application-name'),
+      ...nameCandidates(meta, 'og:site_name', 'application-name'),
       ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
       candidate(manifest?.name, 'manifest:name'),
-      ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+      ...nameCandidates(meta, 'apple-mobile-web-app-title'),
       candidate(manifest?.shortName, 'manifest:short_name'),
     ],
     title,
   );
-  const inferred = [
-    ...titleNames(title),
-    ...logoAltNames(logoElements.header.map((img) => attributeOf(img, 'alt'))),
-  ];
+  const logoAlts = logoElements.header
+    .slice(0, LIMITS.autoConfigureNameTextsPerSource)
+    .map((img) => attributeOf(img, 'alt'));
+  const inferred = [...titleNames(title), ...logoAltNames(logoAlts)];
   const domain = candidate(label === null ? null : domainLabelName(label, title), 'domain');
   return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
 }
@@ -307,6 +308,14 @@ function variantsOf(facts: Facts): AutoConfiguration['variants'] {
   };
   const found = Object.entries(dark).filter(([, value]) => value !== undefined);
   return found.length > 0 ? { dark: Object.fromEntries(found) } : {};
+}
+
+/**
+ * The first autoConfigureNameTextsPerSource contents of each meta key naming the site: each is split into parts and
+ * every part weighed, so a page that gives thousands would cost seconds.
+ */
+function nameCandidates(meta: MetaTags, ...keys: Array<Parameters<typeof candidate>[1]>): Candidate[] {
+  return keys.flatMap((key) => metaCandidates(meta, key).slice(0, LIMITS.autoConfigureNameTextsPerSource));
 }
 
 /** Meta tags' contents, keys in priority order, each labelled with its key as written in the standard. */
