@@ -233,6 +233,22 @@ describe('JSON-LD and the manifest past their bounds are ignored, as unparsable 
   });
 });
 
+describe('names: the first autoConfigureNameTextsPerSource texts of each source are read', () => {
+  const metas = (values: string[]) =>
+    values.map((value) => `<meta property="og:site_name" content="${value}">`).join('');
+  const nameOf = (values: string[]) =>
+    autoConfiguration(parsePage(`<html><head>${metas(values)}</head></html>`, PAGE_URL)).suggestions.name;
+  // A URL names nothing (title-name.ts): the tags before the name give no name of their own.
+  const urls = (count: number) => Array.from({ length: count }, (_, index) => `https://x${index}.example/`);
+
+  it(`reads og:site_name number ${LIMITS.autoConfigureNameTextsPerSource}, not the one after`, () => {
+    const per = LIMITS.autoConfigureNameTextsPerSource;
+    expect(nameOf([...urls(per - 1), 'Acme Widgets'])).toBe('Acme Widgets');
+    // The domain label's name, when og:site_name gives none.
+    expect(nameOf([...urls(per), 'Acme Widgets'])).toBe('Brand');
+  });
+});
+
 describe('the hostile pages of issue 48, at the largest size read', () => {
   const pageNamed = (name: string) => {
     const page = HOSTILE_PAGES.find((hostile) => hostile.name === name);
@@ -247,6 +263,16 @@ describe('the hostile pages of issue 48, at the largest size read', () => {
     expect(whole.suggestions.name).toBe('a');
     expect(whole.sources.name).toBe('title');
     expect(whole).toEqual(answer(page.html(20_000)));
+  });
+
+  it('names given thousands of times, each of many parts: the first name of og:site_name', () => {
+    const whole = answer(
+      pageNamed(
+        'names given thousands of times, each of many parts: og:site_name and header logo alt texts',
+      ).html(),
+    );
+    expect(whole.suggestions.name).toBe('a');
+    expect(whole.sources.name).toBe('og:site_name');
   });
 
   it('a JSON-LD array nested as deep as the page allows is ignored: the answer of the page without it', () => {

@@ -186,7 +186,8 @@ const KINDS: readonly HostilePage[] = [
     name: 'names given thousands of times, each of many parts: og:site_name and header logo alt texts',
     html: (size = LARGEST_PAGE_BYTES) => {
       const each = MANY / 2 - 10;
-      const text = 'a | b | '.repeat(Math.floor((size - 200) / (2 * each) / 8) - 6);
+      // What is left of each text's share of the page after its tag (about 48 characters).
+      const text = 'a | b | '.repeat(Math.max(1, Math.floor((size - 200) / (2 * each) / 8) - 6));
       return (
         `${HEAD}${repeated(each, () => `<meta property="og:site_name" content="${text}">`)}</head><body>` +
         `<header>${repeated(each, () => `<img class="logo" src="/l.png" alt="${text}">`)}</header></body></html>`
