@@ -4,8 +4,9 @@ import { LIMITS } from '../../shared/limits.ts';
 /**
  * Pages a hostile site could serve to auto-configure, each of the largest size it reads (5 MiB) unless a smaller
  * size is asked for: long whitespace runs in the title, an alt text and meta tags; deep and unclosed nesting; huge
- * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; and a huge web manifest.
- * Shared by test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench (bench/scenarios/auto-configure.ts).
+ * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; a title of separators, JSON-LD
+ * nested deep and names given thousands of times (issue 48); and a huge web manifest. Shared by
+ * test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench's CPU section (bench/autoconfigure-cpu.ts).
  */
 
 export const LARGEST_PAGE_BYTES = LIMITS.autoConfigurePageBytes;
