@@ -79,6 +79,30 @@ export const LIMITS = {
    * most 255 (textLength), and no pattern then runs over more of someone else's text.
    */
   autoConfigureTextLength: 2048,
+  /**
+   * Someone else's text (an attribute, a title, a link's text, a JSON string) is cut to this many characters before
+   * any work over the whole of it (a whitespace collapse, a trim, a pattern, a split, a case or Unicode fold, entity
+   * decoding, a URL parse): 64 times autoConfigureTextLength, so a text collapsed after the cut still fills that
+   * length unless nearly all of it is whitespace (a title of `a`, 100,000 spaces and `b` is still read whole).
+   */
+  autoConfigureRawTextLength: 64 * 2048,
+  /**
+   * JSON-LD and the web manifest (shared/autoconfigure/json-values.ts), scanned once before JSON.parse: arrays and
+   * objects nested deeper than this (real pages: under 10), or more values than this (each array, object, and
+   * element or member after a comma; real pages: a few hundred), and the JSON is ignored as an unparsable one is.
+   * The values bound counts a page's JSON-LD blocks together, in page order, and the manifest on its own:
+   * JSON.parse's cost follows the values it builds (5 MiB of `[]` or of object keys costs about half a second),
+   * not the depth alone.
+   */
+  autoConfigureJsonDepth: 64,
+  autoConfigureJsonValues: 100_000,
+  /**
+   * The texts read for the site's name from each source, in page order: a meta key's contents (og:site_name,
+   * application-name, apple-mobile-web-app-title), the alt texts of the header's logo images (real pages: one or
+   * two, ten at most in the tests). Each is split into parts and every part weighed (a few µs each), so thousands of
+   * texts of many parts would cost seconds; the ones after are not read for the name.
+   */
+  autoConfigureNameTextsPerSource: 16,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

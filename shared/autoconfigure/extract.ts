@@ -1,4 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
+import { LIMITS } from '../limits.ts';
 import { pickBrandColors } from './colors.ts';
 import {
   colorSchemeOf,
@@ -35,6 +36,7 @@ import {
   type Sourced,
 } from './provenance.ts';
 import { domainLabelOf } from './site-domain.ts';
+import { attributeOf } from './third-party-text.ts';
 import {
   chooseSiteName,
   declaredNames,
@@ -144,7 +146,7 @@ export function extractSuggestions(page: ParsedPage, manifest: WebManifest | nul
 /** The page's `<link rel=manifest>`, resolved, if any. */
 export function manifestUrlOf(page: ParsedPage): string | null {
   const link = linksWithRel(page, 'manifest')[0];
-  return httpUrl(link?.getAttribute('href'), page.baseUrl)?.href ?? null;
+  return httpUrl(link === undefined ? undefined : attributeOf(link, 'href'), page.baseUrl)?.href ?? null;
 }
 
 function withProvenance(
@@ -180,18 +182,18 @@ function nameOf({ page, meta, jsonLd, manifest, logoElements }: Facts): Sourced<
   const title = titleOf(page.root);
   const declared = declaredNames(
     [
-      ...metaCandidates(meta, 'og:site_name', 'application-name'),
+      ...nameCandidates(meta, 'og:site_name', 'application-name'),
       ...entitiesOf(jsonLd).map((entity) => jsonLdCandidate(entity.name, entity, 'name')),
       candidate(manifest?.name, 'manifest:name'),
-      ...metaCandidates(meta, 'apple-mobile-web-app-title'),
+      ...nameCandidates(meta, 'apple-mobile-web-app-title'),
       candidate(manifest?.shortName, 'manifest:short_name'),
     ],
     title,
   );
-  const inferred = [
-    ...titleNames(title),
-    ...logoAltNames(logoElements.header.map((img) => img.getAttribute('alt'))),
-  ];
+  const logoAlts = logoElements.header
+    .slice(0, LIMITS.autoConfigureNameTextsPerSource)
+    .map((img) => attributeOf(img, 'alt'));
+  const inferred = [...titleNames(title), ...logoAltNames(logoAlts)];
   const domain = candidate(label === null ? null : domainLabelName(label, title), 'domain');
   return chooseSiteName([...declared, ...inferred], label) ?? firstAccepted([domain], fieldText);
 }
@@ -223,7 +225,7 @@ function colorCandidates({ page, meta, manifest }: Facts, scheme: 'light' | 'dar
       : [
           ...metaCandidates(meta, 'msapplication-TileColor'),
           ...linksWithRel(page, 'mask-icon').map((link) =>
-            candidate(link.getAttribute('color'), 'mask-icon'),
+            candidate(attributeOf(link, 'color'), 'mask-icon'),
           ),
         ];
   return [
@@ -269,8 +271,8 @@ function horizontalLogoCandidates({ meta, jsonLd, logoElements }: Facts): Candid
     ...(organization ? [jsonLdCandidate(organization.logo?.url, organization, 'logo')] : []),
     ...metaCandidates(meta, 'og:logo'),
     ...logoElements.itemprop.map((element) => candidate(itempropLogoUrl(element), 'itemprop:logo')),
-    ...logoElements.header.map((img) => candidate(img.getAttribute('src'), 'header:img')),
-    ...logoElements.homeLink.map((img) => candidate(img.getAttribute('src'), 'home-link:img')),
+    ...logoElements.header.map((img) => candidate(attributeOf(img, 'src'), 'header:img')),
+    ...logoElements.homeLink.map((img) => candidate(attributeOf(img, 'src'), 'home-link:img')),
   ];
 }
 
@@ -306,6 +308,14 @@ function variantsOf(facts: Facts): AutoConfiguration['variants'] {
   };
   const found = Object.entries(dark).filter(([, value]) => value !== undefined);
   return found.length > 0 ? { dark: Object.fromEntries(found) } : {};
+}
+
+/**
+ * The first autoConfigureNameTextsPerSource contents of each meta key naming the site: each is split into parts and
+ * every part weighed, so a page that gives thousands would cost seconds.
+ */
+function nameCandidates(meta: MetaTags, ...keys: Array<Parameters<typeof candidate>[1]>): Candidate[] {
+  return keys.flatMap((key) => metaCandidates(meta, key).slice(0, LIMITS.autoConfigureNameTextsPerSource));
 }
 
 /** Meta tags' contents, keys in priority order, each labelled with its key as written in the standard. */

@@ -1,6 +1,7 @@
 import { type HTMLElement, parse } from 'node-html-parser';
 import { LIMITS } from '../limits.ts';
 import { assertParseable } from './page-complexity.ts';
+import { attributeOf, clipped, idOf } from './third-party-text.ts';
 
 /** Create-brand's limit for names, descriptions and every URL field. */
 export const MAX_FIELD_LENGTH = 255;
@@ -21,13 +22,14 @@ export function parsePage(html: string, pageUrl: string): ParsedPage {
   assertParseable(html);
   const root = parse(html);
   const url = new URL(pageUrl);
-  const baseUrl = httpUrl(root.querySelector('base[href]')?.getAttribute('href'), url) ?? url;
+  const base = root.querySelector('base[href]');
+  const baseUrl = (base === null ? null : httpUrl(attributeOf(base, 'href'), url)) ?? url;
   return { root, url, baseUrl, links: root.querySelectorAll('link[rel]') };
 }
 
 /** An absolute http(s) URL resolved against `base`, or null (also when longer than create-brand accepts). */
 export function httpUrl(raw: string | null | undefined, base: URL): URL | null {
-  const text = raw?.trim() ?? '';
+  const text = clipped(raw ?? '').trim();
   if (text === '' || !URL.canParse(text, base.href)) return null;
   const url = new URL(text, base);
   const isHttp = url.protocol === 'http:' || url.protocol === 'https:';
@@ -48,7 +50,7 @@ export class MetaTags {
 
   constructor(root: HTMLElement) {
     for (const tag of root.querySelectorAll('meta')) {
-      const keys = new Set([tag.getAttribute('property'), tag.getAttribute('name')].map(metaKey));
+      const keys = new Set([attributeOf(tag, 'property'), attributeOf(tag, 'name')].map(metaKey));
       for (const key of keys) {
         if (key === '') continue;
         const tags = this.#byKey.get(key);
@@ -73,7 +75,7 @@ function metaKey(attribute: string | undefined): string {
 }
 
 export function contentOf(tag: HTMLElement): string {
-  return tag.getAttribute('content')?.trim() ?? '';
+  return attributeOf(tag, 'content')?.trim() ?? '';
 }
 
 /** `<link>` elements whose rel has any of the given tokens. */
@@ -81,9 +83,17 @@ export function linksWithRel(page: ParsedPage, ...rels: string[]): HTMLElement[]
   return page.links.filter((link) => relTokens(link).some((token) => rels.includes(token)));
 }
 
-export function relTokens(element: HTMLElement): string[] {
-  return (element.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
+export function relTokens(element: HTMLElement): readonly string[] {
+  let tokens = relTokensOf.get(element);
+  if (tokens === undefined) {
+    tokens = (attributeOf(element, 'rel') ?? '').toLowerCase().split(/\s+/);
+    relTokensOf.set(element, tokens);
+  }
+  return tokens;
 }
+
+// Split once per element: every icon, the manifest link and the mask-icon are sought among the same links.
+const relTokensOf = new WeakMap<HTMLElement, readonly string[]>();
 
 // Class or id tokens like `footer`, `site-header`, `c-global-header__social`, `before-footer`, `footer-outer`.
 const CHROME_TOKEN = /(?:^|[-_])(header|footer)(?:[-_]|$)/i;
@@ -152,7 +162,7 @@ export function inherited<T>(
 
 /** 'header' or 'footer' when the element's class or id says it is one (`site-header`, `footer-outer`), else null. */
 export function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null {
-  const tokens = `${element.getAttribute('class') ?? ''} ${element.id}`.split(/\s+/);
+  const tokens = `${attributeOf(element, 'class') ?? ''} ${idOf(element)}`.split(/\s+/);
   for (const token of tokens) {
     const kind = CHROME_TOKEN.exec(token)?.[1]?.toLowerCase();
     if (kind === 'header' || kind === 'footer') return kind;
@@ -163,28 +173,32 @@ export function chromeTokenOf(element: HTMLElement): 'header' | 'footer' | null 
 /**
  * Someone else's text (a title, an alt text) as the patterns read it: runs of whitespace but U+3000 (a title
  * separator of its own) collapsed to one space, then cut to autoConfigureTextLength characters, so that no pattern
- * runs over a long whitespace run or a whole page.
+ * runs over a long whitespace run or a whole page. The collapse runs on the text already clipped: collapsing a
+ * text's start gives the start of its collapse, so the answer is the same whenever the clipped text collapses to
+ * at least autoConfigureTextLength characters (or is not cut at all).
  */
 export function clippedText(raw: string): string {
-  const text = raw.replace(/[^\S\u3000]+/g, ' ');
-  if (text.length <= LIMITS.autoConfigureTextLength) return text;
-  return text.slice(0, LIMITS.autoConfigureTextLength).replace(/[\uD800-\uDBFF]$/, '');
+  return clipped(clipped(raw).replace(/[^\S\u3000]+/g, ' '), LIMITS.autoConfigureTextLength);
 }
 
 /** Collapses whitespace and cuts to create-brand's limit at a word boundary; null when nothing is left. */
 export function fieldText(raw: string | null | undefined): string | null {
-  const text = (raw ?? '').replace(/\s+/g, ' ').trim();
+  // Clipped first, as clippedText: the first 256 characters, all that is read, are the same.
+  const text = clipped(raw ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (text === '') return null;
   if (text.length <= MAX_FIELD_LENGTH) return text;
   const cut = text.slice(0, MAX_FIELD_LENGTH + 1);
   const lastSpace = cut.lastIndexOf(' ');
   // No usable word boundary (e.g. CJK text): cut hard, without splitting a surrogate pair.
-  const clipped = lastSpace > MAX_FIELD_LENGTH / 2 ? cut.slice(0, lastSpace) : cut.slice(0, MAX_FIELD_LENGTH);
-  return clipped.replace(/[\uD800-\uDBFF]$/, '').replace(/[\s,;:|–—-]+$/, '');
+  const shortened =
+    lastSpace > MAX_FIELD_LENGTH / 2 ? cut.slice(0, lastSpace) : cut.slice(0, MAX_FIELD_LENGTH);
+  return shortened.replace(/[\uD800-\uDBFF]$/, '').replace(/[\s,;:|–—-]+$/, '');
 }
 
 /** The colour scheme an element's `media` query is for (`(prefers-color-scheme: dark)`), or null for any. */
 export function colorSchemeOf(element: HTMLElement): 'dark' | 'light' | null {
-  const scheme = /prefers-color-scheme\s*:\s*(dark|light)/i.exec(element.getAttribute('media') ?? '')?.[1];
+  const scheme = /prefers-color-scheme\s*:\s*(dark|light)/i.exec(attributeOf(element, 'media') ?? '')?.[1];
   return scheme === undefined ? null : (scheme.toLowerCase() as 'dark' | 'light');
 }

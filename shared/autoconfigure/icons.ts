@@ -2,6 +2,7 @@ import type { HTMLElement } from 'node-html-parser';
 import { LIMITS } from '../limits.ts';
 import { httpUrl } from './html-document.ts';
 import { type Candidate, firstAccepted, type Sourced } from './provenance.ts';
+import { attributeOf } from './third-party-text.ts';
 
 /** Icons declared by `<link>` tags, a web manifest or JSON-LD, ranked by the size they declare. */
 
@@ -14,13 +15,13 @@ export interface Icon {
 export type SizedCandidate = Candidate & { side: number | null };
 
 export function iconOf(link: HTMLElement): Icon {
-  return { href: link.getAttribute('href') ?? '', sizes: link.getAttribute('sizes') ?? '' };
+  return { href: attributeOf(link, 'href') ?? '', sizes: attributeOf(link, 'sizes') ?? '' };
 }
 
 export function isPngOrSvgIcon(link: HTMLElement): boolean {
-  const type = link.getAttribute('type')?.trim().toLowerCase();
+  const type = attributeOf(link, 'type')?.trim().toLowerCase();
   if (type) return type === 'image/png' || type === 'image/svg+xml';
-  return /\.(?:png|svg)(?:[?#]|$)/i.test(link.getAttribute('href') ?? '');
+  return /\.(?:png|svg)(?:[?#]|$)/i.test(attributeOf(link, 'href') ?? '');
 }
 
 /** The largest side an icon's `sizes` declares: Infinity for `any` (or an SVG without sizes), null for none. */

@@ -1,6 +1,15 @@
 import type { HTMLElement } from 'node-html-parser';
 import { httpUrl, siteHost } from './html-document.ts';
-import { isJsonObject, type JsonObject, listOf, nonEmptyString, parseJsonOrNull } from './json-values.ts';
+import {
+  isJsonObject,
+  JSON_BOUNDS,
+  type JsonObject,
+  jsonExtent,
+  listOf,
+  nonEmptyString,
+  parseJsonOrNull,
+} from './json-values.ts';
+import { attributeOf, clipped } from './third-party-text.ts';
 
 /** What one JSON-LD node says about an organisation or a website. URLs are as written; callers resolve them. */
 export interface JsonLdEntity {
@@ -42,10 +51,11 @@ interface FoundNode {
  * product's manufacturer) describe someone else.
  */
 export function readJsonLd(root: HTMLElement, pageUrl: URL): JsonLdFacts {
-  const found = root
+  const blocks = root
     .querySelectorAll('script[type]')
-    .filter((script) => script.getAttribute('type')?.trim().toLowerCase() === 'application/ld+json')
-    .flatMap((script) => nodesIn(parseJsonOrNull(script.rawText), true, 0));
+    .filter((script) => attributeOf(script, 'type')?.trim().toLowerCase() === 'application/ld+json')
+    .map((script) => script.rawText);
+  const found = withinBounds(blocks).flatMap((text) => nodesIn(parseJsonOrNull(text), true, 0));
   const { nodes, resolve } = joinById(found);
   const onSite = (node: JsonObject) => isOnSite(node, pageUrl);
   const websites = nodes.filter(({ node }) => typeNamed(node, (type) => type === 'WebSite') !== null);
@@ -58,6 +68,21 @@ export function readJsonLd(root: HTMLElement, pageUrl: URL): JsonLdFacts {
     organization: organization === null ? null : entityOf(organization.node, isSite(organization)),
     website: website === null ? null : entityOf(website.node, onSite(website.node)),
   };
+}
+
+/**
+ * The blocks JSON.parse may read, in page order: each nested at most autoConfigureJsonDepth deep, and their values
+ * together at most autoConfigureJsonValues (a page may hold thousands of blocks). A block past either is ignored,
+ * as an unparsable one is, and the blocks after it are still read while values are left.
+ */
+function withinBounds(blocks: readonly string[]): string[] {
+  let valuesLeft = JSON_BOUNDS.values;
+  return blocks.filter((text) => {
+    const extent = jsonExtent(text, { depth: JSON_BOUNDS.depth, values: valuesLeft });
+    if (extent === null) return false;
+    valuesLeft -= extent.values;
+    return true;
+  });
 }
 
 function bestOrganization(
@@ -134,9 +159,11 @@ function isOrganizationType(type: string): boolean {
 }
 
 function typeNamed(node: JsonObject, matches: (type: string) => boolean): string | null {
-  return (
-    listOf(node['@type']).find((type): type is string => typeof type === 'string' && matches(type)) ?? null
-  );
+  for (const type of listOf(node['@type'])) {
+    const name = typeof type === 'string' ? clipped(type) : null;
+    if (name !== null && matches(name)) return name;
+  }
+  return null;
 }
 
 function idOf(value: unknown): string | null {
@@ -152,9 +179,11 @@ function logoOf(value: unknown): JsonLdEntity['logo'] {
   return url === null ? null : { url, isSquare, side: isSquare ? width : null };
 }
 
-/** `512`, `"512"`, `"512px"` or a QuantitativeValue `{value: 512}`. */
+/** `512`, `"512"`, `"512px"` or a QuantitativeValue `{value: 512}`; of a list, its first. */
 function dimensionOf(value: unknown): number | null {
-  const raw = isJsonObject(value) ? value.value : value;
-  const number = Number.parseFloat(String(raw ?? ''));
+  const given = isJsonObject(value) ? value.value : value;
+  const raw = Array.isArray(given) ? given[0] : given;
+  const number =
+    typeof raw === 'number' ? raw : typeof raw === 'string' ? Number.parseFloat(clipped(raw)) : Number.NaN;
   return Number.isFinite(number) && number > 0 ? number : null;
 }

@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { colorSchemeOf, httpUrl, inherited, siteChromeOf, siteHost } from './html-document.ts';
+import { attributeOf, idOf, textOf } from './third-party-text.ts';
 
 /** Logo images in the page's markup: `itemprop=logo`, the logo image of the site's header, the image linking home. */
 
@@ -7,11 +8,11 @@ import { colorSchemeOf, httpUrl, inherited, siteChromeOf, siteHost } from './htm
 export function itempropLogos(root: HTMLElement): HTMLElement[] {
   return root
     .querySelectorAll('[itemprop]')
-    .filter((element) => (element.getAttribute('itemprop') ?? '').split(/\s+/).includes('logo'));
+    .filter((element) => (attributeOf(element, 'itemprop') ?? '').split(/\s+/).includes('logo'));
 }
 
 export function itempropLogoUrl(element: HTMLElement): string | undefined {
-  return element.getAttribute('src') ?? element.getAttribute('content') ?? element.getAttribute('href');
+  return attributeOf(element, 'src') ?? attributeOf(element, 'content') ?? attributeOf(element, 'href');
 }
 
 /** Images in the header or nav that say they are a logo (class, id, alt, file name, or those of their wrapper). */
@@ -48,11 +49,11 @@ function holdsOneImageOnly(link: HTMLElement): boolean {
     child?.tagName.toLowerCase() === 'picture'
       ? child.children.filter((element) => element.tagName.toLowerCase() === 'img').length
       : 1;
-  return images === 1 && link.text.trim() === '';
+  return images === 1 && textOf(link).trim() === '';
 }
 
 function linksHome(link: HTMLElement, base: URL, page: URL): boolean {
-  const href = link.getAttribute('href')?.trim() ?? '';
+  const href = attributeOf(link, 'href')?.trim() ?? '';
   // `#top`, `#` stay on the page: they link home only from the home page, and are not its home link.
   return !href.startsWith('#') && isHomePage(httpUrl(href, base), page);
 }
@@ -78,8 +79,8 @@ function isInForeignContent(element: HTMLElement): boolean {
  * beside a menu): not the logo. A wordmark may be 20 pixels high, but not also that narrow.
  */
 function isSpacerOrIcon(img: HTMLElement): boolean {
-  const fileName = (img.getAttribute('src') ?? '').split(/[?#]/)[0]?.split('/').pop() ?? '';
-  const [width, height] = ['width', 'height'].map((name) => Number.parseFloat(img.getAttribute(name) ?? ''));
+  const fileName = (attributeOf(img, 'src') ?? '').split(/[?#]/)[0]?.split('/').pop() ?? '';
+  const [width, height] = ['width', 'height'].map((name) => Number.parseFloat(attributeOf(img, name) ?? ''));
   const isDrawnSmall = (side: number | undefined) => side !== undefined && side <= 1;
   const isIconSized = (side: number | undefined) => side !== undefined && side < 24;
   return (
@@ -123,7 +124,8 @@ export function darkPictureSource(img: HTMLElement): string | null {
         .find((element) => element.parentNode === picture && colorSchemeOf(element) === 'dark') ?? null;
     darkSources.set(picture, source);
   }
-  return source?.getAttribute('srcset')?.trim().split(/\s+/)[0]?.replace(/,$/, '') ?? null;
+  if (source === null) return null;
+  return attributeOf(source, 'srcset')?.trim().split(/\s+/)[0]?.replace(/,$/, '') ?? null;
 }
 
 // Found once per <picture>, and whether a wrapper mentions a logo once per wrapper: a page may put thousands of
@@ -132,7 +134,7 @@ const darkSources = new WeakMap<HTMLElement, HTMLElement | null>();
 const wrappersMentioningLogo = new WeakMap<HTMLElement, boolean>();
 
 function mentionsLogo(img: HTMLElement): boolean {
-  const own = ['class', 'id', 'alt', 'src'].map((attribute) => img.getAttribute(attribute) ?? '');
+  const own = ['class', 'id', 'alt', 'src'].map((attribute) => attributeOf(img, attribute) ?? '');
   // A <picture> wrapper says nothing; look past it.
   const first = img.parentNode?.tagName?.toLowerCase() === 'picture' ? img.parentNode : img;
   return (
@@ -146,7 +148,7 @@ function mentionsLogo(img: HTMLElement): boolean {
 function wrapperMentionsLogo(wrapper: HTMLElement): boolean {
   let mentions = wrappersMentioningLogo.get(wrapper);
   if (mentions === undefined) {
-    mentions = /logo/i.test(wrapper.getAttribute('class') ?? '') || /logo/i.test(wrapper.id);
+    mentions = /logo/i.test(attributeOf(wrapper, 'class') ?? '') || /logo/i.test(idOf(wrapper));
     wrappersMentioningLogo.set(wrapper, mentions);
   }
   return mentions;

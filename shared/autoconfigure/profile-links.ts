@@ -14,6 +14,7 @@ import {
 import { entitiesOf, type JsonLdFacts } from './json-ld.ts';
 import { type Candidate, candidate, jsonLdCandidate, type Sourced } from './provenance.ts';
 import { isPersonalProfile, profileUrl, xHandleUrl } from './social-profiles.ts';
+import { attributeOf, clipped, idOf } from './third-party-text.ts';
 
 /**
  * The site's social profiles, one per network, with where each was found. Candidates in priority order: JSON-LD
@@ -61,7 +62,7 @@ function relMeLinks(root: HTMLElement): string[] {
   return root
     .querySelectorAll('a[rel], link[rel]')
     .filter((element) => relTokens(element).includes('me'))
-    .map((element) => element.getAttribute('href') ?? '');
+    .map((element) => attributeOf(element, 'href') ?? '');
 }
 
 /**
@@ -75,7 +76,7 @@ function regionLinks(root: HTMLElement): { chrome: Candidate[]; layers: Candidat
   const links = { chrome: [] as Candidate[], layers: [] as Candidate[], aside: [] as Candidate[] };
   for (const anchor of root.querySelectorAll('a[href]')) {
     const { foreign, inMain, chrome, region } = placeOf(anchor);
-    const href = anchor.getAttribute('href');
+    const href = attributeOf(anchor, 'href');
     // The main content is never a menu layer or a side box, even inside an element taken for one.
     const isContent = inMain && (region === 'menu' || region === 'aside');
     if (foreign || (chrome === null && isContent)) continue;
@@ -100,7 +101,7 @@ function isImageBanner(anchor: HTMLElement): boolean {
     (node) =>
       (node as HTMLElement).tagName === 'IMG' &&
       ['width', 'height'].some(
-        (side) => Number.parseInt((node as HTMLElement).getAttribute(side) ?? '', 10) >= BANNER_MIN_SIDE,
+        (side) => Number.parseInt(attributeOf(node as HTMLElement, side) ?? '', 10) >= BANNER_MIN_SIDE,
       ),
   );
 }
@@ -151,7 +152,7 @@ function tokenNames(token: string, word: string): boolean {
 
 /** Whether an element's class or id says it is a menu layer or a side box; html's and body's say how the page is laid out. */
 function namedRegion(node: HTMLElement, tag: string): { isMenu: boolean; isSideBox: boolean } {
-  const text = `${node.getAttribute('class') ?? ''} ${node.id}`;
+  const text = `${attributeOf(node, 'class') ?? ''} ${idOf(node)}`;
   if (tag === 'html' || tag === 'body' || !NAMES_REGION.test(text))
     return { isMenu: false, isSideBox: false };
   const tokens = text.split(/\s+/).filter((token) => token !== '');
@@ -184,9 +185,9 @@ function profilePlaces(root: HTMLElement): (element: HTMLElement) => ProfilePlac
   const placeOf = (element: HTMLElement): ProfilePlace =>
     inherited(places, element, TOP, (place, node) => {
       const tag = node.tagName.toLowerCase();
-      const role = node.getAttribute('role')?.trim().toLowerCase() ?? '';
+      const role = attributeOf(node, 'role')?.trim().toLowerCase() ?? '';
       const named = namedRegion(node, tag);
-      const isMenu = menuIds.has(node.id) || named.isMenu;
+      const isMenu = menuIds.has(idOf(node)) || named.isMenu;
       const isHidden = node.hasAttribute('hidden') && !isMenu;
       if (place.foreign || FOREIGN_TAGS.has(tag) || role === 'article' || isHidden) {
         return { ...TOP, foreign: true };
@@ -226,9 +227,9 @@ function menuLayerIds(root: HTMLElement): Set<string> {
   const stack: HTMLElement[] = [root];
   for (let element = stack.pop(); element !== undefined; element = stack.pop()) {
     for (const child of element.children) stack.push(child);
-    if (!MENTIONS_TOGGLE.test(element.rawAttrs) || siteChromeOf(element) !== 'header') continue;
-    const names = TOGGLE_TARGETS.map((name) => element.getAttribute(name));
-    if (element.hasAttribute('aria-expanded')) names.push(element.getAttribute('href'));
+    if (!MENTIONS_TOGGLE.test(clipped(element.rawAttrs)) || siteChromeOf(element) !== 'header') continue;
+    const names = TOGGLE_TARGETS.map((name) => attributeOf(element, name));
+    if (element.hasAttribute('aria-expanded')) names.push(attributeOf(element, 'href'));
     for (const token of names.join(' ').split(/\s+/)) {
       const id = token.replace(/^#/, '');
       if (/^[\w-]+$/.test(id)) ids.add(id);

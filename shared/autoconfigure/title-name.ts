@@ -2,6 +2,7 @@ import type { HTMLElement } from 'node-html-parser';
 import { clippedText, fieldText, inherited } from './html-document.ts';
 import { isPageRole, UNSPACED_LETTER, withoutPageRole } from './page-role-words.ts';
 import { type Candidate, type Confidence, candidate, type Sourced, type SourceName } from './provenance.ts';
+import { textOf } from './third-party-text.ts';
 
 /**
  * The site's name, chosen among the names a page gives (meta tags, the manifest, JSON-LD, the parts of its `<title>`,
@@ -80,7 +81,7 @@ const DECLARED = { declared: true, standsAlone: true, wholeTitle: false } as con
 /** The document's `<title>`: the first one not inside the body or an inline SVG. */
 export function titleOf(root: HTMLElement): string | null {
   const title = root.querySelectorAll('title').find((element) => !inBodyOrSvg(element));
-  return title?.text ?? null;
+  return title === undefined ? null : textOf(title);
 }
 
 /**
@@ -147,7 +148,7 @@ export function logoAltNames(alts: ReadonlyArray<string | undefined>): NameSigna
 export function domainLabelName(label: string, title: string | null): string {
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const written = title
-    ? new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').exec(title)
+    ? new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'iu').exec(clippedText(title))
     : null;
   return written ? written[0] : label.charAt(0).toUpperCase() + label.slice(1);
 }

@@ -1,5 +1,5 @@
 import { httpUrl } from './html-document.ts';
-import { isJsonObject, type JsonObject, nonEmptyString, parseJsonOrNull } from './json-values.ts';
+import { isJsonObject, type JsonObject, nonEmptyString, parseBoundedJsonOrNull } from './json-values.ts';
 
 export interface ManifestIcon {
   url: URL;
@@ -21,9 +21,12 @@ export interface WebManifest extends ManifestTheme {
   dark: ManifestTheme;
 }
 
-/** Reads a manifest's JSON text; anything that is not a JSON object yields null (a bad manifest is ignored). */
+/**
+ * Reads a manifest's JSON text; anything that is not a JSON object, or JSON past autoConfigureJsonDepth or
+ * autoConfigureJsonValues, yields null (a bad manifest is ignored).
+ */
 export function readWebManifest(text: string, manifestUrl: string): WebManifest | null {
-  const data = parseJsonOrNull(text);
+  const data = parseBoundedJsonOrNull(text);
   if (!isJsonObject(data)) return null;
   const base = new URL(manifestUrl);
   return {

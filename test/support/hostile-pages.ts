@@ -4,8 +4,9 @@ import { LIMITS } from '../../shared/limits.ts';
 /**
  * Pages a hostile site could serve to auto-configure, each of the largest size it reads (5 MiB) unless a smaller
  * size is asked for: long whitespace runs in the title, an alt text and meta tags; deep and unclosed nesting; huge
- * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; and a huge web manifest.
- * Shared by test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench (bench/scenarios/auto-configure.ts).
+ * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; a title of separators, JSON-LD
+ * nested deep and names given thousands of times (issue 48); and a huge web manifest. Shared by
+ * test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench's CPU section (bench/autoconfigure-cpu.ts).
  */
 
 export const LARGEST_PAGE_BYTES = LIMITS.autoConfigurePageBytes;
@@ -162,6 +163,36 @@ const KINDS: readonly HostilePage[] = [
         `{"@type":"Organization","@id":"#o${index}","name":"Brand ${index}","url":"https://example.com/","sameAs":["https://x.com/b${index}"],"publisher":{"@id":"#o${index + 1}"}},`;
       const count = Math.floor((size - prefix.length - suffix.length) / node(99_999).length);
       return `${prefix}${repeated(count, node)}{"@type":"WebSite"}${suffix}`;
+    },
+  },
+  {
+    // Issue 48: one element, so the complexity check passes it, and a separator every four characters, so
+    // that whole-text work on it (a whitespace collapse, a split) costs more than a plain run's.
+    name: 'title of "a | " repeated',
+    html: (size = LARGEST_PAGE_BYTES) =>
+      fill(`${HEAD}<title>`, 'a | ', 'a</title></head><body></body></html>', size),
+  },
+  {
+    // Issue 48: JSON-LD is no element either; a block of arrays nested as deep as the page allows.
+    name: 'JSON-LD array nested as deep as the page allows',
+    html: (size = LARGEST_PAGE_BYTES) => {
+      const prefix = `${HEAD}<title>Brand</title><script type="application/ld+json">`;
+      const suffix = '</script></head><body></body></html>';
+      const depth = Math.floor((size - prefix.length - suffix.length) / 2);
+      return `${prefix}${'['.repeat(depth)}${']'.repeat(depth)}${suffix}`;
+    },
+  },
+  {
+    // Issue 48: each text short, but thousands of them read for the site's name, each split into many parts.
+    name: 'names given thousands of times, each of many parts: og:site_name and header logo alt texts',
+    html: (size = LARGEST_PAGE_BYTES) => {
+      const each = MANY / 2 - 10;
+      // What is left of each text's share of the page after its tag (about 48 characters).
+      const text = 'a | b | '.repeat(Math.max(1, Math.floor((size - 200) / (2 * each) / 8) - 6));
+      return (
+        `${HEAD}${repeated(each, () => `<meta property="og:site_name" content="${text}">`)}</head><body>` +
+        `<header>${repeated(each, () => `<img class="logo" src="/l.png" alt="${text}">`)}</header></body></html>`
+      ).slice(0, size);
     },
   },
   {
