@@ -169,7 +169,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     // The bound is the default endpoint quota (20): a team given a larger quota has two more. Each endpoint
     // has one delivery held open by its receiver, so the team's open requests count its endpoints sending
     // (the 10 tries per endpoint are the test of six invocations above).
-    const count = WEBHOOK_LIMITS.endpointsSendingPerTeam + 2;
+    const count = WEBHOOK_LIMITS.delivererRunsPerTeam + 2;
     await setQuota(caller.teamId, 'webhook_endpoints', count);
     const endpoints = await Promise.all(Array.from({ length: count }, () => endpointOf(caller, team)));
     for (const { receiver: at } of endpoints) at.answer = () => 'hold';
@@ -184,7 +184,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(calls.map((call) => [call.status, call.body])).toEqual(
       Array(count).fill([202, { deliveries: 1 }]),
     );
-    const bound = WEBHOOK_LIMITS.endpointsSendingPerTeam;
+    const bound = WEBHOOK_LIMITS.delivererRunsPerTeam;
     await until(() => team.open >= bound);
     await settle();
     expect(team.open).toBe(bound);
@@ -303,13 +303,13 @@ describe('webhook deliveries: a backlog delays only its owner', () => {
   it('#3 a team with more endpoints due than it may send to at once gets that many requests a sweep', async () => {
     const caller = await api.caller();
     // Endpoint ids the sweep only reads off the index (no receiver is needed to count its requests).
-    const ids = Array.from({ length: WEBHOOK_LIMITS.endpointsSendingPerTeam + 2 }, (_, index) => index + 1);
+    const ids = Array.from({ length: WEBHOOK_LIMITS.delivererRunsPerTeam + 2 }, (_, index) => index + 1);
     const events = await writeEvents(caller.teamId, 2);
     const at = Date.now() - 60_000;
     const writes = ids.flatMap((endpoint) => events.map((event) => ({ endpoint, event })));
     await inChunks(writes, ({ endpoint, event }) => createDelivery(caller.teamId, endpoint, event.id, at));
     const mine = (await dueRequests(Date.now())).filter((request) => request.team_id === caller.teamId);
-    expect(mine).toHaveLength(WEBHOOK_LIMITS.endpointsSendingPerTeam);
+    expect(mine).toHaveLength(WEBHOOK_LIMITS.delivererRunsPerTeam);
     for (const due of ids) {
       for (const event of events) await abandonDelivery(caller.teamId, due, event.id, Date.now());
     }
