@@ -108,7 +108,7 @@ async function startServer(server: Server, stops: Array<() => Promise<void>>): P
 
 /** The functions the Lambda stand-in runs, by the names the handlers' settings give them. */
 export const LOCAL_DELIVERER_FUNCTION = 'team-messaging-webhook-deliverer';
-const LOCAL_SWEEPER_FUNCTION = 'team-messaging-webhook-sweeper';
+export const LOCAL_SWEEPER_FUNCTION = 'team-messaging-webhook-sweeper';
 export const LOCAL_FUNCTIONS = {
   [LOCAL_DELIVERER_FUNCTION]: () =>
     load<(payload: unknown) => Promise<unknown>>(webhookDelivery.deliverer.handler),
