@@ -60,6 +60,11 @@ export function createFunctionInvoker(
     }
   };
   const enqueue = (name: string, run: () => Promise<void>) => {
+    if (closed) {
+      // A run that outlived the server failed or has a failure record: said, as at the close.
+      logger().warn('invocation not run: the Lambda stand-in has stopped', { function: name });
+      return;
+    }
     const queue = waiting.get(name) ?? [];
     queue.push(run);
     waiting.set(name, queue);
@@ -73,7 +78,7 @@ export function createFunctionInvoker(
       await (await (handlers[name] as () => Promise<Handler>)())(payload);
     } catch (error) {
       logger().error('invocation failed', { function: name, attempt, error: String(error) });
-      if (config && attempt < config.retryAttempts) {
+      if (config && attempt < config.retryAttempts && !closed) {
         const timer = setTimeout(
           () => {
             retries.delete(timer);
