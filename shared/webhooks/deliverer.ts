@@ -62,11 +62,11 @@ export interface DelivererOptions {
  * else (a retry or restart from the sweep, redeliver or recover; a burst; a failing endpoint) first takes
  * the endpoint (a sender lease, webhook-senders.ts): one deliverer sends to it at a time, at most
  * CONCURRENT_TRIES tries in flight, and a team has at most WEBHOOK_LIMITS.delivererRunsPerTeam endpoints
- * being sent to (its share of the deliverer). A run that finds the endpoint held hands its deliveries to the holder, which tries them
- * before it lets go; one that finds the team at its bound leaves them due, for the sweep. A disabled
- * endpoint's first tries are recorded given up (`recover` sends them once it is enabled). Then what the
- * tries say of the endpoint: a 410 disables it; failures with no success start (or, after
- * DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
+ * being sent to (its share of the deliverer). A run that finds the endpoint held hands its deliveries to
+ * the holder, which tries them before it lets go; one that finds the team at its bound leaves them due,
+ * for the sweep. A disabled endpoint's first tries are recorded given up (`recover` sends them once it is
+ * enabled). Then what the tries say of the endpoint: a 410 disables it; failures with no success start (or,
+ * after DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
  * outcomes, for tests and logs.
  */
 export async function deliverToEndpoint(
