@@ -25,7 +25,13 @@ import { logger, type MetricsBatch } from '../telemetry.ts';
 import { isOwnDisabledNotice } from './fan-out.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
 import { type DeliveryOutcome, sendWebhook } from './send.ts';
-import { DELIVERIES_PER_INVOCATION, type DeliveryRequest, leaveDue } from './start-deliveries.ts';
+import {
+  DELIVERIES_PER_INVOCATION,
+  type DeliveryInvocation,
+  type DeliveryRequest,
+  leaveDue,
+  requestsOf,
+} from './start-deliveries.ts';
 
 /** Tries sent to one endpoint at once: a burst drains quickly without flooding the receiver. */
 export const CONCURRENT_TRIES = WEBHOOK_LIMITS.triesInFlightPerEndpoint;
@@ -50,6 +56,20 @@ export interface DelivererOptions {
    * (about once per that many attempts; tests use 1: every run).
    */
   pruneEvery?: number;
+}
+
+/**
+ * What one invocation is given: one endpoint's deliveries, or a team's first tries to several endpoints
+ * (start-deliveries.ts), each endpoint's run beside the others', so none waits for another's receiver.
+ * Fails (for Lambda to retry the invocation) if a run failed, once all have ended; a retried run claims
+ * again, so what was tried already is not sent twice.
+ */
+export async function deliver(invocation: DeliveryInvocation, options: DelivererOptions = {}): Promise<void> {
+  const runs = await Promise.allSettled(
+    requestsOf(invocation).map((request) => deliverToEndpoint(request, options)),
+  );
+  const failed = runs.find((run) => run.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**

@@ -19,8 +19,11 @@ import { eventId } from '../../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   DELIVERIES_PER_INVOCATION,
+  type DeliveryInvocation,
   type DeliveryRequest,
+  ENDPOINTS_PER_SHARED_INVOCATION,
   startDeliveries,
+  startOrLeaveDue,
 } from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests, SWEEP_PAGE_SIZE } from '../../shared/webhooks/sweeper.ts';
 import { type Caller, useApi } from '../support/api.ts';
@@ -173,26 +176,69 @@ describe("the deliverer: a team's share", () => {
     expect(sendingPeak).toBe(share);
   });
 
-  it("#48 a healthy endpoint's first try (no lease) to a receiver that turns slow is cut at slowTryMs, and marks the endpoint", async () => {
+  it("#48 a team's healthy endpoints' first tries (no lease) share one run; a receiver that turns slow holds it 5 s at most, and is marked", async () => {
+    await until(() => deliverers().inFlight === 0);
     const caller = await api.caller();
-    const { receiver: at, id: endpointId } = await endpointOf(caller);
-    at.answer = () => 'hold';
-    const [made] = await writeEvents(caller.teamId, 1, { newest: new Date(Date.now() + 15_000) });
-    const event = made?.id as string;
-    await startDeliveries([
-      { team_id: caller.teamId, endpoint_id: endpointId, event_ids: [event], first: true },
+    const endpoints = await Promise.all(Array.from({ length: POOL }, () => endpointOf(caller)));
+    // The deliverer's runs as each request arrives (before: one run each endpoint, up to POOL).
+    const runsAtArrival: number[] = [];
+    for (const { receiver } of endpoints) {
+      receiver.answer = () => {
+        runsAtArrival.push(deliverers().inFlight);
+        return 'hold';
+      };
+    }
+    const events = (await writeEvents(caller.teamId, 2, { newest: new Date(Date.now() + 15_000) })).map(
+      (made) => made.id,
+    );
+    // A batch of the team's first tries to each endpoint, as the fan-out starts them.
+    await startDeliveries(
+      endpoints.map(({ id }) => ({
+        team_id: caller.teamId,
+        endpoint_id: id,
+        event_ids: events,
+        first: true,
+      })),
+    );
+    await until(() => endpoints.every(({ receiver }) => receiver.deliveries.length === events.length));
+    // Every endpoint's requests were sent by one run of the deliverer.
+    expect(runsAtArrival).toEqual(Array(POOL * events.length).fill(1));
+
+    // The receivers never answer; the run lets go of them (each try cut at slowTryMs, a failed try due
+    // again by the schedule) and each endpoint is marked slow: its next runs take the lease.
+    await until(() => deliverers().inFlight === 0);
+    for (const { receiver, id } of endpoints) {
+      expect(receiver.concurrency.open).toBe(0);
+      expect(receiver.deliveries).toHaveLength(events.length);
+      for (const event of events) {
+        expect(await storedDelivery(caller.teamId, id, event)).toMatchObject({ status: 'pending', tries: 1 });
+      }
+      expect((await findWebhookEndpoint(caller.teamId, id))?.endpoint.slow_since).toBeGreaterThan(0);
+    }
+  });
+
+  it("#48 the invocations of a batch: a team's first tries of one round each share one; a burst, a retry, another team's have their own", async () => {
+    const sent: DeliveryInvocation[] = [];
+    const first = (team: number, endpoint: number, count: number): DeliveryRequest => ({
+      team_id: team,
+      endpoint_id: endpoint,
+      event_ids: Array.from({ length: count }, (_, index) => `e${endpoint}-${index}`),
+      first: true,
+    });
+    const requests = [
+      ...Array.from({ length: ENDPOINTS_PER_SHARED_INVOCATION + 1 }, (_, index) => first(1, index + 1, 10)),
+      first(1, 100, 11),
+      { team_id: 1, endpoint_id: 101, event_ids: ['retry'] },
+      first(2, 1, 1),
+    ];
+    expect(await startOrLeaveDue(requests, Date.now, async (payload) => void sent.push(payload))).toBe(0);
+    expect(sent).toEqual([
+      first(1, 100, 11),
+      { team_id: 1, endpoint_id: 101, event_ids: ['retry'] },
+      { requests: requests.slice(0, ENDPOINTS_PER_SHARED_INVOCATION) },
+      requests[ENDPOINTS_PER_SHARED_INVOCATION],
+      first(2, 1, 1),
     ]);
-    await at.received(1);
-    // The receiver never answers; the run lets go of it (the deliverer's runs end) and the try is a
-    // failed one, due again by the schedule; the endpoint's next runs take its lease.
-    await until(async () => (await storedDelivery(caller.teamId, endpointId, event))?.status === 'pending');
-    await until(() => at.concurrency.open === 0 && deliverers().inFlight === 0);
-    const stored = await storedDelivery(caller.teamId, endpointId, event);
-    expect(stored.tries).toBe(1);
-    expect(stored.claim).toBeUndefined();
-    const { endpoint } = (await findWebhookEndpoint(caller.teamId, endpointId)) ?? {};
-    expect(endpoint?.slow_since).toBeGreaterThan(0);
-    expect(at.deliveries).toHaveLength(1);
   });
 });
 
