@@ -39,7 +39,8 @@ import { type Receiver, startReceiver, useReceivers } from '../support/webhook-r
  * requests open and count them.
  *   - a team's slow receivers hold at most its share (delivererRunsPerTeam) of the deliverer, and another
  *     team's deliveries arrive while they are held; what was past the share is sent later, none lost;
- *   - a healthy endpoint's first try (no lease) whose receiver turns slow is cut at slowTryMs;
+ *   - a team's healthy endpoints' first tries (no lease) are one run, not one per endpoint, and a receiver
+ *     that turns slow holds it slowTryMs at most, and is marked;
  *   - a team's backlog of 10,000 due deliveries over 100 endpoints, in the shard of another team's retry,
  *     does not keep the next sweep from starting that retry.
  */
