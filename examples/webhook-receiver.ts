@@ -26,6 +26,6 @@ createServer(async (request, response) => {
     console.log(`${event.type} ${event.resource} v${event.resource_version}`);
   }
   seen.add(id);
-  // Answer 2xx within 15 s (do slow work after answering); a 410 would disable the endpoint.
+  // Answer 2xx within 5 s (do slow work after answering); a 410 would disable the endpoint.
   response.writeHead(204).end();
 }).listen(Number(process.env.PORT ?? 4000), '127.0.0.1');

@@ -225,11 +225,16 @@ export const WEBHOOK_LIMITS = {
   /** Tries one endpoint's deliverer has in flight at once; one deliverer per endpoint sends at a time. */
   triesInFlightPerEndpoint: 10,
   /**
-   * A team's endpoints being sent to at once by leased runs (each by one deliverer): the default endpoint
-   * quota, so a team with 20 endpoints at 100 changes a second has every endpoint sending (issue 37;
-   * docs/webhooks.md, "Scale"); 20 × 10 = 200 tries in flight. A team given a larger quota waits its turn.
+   * A team's share of the deliverer (issue 48): its runs that can be slow, at once. Every run that may
+   * wait on a receiver longer than slowTryMs takes the endpoint's sender lease first, and a team has at
+   * most this many live leases, so at most this many of its runs (one endpoint each, 10 tries in flight:
+   * 50 requests) hold the deliverer for up to its 120 s. 5 is a tenth of the deliverer's default share
+   * (cdk.json `concurrency.webhookDeliverer`, 50): ten teams at their share fill it, and three teams with
+   * slow receivers hold 15 of 50 where they held all of it (3 × 20 endpoints). A run past the share leaves
+   * its deliveries due, for the sweep (late, never lost). A stack that raises webhookDeliverer for issue
+   * 37's scale raises this with it (a team with 20 endpoints each sending bursts needs 20).
    */
-  endpointsSendingPerTeam: 20,
+  delivererRunsPerTeam: 5,
   /**
    * The newest attempts kept per endpoint: older ones are deleted after each leased run of its deliverer,
    * and by about one in attemptsPrunedEvery of a healthy endpoint's lease-free attempts' runs.
@@ -243,7 +248,10 @@ export const WEBHOOK_LIMITS = {
   /**
    * A try this slow marks its endpoint slow (until a run's tries are all quicker): a slow endpoint's first
    * tries take its sender lease, so it has at most triesInFlightPerEndpoint requests open however many
-   * batches come in while it answers, and takes no more than its share of deliverer runs.
+   * batches come in while it answers, and its runs count in its team's delivererRunsPerTeam. It is also
+   * the timeout of a try without a lease (a healthy endpoint's first tries): a receiver that turns slow
+   * holds such a run for this long at most, and its cut try (a failed try, retried by the schedule) marks
+   * the endpoint, whose next runs take the lease.
    */
   slowTryMs: 5000,
   /** Deliveries handed to an endpoint's running deliverer while it holds the endpoint (the rest: the sweep). */

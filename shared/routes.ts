@@ -370,7 +370,8 @@ export const streamConsumer = {
 /**
  * Webhook deliveries (README, "Webhooks"): not routes either. The deliverer sends one endpoint's due
  * deliveries (invoked asynchronously, once per endpoint, by the stream consumer, the sweeper and the
- * redeliver/recover routes), so a slow endpoint holds up only its own invocation. The sweeper runs on a
+ * redeliver/recover routes; a team's small batches of first tries share one, each endpoint's run beside the
+ * others'), so a slow endpoint holds up no other's deliveries. The sweeper runs on a
  * schedule, reads the due index's shards and invokes the deliverer for each endpoint with deliveries due.
  */
 export const webhookDelivery = {

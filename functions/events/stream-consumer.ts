@@ -7,8 +7,9 @@ import { startOrLeaveDue } from '../../shared/webhooks/start-deliveries.ts';
 
 /**
  * Each batch's events go on the bus and, independently, to the webhook endpoints subscribed to them: one
- * deliverer invocation per endpoint, nothing written per delivery here; an invocation Lambda refuses is
- * left due for the sweeper rather than failing the batch (shared/webhooks/start-deliveries.ts).
+ * deliverer invocation per endpoint (a team's small batches of first tries: one per team), nothing written
+ * per delivery here; an invocation Lambda refuses is left due for the sweeper rather than failing the batch
+ * (shared/webhooks/start-deliveries.ts).
  */
 async function publish(events: readonly ChangeEvent[]): Promise<void> {
   await Promise.all([publishEvents(events), fanOut(events).then((requests) => startOrLeaveDue(requests))]);

@@ -1,12 +1,15 @@
 import { MetricsBatch } from '../../shared/telemetry.ts';
-import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
-import type { DeliveryRequest } from '../../shared/webhooks/start-deliveries.ts';
+import { deliver } from '../../shared/webhooks/deliverer.ts';
+import type { DeliveryInvocation } from '../../shared/webhooks/start-deliveries.ts';
 
-/** One endpoint's due deliveries (invoked asynchronously: README, "Webhooks"). */
-export const handler = async (request: DeliveryRequest): Promise<void> => {
+/**
+ * One endpoint's due deliveries, or a team's first tries to several (invoked asynchronously: README,
+ * "Webhooks").
+ */
+export const handler = async (invocation: DeliveryInvocation): Promise<void> => {
   const metrics = new MetricsBatch();
   try {
-    await deliverToEndpoint(request, { metrics });
+    await deliver(invocation, { metrics });
   } finally {
     metrics.publish();
   }

@@ -1,4 +1,8 @@
-import { type DeliveryRequest, leaveDue, startDeliveries } from '../../shared/webhooks/start-deliveries.ts';
+import {
+  type DeliveryInvocation,
+  leaveDue,
+  startDeliveries,
+} from '../../shared/webhooks/start-deliveries.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 
 /**
@@ -7,7 +11,7 @@ import { dueRequests } from '../../shared/webhooks/sweeper.ts';
  */
 interface FailedInvocation {
   requestContext?: { condition?: string };
-  requestPayload: DeliveryRequest;
+  requestPayload: DeliveryInvocation;
 }
 
 const isFailedInvocation = (event: unknown): event is FailedInvocation =>

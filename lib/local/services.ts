@@ -20,6 +20,7 @@ import S3rver, { type S3rverOptions } from 's3rver';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { webhookDelivery } from '../../shared/routes.ts';
+import type { ConcurrencyClass } from '../cdk/concurrency.ts';
 import { createEventBus } from './event-bus.ts';
 import { createFunctionInvoker } from './function-invoker.ts';
 import { load } from './gateway.ts';
@@ -77,7 +78,7 @@ export async function startServices(options: ServiceOptions): Promise<LocalServi
       ));
     const eventBridgeEndpoint = await startEventBus(options.dataDir, stops);
     const lambdaEndpoint = await startServer(
-      createFunctionInvoker(LOCAL_FUNCTIONS, LOCAL_ASYNC_CONFIG),
+      createFunctionInvoker(LOCAL_FUNCTIONS, LOCAL_ASYNC_CONFIG, { classes: LOCAL_FUNCTION_CLASSES }),
       stops,
     );
     // Its key is kept with the data (mode 0600): secrets sealed under it open after a restart.
@@ -107,18 +108,23 @@ async function startServer(server: Server, stops: Array<() => Promise<void>>): P
 
 /** The functions the Lambda stand-in runs, by the names the handlers' settings give them. */
 export const LOCAL_DELIVERER_FUNCTION = 'team-messaging-webhook-deliverer';
-const LOCAL_SWEEPER_FUNCTION = 'team-messaging-webhook-sweeper';
-const LOCAL_FUNCTIONS = {
+export const LOCAL_SWEEPER_FUNCTION = 'team-messaging-webhook-sweeper';
+export const LOCAL_FUNCTIONS = {
   [LOCAL_DELIVERER_FUNCTION]: () =>
     load<(payload: unknown) => Promise<unknown>>(webhookDelivery.deliverer.handler),
   [LOCAL_SWEEPER_FUNCTION]: () =>
     load<(payload: unknown) => Promise<unknown>>(webhookDelivery.sweeper.handler),
 };
+/** Their classes: the stand-in holds each to its class's share (CONCURRENCY_DEFAULTS), as Lambda does. */
+export const LOCAL_FUNCTION_CLASSES: Record<string, ConcurrencyClass> = {
+  [LOCAL_DELIVERER_FUNCTION]: 'webhookDeliverer',
+  [LOCAL_SWEEPER_FUNCTION]: 'webhookSweeper',
+};
 /**
  * The deliverer's retries and on-failure destination (lib/cdk/webhook-deliveries.ts), sooner than
  * Lambda's minute: a run that failed is run again after 1 s and 2 s, then what it carried is left due.
  */
-const LOCAL_ASYNC_CONFIG = {
+export const LOCAL_ASYNC_CONFIG = {
   [LOCAL_DELIVERER_FUNCTION]: { retryAttempts: 2, retryDelayMs: 1000, onFailure: LOCAL_SWEEPER_FUNCTION },
 };
 

@@ -10,7 +10,7 @@ import { plainItem } from './transactions.ts';
 /**
  * Sender leases: which of a team's endpoints a deliverer is sending to now. One item per team holds a lease
  * per endpoint being sent to (`lease_<endpoint>`: until when, and the holder's token), so that one deliverer
- * per endpoint sends at a time, and at most WEBHOOK_LIMITS.endpointsSendingPerTeam of the team's endpoints
+ * per endpoint sends at a time, and at most WEBHOOK_LIMITS.delivererRunsPerTeam of the team's endpoints
  * are sent to at once: the team's bound is one conditional write on one item, no per-team AWS resource.
  * A deliverer that finds its endpoint held hands its deliveries to the holder (`waiting_<endpoint>`, a set
  * of event ids, bounded), which tries them before it lets go; one that finds the team at its bound leaves
@@ -71,7 +71,7 @@ export async function acquireSender(
       [string, Lease]
     >;
     const live = leases.filter(([name, lease]) => lease.until > nowMs && name !== leaseOf(endpointId));
-    if (live.length >= WEBHOOK_LIMITS.endpointsSendingPerTeam) return { held: false, reason: 'busy' };
+    if (live.length >= WEBHOOK_LIMITS.delivererRunsPerTeam) return { held: false, reason: 'busy' };
     const token = randomUUID();
     const stale = leases.filter(([name, lease]) => lease.until <= nowMs && name !== leaseOf(endpointId));
     const names = Object.fromEntries(stale.map(([name], index) => [`#stale${index}`, name]));

@@ -25,7 +25,13 @@ import { logger, type MetricsBatch } from '../telemetry.ts';
 import { isOwnDisabledNotice } from './fan-out.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, nextTryAt } from './schedule.ts';
 import { type DeliveryOutcome, sendWebhook } from './send.ts';
-import { DELIVERIES_PER_INVOCATION, type DeliveryRequest, leaveDue } from './start-deliveries.ts';
+import {
+  DELIVERIES_PER_INVOCATION,
+  type DeliveryInvocation,
+  type DeliveryRequest,
+  leaveDue,
+  requestsOf,
+} from './start-deliveries.ts';
 
 /** Tries sent to one endpoint at once: a burst drains quickly without flooding the receiver. */
 export const CONCURRENT_TRIES = WEBHOOK_LIMITS.triesInFlightPerEndpoint;
@@ -53,19 +59,34 @@ export interface DelivererOptions {
 }
 
 /**
+ * What one invocation is given: one endpoint's deliveries, or a team's first tries to several endpoints
+ * (start-deliveries.ts), each endpoint's run beside the others', so none waits for another's receiver.
+ * Fails (for Lambda to retry the invocation) if a run failed, once all have ended; a retried run claims
+ * again, so what was tried already is not sent twice.
+ */
+export async function deliver(invocation: DeliveryInvocation, options: DelivererOptions = {}): Promise<void> {
+  const runs = await Promise.allSettled(
+    requestsOf(invocation).map((request) => deliverToEndpoint(request, options)),
+  );
+  const failed = runs.find((run) => run.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
  * One endpoint's deliveries, tried (each claimed first, so no other deliverer sends it meanwhile),
  * recorded, and settled: succeeded, due again by the schedule, or given up.
  *
  * A healthy endpoint's first tries (a fan-out's request, no more than one round of CONCURRENT_TRIES, the
- * endpoint not failing) go straight to their claims: three writes a delivery, nothing per run. Anything
+ * endpoint neither failing nor slow) go straight to their claims: three writes a delivery, nothing per run;
+ * each is cut at WEBHOOK_LIMITS.slowTryMs, so such a run never holds the deliverer longer. Anything
  * else (a retry or restart from the sweep, redeliver or recover; a burst; a failing endpoint) first takes
  * the endpoint (a sender lease, webhook-senders.ts): one deliverer sends to it at a time, at most
- * CONCURRENT_TRIES tries in flight, and a team has at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints
- * being sent to. A run that finds the endpoint held hands its deliveries to the holder, which tries them
- * before it lets go; one that finds the team at its bound leaves them due, for the sweep. A disabled
- * endpoint's first tries are recorded given up (`recover` sends them once it is enabled). Then what the
- * tries say of the endpoint: a 410 disables it; failures with no success start (or, after
- * DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
+ * CONCURRENT_TRIES tries in flight, and a team has at most WEBHOOK_LIMITS.delivererRunsPerTeam endpoints
+ * being sent to (its share of the deliverer). A run that finds the endpoint held hands its deliveries to
+ * the holder, which tries them before it lets go; one that finds the team at its bound leaves them due,
+ * for the sweep. A disabled endpoint's first tries are recorded given up (`recover` sends them once it is
+ * enabled). Then what the tries say of the endpoint: a 410 disables it; failures with no success start (or,
+ * after DISABLE_AFTER_MS, end with disabling) its failing period; a success ends that period. Returns the
  * outcomes, for tests and logs.
  */
 export async function deliverToEndpoint(
@@ -114,11 +135,15 @@ export async function deliverToEndpoint(
     return [];
   }
   const outcomes: Array<{ outcome: DeliveryOutcome; at: number }> = [];
-  const tryEach = (batch: readonly string[], claimFresh: boolean, nextAttempt?: () => number) =>
+  const tryEach = (
+    batch: readonly string[],
+    claimFresh: boolean,
+    { nextAttempt, timeoutMs }: { nextAttempt?: () => number; timeoutMs?: number } = {},
+  ) =>
     eachAtMost(CONCURRENT_TRIES, batch, async (eventId) => {
       // A restart during the try makes it due again at once: tried again here while there is time.
       for (let again = true, first = claimFresh; again && inTime(); first = false) {
-        const tried = await tryDelivery(endpoint, secrets, eventId, first, now, nextAttempt);
+        const tried = await tryDelivery(endpoint, secrets, eventId, first, now, { nextAttempt, timeoutMs });
         if (tried?.outcome) outcomes.push({ outcome: tried.outcome, at: tried.at });
         again = tried?.settled === 'rerun';
       }
@@ -127,7 +152,9 @@ export async function deliverToEndpoint(
   const inTime = () => Date.now() - started < START_TRIES_WITHIN_MS;
   const healthy = endpoint.failing_since === null && endpoint.slow_since === null;
   if (fresh && healthy && eventIds.length <= CONCURRENT_TRIES) {
-    await tryEach(eventIds, true);
+    // Not counted in the team's share (that would cost a write of its SENDERS item a run), so never slow:
+    // a try still unanswered at slowTryMs is cut, and marks the endpoint, whose next runs take the lease.
+    await tryEach(eventIds, true, { timeoutMs: WEBHOOK_LIMITS.slowTryMs });
     // Its attempts are not numbered: now and then (about once per pruneEvery attempts, so finding the
     // newest ones costs about a read unit an attempt) the endpoint's past its newest are deleted.
     if (Math.random() < outcomes.length / pruneEvery) {
@@ -152,7 +179,7 @@ export async function deliverToEndpoint(
   let claimFresh = fresh;
   try {
     while (batch.length > 0) {
-      await tryEach(batch, claimFresh, () => ++held.attempts);
+      await tryEach(batch, claimFresh, { nextAttempt: () => ++held.attempts });
       await pruneAttempts(teamId, endpointId, held.attempts - attemptsKept);
       batch = await releaseSender(teamId, endpointId, held, { dropWaiting: !inTime() });
       claimFresh = true;
@@ -177,7 +204,7 @@ async function tryDelivery(
   eventId: string,
   fresh: boolean,
   now: Clock,
-  nextAttempt: (() => number) | undefined,
+  { nextAttempt, timeoutMs }: { nextAttempt?: () => number; timeoutMs?: number },
 ): Promise<{ outcome?: DeliveryOutcome; at: number; settled: Settled } | undefined> {
   const { team_id: teamId, id: endpointId } = endpoint;
   const found = await getEvent(teamId, eventId);
@@ -192,6 +219,7 @@ async function tryDelivery(
   const outcome = await sendWebhook(
     { url: endpoint.url, secrets: secretsInForce(secrets, startedAt) },
     { id: delivery.eventId, body: JSON.stringify(event) },
+    { timeoutMs },
   );
   const at = now();
   const next =
@@ -253,7 +281,11 @@ async function noteEndpointSpeed(
   endpoint: WebhookEndpoint,
   tries: ReadonlyArray<{ outcome: DeliveryOutcome; at: number }>,
 ): Promise<void> {
-  const slow = tries.filter((tried) => tried.outcome.durationMs >= WEBHOOK_LIMITS.slowTryMs);
+  // A try cut at slowTryMs (a lease-free one) is slow even if the clock read a millisecond short of it.
+  const slow = tries.filter(
+    (tried) =>
+      tried.outcome.durationMs >= WEBHOOK_LIMITS.slowTryMs || tried.outcome.error?.code === 'timeout',
+  );
   if (slow.length > 0 && endpoint.slow_since === null) {
     await noteDeliveryOutcome(endpoint.team_id, endpoint.id, {
       slowSince: Math.min(...slow.map((tried) => tried.at)),

@@ -4,11 +4,12 @@ import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliver
 
 /**
  * What is due by `nowMs`, per endpoint, fairly: each shard of the due index is read up to now in pages
- * (SHARDS_READ_AT_ONCE shards at a time), and an endpoint's items past DELIVERIES_PER_INVOCATION are skipped while the
- * reading goes on, so one endpoint's backlog, however long, fills no shard's head: everyone else's due
- * deliveries behind it are still reached. Then one request per endpoint (its oldest due, at most
- * DELIVERIES_PER_INVOCATION) and at most WEBHOOK_LIMITS.endpointsSendingPerTeam endpoints per team (what a
- * team may send to at once; the others' turn comes as those finish), oldest first.
+ * (SHARDS_READ_AT_ONCE shards at a time), and an endpoint's items past DELIVERIES_PER_INVOCATION, and a
+ * team's past TEAM_TAKEN_PER_SHARD, are skipped while the reading goes on, so one team's backlog, however
+ * long and over however many endpoints, fills no shard's head and no more of the sweep's memory than its
+ * share: everyone else's due deliveries behind it are still reached. Then one request per endpoint (its
+ * oldest due, at most DELIVERIES_PER_INVOCATION) and at most WEBHOOK_LIMITS.delivererRunsPerTeam endpoints
+ * per team (its share of the deliverer: more would only find the team at its bound), oldest first.
  */
 export const SWEEP_PAGE_SIZE = 1000;
 /**
@@ -22,6 +23,11 @@ export const SWEEP_PAGES_PER_SHARD = 20;
  * holds at most 16 pages (2.7 MB) in flight, whatever is due.
  */
 export const SHARDS_READ_AT_ONCE = 16;
+/**
+ * A team's due deliveries kept per shard and sweep: as many as its runs may start (delivererRunsPerTeam
+ * endpoints × DELIVERIES_PER_INVOCATION = 250), so a sweep keeps at most 250 × 512 of one team.
+ */
+export const TEAM_TAKEN_PER_SHARD = WEBHOOK_LIMITS.delivererRunsPerTeam * DELIVERIES_PER_INVOCATION;
 
 export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
   const shards: DueDelivery[][] = [];
@@ -41,7 +47,7 @@ export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
     let request = requests.get(key);
     if (!request) {
       const endpoints = endpointsOfTeam.get(due.teamId) ?? 0;
-      if (endpoints >= WEBHOOK_LIMITS.endpointsSendingPerTeam) continue;
+      if (endpoints >= WEBHOOK_LIMITS.delivererRunsPerTeam) continue;
       endpointsOfTeam.set(due.teamId, endpoints + 1);
       request = { team_id: due.teamId, endpoint_id: due.endpointId, event_ids: [] };
       requests.set(key, request);
@@ -54,18 +60,24 @@ export async function dueRequests(nowMs: number): Promise<DeliveryRequest[]> {
 /** Which endpoint a due delivery is for, as a map key (ids are per team). */
 const endpointOf = (due: DueDelivery) => `${due.teamId}#${due.endpointId}`;
 
-/** A shard's due deliveries, oldest first, at most DELIVERIES_PER_INVOCATION per endpoint. */
+/**
+ * A shard's due deliveries, oldest first, at most DELIVERIES_PER_INVOCATION per endpoint and
+ * TEAM_TAKEN_PER_SHARD per team.
+ */
 async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> {
   const taken: DueDelivery[] = [];
   const perEndpoint = new Map<string, number>();
+  const perTeam = new Map<number, number>();
   let start: Record<string, unknown> | undefined;
   for (let page = 0; page < SWEEP_PAGES_PER_SHARD; page++) {
     const { items, next } = await dueDeliveries(shard, nowMs, SWEEP_PAGE_SIZE, start);
     for (const due of items) {
       const key = endpointOf(due);
       const count = perEndpoint.get(key) ?? 0;
-      if (count >= DELIVERIES_PER_INVOCATION) continue;
+      const ofTeam = perTeam.get(due.teamId) ?? 0;
+      if (count >= DELIVERIES_PER_INVOCATION || ofTeam >= TEAM_TAKEN_PER_SHARD) continue;
       perEndpoint.set(key, count + 1);
+      perTeam.set(due.teamId, ofTeam + 1);
       taken.push(due);
     }
     if (!next) break;
