@@ -79,6 +79,12 @@ export const LIMITS = {
    * most 255 (textLength), and no pattern then runs over more of someone else's text.
    */
   autoConfigureTextLength: 2048,
+  /**
+   * Auto-configure calls one team may have fetching at once (429 over it), of the pool every team shares
+   * (cdk.json's `concurrency.autoConfigure`, 10 by default): a team's slow pages hold its own slots, and
+   * the rest of the pool stays for the other teams.
+   */
+  autoConfigurePerTeam: 2,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

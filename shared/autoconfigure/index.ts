@@ -11,7 +11,13 @@ import { FetchRefusal } from './refusal.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
 export type { AutoConfiguration, BrandSuggestions };
-export type AutoConfigureOptions = GuardedFetchOptions;
+export interface AutoConfigureOptions extends GuardedFetchOptions {
+  /**
+   * Called once the last fetch has ended (page and manifest), before the suggestions are worked out from
+   * them: what it starts (a slot's release) goes out while they are.
+   */
+  onFetched?: () => Promise<unknown>;
+}
 
 /**
  * Suggests brand values for a website, with their sources, confidence and dark-mode variants: fetches the page (and
@@ -26,7 +32,12 @@ export async function autoConfigure(
     const document = await client.get(url, 'html');
     const page = parsePage(decodeHtml(document.body, document.contentType), document.url);
     const manifest = await fetchManifest(client, manifestUrlOf(page));
-    return autoConfiguration(page, manifest);
+    const fetched = options.onFetched?.();
+    // One turn of the event loop, so that what the hook sent is on the wire before the CPU-bound work below.
+    if (fetched) await new Promise((resolve) => setImmediate(resolve));
+    const configuration = autoConfiguration(page, manifest);
+    await fetched;
+    return configuration;
   } finally {
     await client.close();
   }
