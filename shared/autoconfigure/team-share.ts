@@ -10,10 +10,28 @@ export const SHARE_FULL_MESSAGE =
   'auto-configure at once; retry when one of them ends.';
 
 /**
+ * Leases of calls that ended in this process, by team (token → the time it was cut to): the team's next take
+ * from here removes them in its own write, so that calls one after another never wait out a lease's reading
+ * time. Another process's ended calls are let go when their reading time runs out.
+ */
+const endedHere = new Map<number, Record<string, number>>();
+/** Teams remembered at most (each entry is dropped by the team's next take, or makes way for newer ones). */
+const TEAMS_REMEMBERED = 100;
+
+function rememberEnded(teamId: number, token: string, until: number): void {
+  const ended = endedHere.get(teamId) ?? {};
+  ended[token] = until;
+  endedHere.delete(teamId);
+  endedHere.set(teamId, ended);
+  if (endedHere.size > TEAMS_REMEMBERED) endedHere.delete(endedHere.keys().next().value as number);
+}
+
+/**
  * Auto-configure for a team, within its share (shared/data/auto-configure-slots.ts). The slot is taken beside
  * the page's fetch, not before it: the site's DNS and connection go ahead while the slot's write is answered,
  * and the request is sent only once the slot is held, so a call over its share sends the site nothing and is
- * answered 429 as soon as the write is. The slot is let go once the fetches end, while the page is read.
+ * answered 429 as soon as the write is. Once the fetches end, the lease is cut to the reading of the page
+ * (AUTO_CONFIGURE_READ_MS), by a write sent while the page is read: the answer never waits for it.
  * A table that cannot answer is the 503 (shared/http/handler.ts), never a fetch without a slot.
  */
 export async function autoConfigureForTeam(
@@ -21,19 +39,22 @@ export async function autoConfigureForTeam(
   url: string,
   options: AutoConfigureOptions = {},
 ): Promise<AutoConfiguration> {
-  const taking = takeAutoConfigureSlot(teamId, Date.now());
+  const ended = endedHere.get(teamId);
+  endedHere.delete(teamId);
+  const taking = takeAutoConfigureSlot(teamId, Date.now(), { ...(ended && { ended }) });
   const admitted = taking.then((slot) => {
     if (!slot.held) throw new TeamShareFullError(SHARE_FULL_MESSAGE, TIMEOUTS.retryAfterSeconds);
   });
-  let releasing: Promise<void> | undefined;
+  let releasing: Promise<number | undefined> | undefined;
   const release = () => {
     releasing ??= taking.then(
       (slot) =>
         slot.held
-          ? releaseAutoConfigureSlot(teamId, slot.token).catch((error: unknown) =>
+          ? releaseAutoConfigureSlot(teamId, slot.token, Date.now()).catch((error: unknown) => {
               // The answer stands; the lease runs out by itself (AUTO_CONFIGURE_LEASE_MS).
-              logger().warn('auto-configure slot not released', describeError(error)),
-            )
+              logger().warn('auto-configure slot not released', describeError(error));
+              return undefined;
+            })
           : undefined,
       () => undefined,
     );
@@ -47,6 +68,7 @@ export async function autoConfigureForTeam(
   try {
     return await work;
   } finally {
-    await release();
+    const cutTo = await release();
+    if (cutTo !== undefined) rememberEnded(teamId, slot.token, cutTo);
   }
 }

@@ -20,6 +20,14 @@ import { plainItem } from './transactions.ts';
  * lease was written), so a call that crashed or was killed frees its slot by then.
  */
 export const AUTO_CONFIGURE_LEASE_MS = TIMEOUTS.webFunctionSeconds * 1000;
+/**
+ * What a lease keeps once the call's fetches have ended: the reading of the page that follows (the hostile pages
+ * of the tests, 5 MiB each, take up to about 0.3 s on the bench's machine after their last fetch; Lambda's 1,024
+ * MB get about 0.6 of a vCPU). Let go at the very end instead, the answer would wait for one more write; kept
+ * this long, a team's calls reading pages count against its share too. A call that ended is let go sooner by
+ * the next take of the team from the same process (`ended`), which knows it ended.
+ */
+export const AUTO_CONFIGURE_READ_MS = 1_000;
 /** Writes a taker tries while other calls of the team change the item (each miss means another's write). */
 const TAKE_ATTEMPTS = 5;
 
@@ -29,27 +37,20 @@ type Leases = Record<string, number>;
 
 /**
  * Takes one of the team's slots: one conditional write when one is free, another when the item is new or
- * a lease ran out (taken over, its holder gone); refused at once when `share` leases are live.
+ * leases are to be taken over (run out: their holder gone); refused at once when `share` leases are live.
+ * `ended`: leases of the team's calls this process knows have ended (token → the time it was cut to), removed
+ * in the same write.
  */
 export async function takeAutoConfigureSlot(
   teamId: number,
   nowMs: number,
-  share: number = LIMITS.autoConfigurePerTeam,
+  { share = LIMITS.autoConfigurePerTeam, ended = {} }: { share?: number; ended?: Leases } = {},
 ): Promise<Slot> {
   const token = randomUUID();
   const until = nowMs + AUTO_CONFIGURE_LEASE_MS;
   const key = autoConfigureSlotsKey(teamId);
-  const free = new UpdateCommand({
-    TableName: tableName(),
-    Key: key,
-    UpdateExpression: 'SET leases.#token = :until',
-    ConditionExpression: 'size(leases) < :share',
-    ExpressionAttributeNames: { '#token': token },
-    ExpressionAttributeValues: { ':until': until, ':share': share },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  });
-  // First: a slot free now, no read needed. Then whatever the item as it was says.
-  let write = free;
+  // First: a slot free now (once the ended leases are gone), no read needed. Then what the item as it was says.
+  let write = takeOver(key, token, until, share, Object.entries(ended));
   for (let attempt = 1; attempt <= TAKE_ATTEMPTS; attempt++) {
     const refusal = await refusedItem(write);
     if (refusal === 'written') return { held: true, token };
@@ -68,29 +69,32 @@ export async function takeAutoConfigureSlot(
       continue;
     }
     const entries = Object.entries(leases);
-    const expired = entries.filter(([, leaseUntil]) => leaseUntil <= nowMs);
-    if (entries.length - expired.length >= share) return { held: false };
-    // A slot was freed since (or others took and let go meanwhile): free again, or free once taken over.
-    write = expired.length === 0 ? free : takeOver(key, token, until, share, expired);
+    const gone = entries.filter(
+      ([holder, leaseUntil]) => leaseUntil <= nowMs || ended[holder] === leaseUntil,
+    );
+    if (entries.length - gone.length >= share) return { held: false };
+    write = takeOver(key, token, until, share, gone);
   }
   // Every write met another's first: the team's calls are taking the slots now.
   return { held: false };
 }
 
 /**
- * Takes a slot in place of leases that ran out, if they are still as read: with them removed the item holds
- * fewer than `share`, so the new lease keeps it at `share` at most.
+ * Takes a slot in place of leases that are gone (run out, or ended), if they are still as read: with them
+ * removed the item holds fewer than `share`, so the new lease keeps it at `share` at most. None gone: the
+ * plain take of a free slot.
  */
 function takeOver(
   key: ReturnType<typeof autoConfigureSlotsKey>,
   token: string,
   until: number,
   share: number,
-  expired: Array<[string, number]>,
+  gone: Array<[string, number]>,
 ): UpdateCommand {
   const names: Record<string, string> = { '#token': token };
-  const values: Record<string, number> = { ':until': until, ':limit': share + expired.length };
-  const unchanged = expired.map(([holder, leaseUntil], index) => {
+  const values: Record<string, number> = { ':until': until, ':limit': share + gone.length };
+  // size() of a missing map is no number: the condition fails, and the item as it was says there is none.
+  const unchanged = gone.map(([holder, leaseUntil], index) => {
     names[`#gone${index}`] = holder;
     values[`:gone${index}`] = leaseUntil;
     return `leases.#gone${index} = :gone${index}`;
@@ -98,7 +102,9 @@ function takeOver(
   return new UpdateCommand({
     TableName: tableName(),
     Key: key,
-    UpdateExpression: `SET leases.#token = :until REMOVE ${expired.map((_, index) => `leases.#gone${index}`).join(', ')}`,
+    UpdateExpression: `SET leases.#token = :until${
+      gone.length > 0 ? ` REMOVE ${gone.map((_, index) => `leases.#gone${index}`).join(', ')}` : ''
+    }`,
     ConditionExpression: ['size(leases) < :limit', ...unchanged].join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
@@ -118,19 +124,27 @@ async function refusedItem(write: UpdateCommand): Promise<'written' | Record<str
 }
 
 /**
- * Lets the slot go. Already gone (it ran out and was taken over, or a retried release had gone through) is
- * let go as well.
+ * The call's fetches have ended: its lease is cut to the reading that follows (AUTO_CONFIGURE_READ_MS from
+ * `nowMs`, returned), after which the slot is free. A lease already gone (it ran out and was taken over) stays gone; a
+ * retried write that had gone through writes the same again.
  */
-export async function releaseAutoConfigureSlot(teamId: number, token: string): Promise<void> {
+export async function releaseAutoConfigureSlot(
+  teamId: number,
+  token: string,
+  nowMs: number,
+): Promise<number> {
+  const until = nowMs + AUTO_CONFIGURE_READ_MS;
   await writtenIf(
     dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: autoConfigureSlotsKey(teamId),
-        UpdateExpression: 'REMOVE leases.#token',
+        UpdateExpression: 'SET leases.#token = :until',
         ConditionExpression: 'attribute_exists(leases.#token)',
         ExpressionAttributeNames: { '#token': token },
+        ExpressionAttributeValues: { ':until': until },
       }),
     ),
   );
+  return until;
 }

@@ -7,6 +7,7 @@ import { createGateway } from '../../lib/local/gateway.ts';
 import { SHARE_FULL_MESSAGE } from '../../shared/autoconfigure/team-share.ts';
 import {
   AUTO_CONFIGURE_LEASE_MS,
+  AUTO_CONFIGURE_READ_MS,
   releaseAutoConfigureSlot,
   takeAutoConfigureSlot,
 } from '../../shared/data/auto-configure-slots.ts';
@@ -59,7 +60,7 @@ function loseNextSlotAnswer(teamId: number): { lost: () => number; stop: () => v
 }
 
 describe('the team slots (shared/data/auto-configure-slots.ts, DynamoDB Local)', () => {
-  it(`20 takers at once, in parallel: ${SHARE} hold a slot, the rest are refused; a release frees one`, async () => {
+  it(`20 takers at once, in parallel: ${SHARE} hold a slot, the rest are refused; a release frees one once the page is read`, async () => {
     const { teamId } = await newTeam('Slots race');
     const now = Date.now();
     const slots = await Promise.all(Array.from({ length: 20 }, () => takeAutoConfigureSlot(teamId, now)));
@@ -70,12 +71,26 @@ describe('the team slots (shared/data/auto-configure-slots.ts, DynamoDB Local)',
     expect((await takeAutoConfigureSlot(teamId, now)).held).toBe(false);
     const [first] = held;
     if (!first?.held) throw new Error('no slot held');
-    await releaseAutoConfigureSlot(teamId, first.token);
-    expect(Object.keys(await leasesOf(teamId))).not.toContain(first.token);
-    const again = await Promise.all(Array.from({ length: 5 }, () => takeAutoConfigureSlot(teamId, now)));
+    // Its fetches ended: the lease is cut to the reading of the page, and the slot is free after it.
+    const fetched = now + 1000;
+    await releaseAutoConfigureSlot(teamId, first.token, fetched);
+    expect((await leasesOf(teamId))[first.token]).toBe(fetched + AUTO_CONFIGURE_READ_MS);
+    expect((await takeAutoConfigureSlot(teamId, fetched + AUTO_CONFIGURE_READ_MS - 1)).held).toBe(false);
+    const later = fetched + AUTO_CONFIGURE_READ_MS;
+    const again = await Promise.all(Array.from({ length: 5 }, () => takeAutoConfigureSlot(teamId, later)));
     expect(again.filter((slot) => slot.held)).toHaveLength(1);
-    // A release of a slot already gone (released twice) is no failure.
-    await releaseAutoConfigureSlot(teamId, first.token);
+    expect(Object.keys(await leasesOf(teamId))).not.toContain(first.token);
+    // A release of a lease already taken over changes nothing.
+    await releaseAutoConfigureSlot(teamId, first.token, later);
+    expect(Object.keys(await leasesOf(teamId))).toHaveLength(SHARE);
+    // A lease its taker knows has ended (a call of this process) is removed by the take, in its one write.
+    const [second] = again.filter((slot) => slot.held);
+    if (!second?.held) throw new Error('no slot held');
+    const cut = await releaseAutoConfigureSlot(teamId, second.token, later);
+    const next = await takeAutoConfigureSlot(teamId, later, { ended: { [second.token]: cut } });
+    expect(next.held).toBe(true);
+    expect(Object.keys(await leasesOf(teamId))).not.toContain(second.token);
+    expect(Object.keys(await leasesOf(teamId))).toHaveLength(SHARE);
   });
 
   it("a lease that ran out (its call crashed) is taken over, by one of the takers at once; another team's slots are its own", async () => {
@@ -213,15 +228,26 @@ describe("issue 48: one team's slow pages take its own share of auto-configure, 
     expect(slow).toHaveLength(SHARE);
 
     // The slow pages end: their calls ran (a 200, or the 422 of the fetch budget on a very busy machine),
-    // and the team's slots are free again.
+    // and their leases were cut to the reading of the page.
+    const ending = Date.now();
     for (const page of slow.splice(0)) page.end();
     const all = await Promise.all(calls);
     const ran = all.filter((response) => response.status !== 429);
     expect(ran).toHaveLength(SHARE);
     for (const response of ran) expect([200, 422]).toContain(response.status);
     expect(all.filter((response) => response.status === 503)).toEqual([]);
-    expect(await leasesOf(hostile.teamId)).toEqual({});
-    const again = await autoConfigure(hostile.token, '/fast');
+    const cut = Object.values(await leasesOf(hostile.teamId));
+    expect(cut).toHaveLength(SHARE);
+    for (const until of cut) {
+      expect(until).toBeGreaterThanOrEqual(ending + AUTO_CONFIGURE_READ_MS);
+      expect(until).toBeLessThanOrEqual(Date.now() + AUTO_CONFIGURE_READ_MS);
+    }
+    // Then the team's calls run again: a client that retries after Retry-After, as the 429 asks, is served.
+    let again = await autoConfigure(hostile.token, '/fast');
+    for (let retry = 1; again.status === 429 && retry <= 20; retry++) {
+      await new Promise((resolve) => setTimeout(resolve, Number(again.headers.get('retry-after')) * 1000));
+      again = await autoConfigure(hostile.token, '/fast');
+    }
     expect(again.status).toBe(200);
   });
 });
