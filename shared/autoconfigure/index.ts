@@ -19,6 +19,9 @@ export interface AutoConfigureOptions extends GuardedFetchOptions {
   onFetched?: () => Promise<unknown>;
 }
 
+/** Event loop turns given to what `onFetched` starts before the page is read (see autoConfigure). */
+const YIELDED_TURNS = 3;
+
 /**
  * Suggests brand values for a website, with their sources, confidence and dark-mode variants: fetches the page (and
  * its web manifest) through the guarded client and reads its metadata. Creates nothing. Throws a FetchRefusal (422) naming the cause when the site cannot be fetched.
@@ -33,8 +36,10 @@ export async function autoConfigure(
     const page = parsePage(decodeHtml(document.body, document.contentType), document.url);
     const manifest = await fetchManifest(client, manifestUrlOf(page));
     const fetched = options.onFetched?.();
-    // One turn of the event loop, so that what the hook sent is on the wire before the CPU-bound work below.
-    if (fetched) await new Promise((resolve) => setImmediate(resolve));
+    // A few turns of the event loop, so that what the hook sent is on the wire before the CPU-bound work below:
+    // the SDK writes a request on a kept-alive connection two turns after it is sent (measured; one is not
+    // enough), and the reading of a page would hold the thread until it ends.
+    if (fetched) for (let turn = 0; turn < YIELDED_TURNS; turn++) await new Promise(setImmediate);
     const configuration = autoConfiguration(page, manifest);
     await fetched;
     return configuration;
