@@ -31,7 +31,8 @@ function rememberEnded(teamId: number, token: string, until: number): void {
  * the page's fetch, not before it: the site's DNS and connection go ahead while the slot's write is answered,
  * and the request is sent only once the slot is held, so a call over its share sends the site nothing and is
  * answered 429 as soon as the write is. Once the fetches end, the lease is cut to the reading of the page
- * (AUTO_CONFIGURE_READ_MS), by a write sent while the page is read: the answer never waits for it.
+ * (AUTO_CONFIGURE_READ_MS), by a write sent while the page is read: the answer waits for it only when it
+ * takes longer than the reading (a fetch that failed lets go after it, on the way to its 422).
  * A table that cannot answer is the 503 (shared/http/handler.ts), never a fetch without a slot.
  */
 export async function autoConfigureForTeam(
