@@ -21,9 +21,9 @@ import { plainItem } from './transactions.ts';
  */
 export const AUTO_CONFIGURE_LEASE_MS = TIMEOUTS.webFunctionSeconds * 1000;
 /**
- * What a lease keeps once the call's fetches have ended: the reading of the page that follows (the hostile pages
- * of the tests, 5 MiB each, take up to about 0.3 s on the bench's machine after their last fetch; Lambda's 1,024
- * MB get about 0.6 of a vCPU). Let go at the very end instead, the answer would wait for one more write; kept
+ * What a lease keeps once the call's fetches have ended: the reading of the page that follows (the tests' 5 MiB
+ * hostile pages take at most 264 ms after their last fetch on a development machine; Lambda gives 1,024 MB
+ * about 0.6 of a vCPU). Let go at the very end instead, the answer would wait for one more write; kept
  * this long, a team's calls reading pages count against its share too. A call that ended is let go sooner by
  * the next take of the team from the same process (`ended`), which knows it ended.
  */
