@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Suggest brand values from a website
-         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local switch that allows it. A page over 5 MiB is a 422 `page is too large`, and one whose parse would exceed its bounds (30,000 elements, nested 512 deep) a 422 `page is too complex to read (…)`.
+         * @description Fetches the page (and its web manifest) and reads its metadata; creates nothing. Beside the suggestions: where each came from, how sure it is, and dark-mode variants. A site that cannot be read is a 422 naming the cause under `errors.url`; a refusal of a loopback address names the local switch that allows it. A page over 5 MiB is a 422 `page is too large`, and one whose parse would exceed its bounds (30,000 elements, nested 512 deep) a 422 `page is too complex to read (…)`. A team runs at most 2 of these at once: one more is a 429 with `Retry-After` that names the share, answered before the site is sent anything; retry when one of the team's calls ends.
          *
          *     Requires the `brands:write` scope.
          */

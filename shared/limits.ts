@@ -103,6 +103,12 @@ export const LIMITS = {
    * texts of many parts would cost seconds; the ones after are not read for the name.
    */
   autoConfigureNameTextsPerSource: 16,
+  /**
+   * Auto-configure calls one team may have fetching at once (429 over it), of the pool every team shares
+   * (cdk.json's `concurrency.autoConfigure`, 10 by default): a team's slow pages hold its own slots, and
+   * the rest of the pool stays for the other teams.
+   */
+  autoConfigurePerTeam: 2,
   /** A webhook endpoint's URL. */
   webhookUrlLength: 2048,
   /** Brand lists (the spec bounds only each item's length). */

@@ -14,6 +14,11 @@ export interface Route {
   handler: string;
   /** Access to the single table: none, read-only or read-write. */
   table: 'none' | 'read' | 'write';
+  /**
+   * The only partitions the table access reaches, when bounded (lib/cdk/partition-boundaries.ts): a route
+   * that fetches pages a caller chooses reaches its team's auto-configure slots and no other item.
+   */
+  partitions?: 'autoConfigureSlots';
   /** Access to the file libraries: read the private one, write the private one, write the public `brands/`. */
   files?: Array<'private:read' | 'private:write' | 'public:write'>;
   /** Makes outbound web requests (auto-configure): longer timeout. */
@@ -93,7 +98,9 @@ export const routes: Route[] = [
     path: '/api/v1/brands/auto-configure',
     scope: 'brands:write',
     handler: 'functions/brands/auto-configure.ts',
-    table: 'none',
+    // The team's share of auto-configure: a slot taken and let go (shared/data/auto-configure-slots.ts).
+    table: 'write',
+    partitions: 'autoConfigureSlots',
     fetchesWeb: true,
     statuses: [200, 415, 422],
   },

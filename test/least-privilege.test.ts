@@ -14,6 +14,7 @@ import type { ChangeEvent } from '../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../shared/limits.ts';
 import { deliverToEndpoint } from '../shared/webhooks/deliverer.ts';
 import { dueRequests } from '../shared/webhooks/sweeper.ts';
+import { html, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type Caller, useApi } from './support/api.ts';
 import { storedDelivery, until } from './support/deliveries.ts';
 import { loggedEvents, writeEvents } from './support/events.ts';
@@ -70,6 +71,32 @@ describe('least privilege: what the code touches is what the stack grants', () =
       expect(update.attributes?.filter((name) => !allowed.includes(name))).toEqual([]);
       expect(BOUNDED_RETURN_VALUES).toContain(update.returnValues ?? 'NONE');
     }
+  });
+
+  it("auto-configure, which fetches the caller's page, touches only its team's slots", async () => {
+    // The handler's calls, and the slot's release, which runs from the module that took it (not under the
+    // handler's frames: it goes out when the fetches end).
+    observeFile('functions/brands/auto-configure.ts', 'auto-configure');
+    observeFile('shared/autoconfigure/team-share.ts', 'auto-configure');
+    const site = await startFixtureServer({ '/': html('<title>Observed</title>') });
+    try {
+      const caller = await api.caller();
+      // A page read (a slot taken and let go), and a URL refused before any fetch (a slot taken and let go).
+      const read = await caller.client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
+      expect(read.status).toBe(200);
+      const refused = await caller.client.post('/api/v1/brands/auto-configure', { url: site.url('/none') });
+      expect(refused.status).toBe(422);
+    } finally {
+      await site.close();
+    }
+    const { partitions } = PARTITION_BOUNDARIES.autoConfigureSlots;
+    for (const other of [teamPk(1), webhooksPk(1), eventsPk(1), tokenKey('0'.repeat(64)).pk]) {
+      expect(withinPartitions(other, partitions), other).toBe(false);
+    }
+    const keys = touchedBy('auto-configure');
+    // Each call's take and release.
+    expect(keys.filter((key) => key.command.startsWith('Update')).length).toBeGreaterThanOrEqual(4);
+    expect(outside(keys, partitions)).toEqual([]);
   });
 
   it('the deliverer and the sweeper touch only the webhooks, endpoint and event partitions', async () => {

@@ -10,7 +10,7 @@ import { tokenKey } from '../shared/data/keys.ts';
 import { changeTeamPlan, createToken, hashToken, setRateLimitPlan } from '../shared/data/tokens.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimits } from '../shared/rate-limits.ts';
-import { type ApiResult, apiClient, newTeam } from './support/api.ts';
+import { type ApiResult, apiClient, newTeam, TEST_CONCURRENCY } from './support/api.ts';
 import { roundTrips } from './support/round-trips.ts';
 
 /**
@@ -30,7 +30,8 @@ const TYPES = '/api/v1/contact-fields/types';
 let url = '';
 let close: () => Promise<void> = async () => {};
 beforeAll(async () => {
-  const server = createGateway(undefined, LIMITS);
+  // Hundreds of token checks at once: the authorizer's reserved share is not what these tests are about.
+  const server = createGateway(undefined, LIMITS, TEST_CONCURRENCY);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   close = () => new Promise((resolve) => server.close(() => resolve()));

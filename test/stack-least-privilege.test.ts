@@ -95,20 +95,27 @@ describe('least privilege: partition boundaries on the table', () => {
     }
   });
 
-  it("gives auto-configure, which fetches the caller's page, no table and no bucket", () => {
+  it("bounds auto-configure, which fetches the caller's page, to its teams' slots: no other partition, no index, no bucket", () => {
     const [route] = routes.filter((candidate) => candidate.fetchesWeb);
     expect(route?.path).toBe('/api/v1/brands/auto-configure');
     if (!route) throw new Error('no auto-configure route');
+    expect(PARTITION_BOUNDARIES.autoConfigureSlots.partitions).toEqual(['AUTOCONFIGURE#*']);
     const fn = functionOfRoute(synth.stack, route);
-    const named = statementsOf(fn).map((statement) => stringify(statement.Resource));
-    const stateful = [synth.stack.table, synth.stack.privateFiles, synth.stack.publicFiles].map((resource) =>
+    const statements = tableStatements(fn);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(namesIndex(statement), stringify(statement)).toBe(false);
+      expect(leadingKeysOf(statement), stringify(statement)).toEqual(['AUTOCONFIGURE#*']);
+    }
+    const buckets = [synth.stack.privateFiles, synth.stack.publicFiles].map((resource) =>
       logicalId(synth.stack, resource.node.defaultChild),
     );
-    expect(named.filter((resource) => stateful.some((id) => resource.includes(`"${id}"`)))).toEqual([]);
+    const named = statementsOf(fn).map((statement) => stringify(statement.Resource));
+    expect(named.filter((resource) => buckets.some((id) => resource.includes(`"${id}"`)))).toEqual([]);
     expect(
       statementsOf(fn)
         .flatMap(actions)
-        .filter((action) => /^(dynamodb|s3):/.test(action)),
+        .filter((action) => action.startsWith('s3:')),
     ).toEqual([]);
   });
 });

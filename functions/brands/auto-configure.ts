@@ -1,12 +1,12 @@
-import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
+import { autoConfigureForTeam } from '../../shared/autoconfigure/team-share.ts';
 import { autoConfigureRequest } from '../../shared/domain/requests.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
   const { url } = validate(autoConfigureRequest, req.body);
-  const configuration = await autoConfigure(url).catch((error: unknown) => {
+  const configuration = await autoConfigureForTeam(req.teamId, url).catch((error: unknown) => {
     if (error instanceof FetchRefusal) req.metrics.count('AutoConfigureRefused', 1, { reason: error.reason });
     throw error;
   });

@@ -55,7 +55,13 @@ export interface ObjectGrant {
  */
 export function grantRouteAccess(fn: ApiFunction, route: Route, resources: RouteResources): ObjectGrant[] {
   const { privateFiles, publicFiles } = resources;
-  grantTableAccess(fn, route.table, resources.table);
+  grantTableAccess(
+    fn,
+    route.table,
+    resources.table,
+    // A route bounded to its own partitions needs no id index (it tells no 403 from 404).
+    route.partitions && { idIndex: false, boundary: PARTITION_BOUNDARIES[route.partitions] },
+  );
   const objects: ObjectGrant[] = [];
   const grantObjects = (action: string, bucket: Bucket, keys: string) => {
     fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [bucket.arnForObjects(keys)] }));

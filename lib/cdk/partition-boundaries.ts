@@ -1,5 +1,6 @@
-import { endpointPk, eventsPk, tokenKey, webhooksPk } from '../../shared/data/keys.ts';
+import { autoConfigurePk, endpointPk, eventsPk, tokenKey, webhooksPk } from '../../shared/data/keys.ts';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import type { Route } from '../../shared/routes.ts';
 
 /**
  * The partitions of the table a function may touch, where it is bounded at all: IAM conditions on the
@@ -35,7 +36,13 @@ export const PARTITION_BOUNDARIES = {
   deliverer: { partitions: [webhooksPk(0), endpointPk(0, 0), eventsPk(0)].map(everyPartitionLike) },
   /** The sweeper (and the deliverer's on-failure destination) writes due deliveries only. */
   sweeper: { partitions: [everyPartitionLike(endpointPk(0, 0))] },
-} as const satisfies Record<string, PartitionBoundary>;
+  /**
+   * Auto-configure fetches pages a caller chooses: it takes and lets go its team's slots, and reaches no
+   * brand, field, token or webhook (a route row names it: shared/routes.ts `partitions`).
+   */
+  autoConfigureSlots: { partitions: [everyPartitionLike(autoConfigurePk(0))] },
+} as const satisfies Record<string, PartitionBoundary> &
+  Record<NonNullable<Route['partitions']>, PartitionBoundary>;
 
 /**
  * The attributes an UpdateItem bounded to `updatable` may name (`dynamodb:Attributes`): those, and the

@@ -57,10 +57,10 @@ export const REQUEST_MIX: Record<string, RequestKind> = {
     durationMs: 1500,
     functionClass: 'autoConfigure',
     readUnits: 0,
-    writeUnits: 0,
+    writeUnits: 2,
     changes: 0,
     s3Puts: 0,
-    why: 'POST /brands/auto-configure: fetches and parses a website (about 1.5 s), writes nothing',
+    why: "POST /brands/auto-configure: fetches and parses a website (about 1.5 s); the team's slot taken and let go (2 writes)",
   },
 };
 

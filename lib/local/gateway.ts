@@ -30,16 +30,19 @@ import {
   routes,
 } from '../../shared/routes.ts';
 import { bearerToken } from '../../shared/token-form.ts';
+import { CONCURRENCY_DEFAULTS, type ConcurrencySettings, routeClass } from '../cdk/concurrency.ts';
 import { type ApiStage, lambdaContext, methodArn, proxyEvent, tokenEvent } from './lambda-events.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { ReservedShares } from './reserved-concurrency.ts';
 
 /**
  * The local stand-in for API Gateway: serves the route table, runs the TOKEN authorizer the way API Gateway
  * does (no Authorization header, one its validation expression refuses, or a thrown `Unauthorized` is a 401,
  * a Deny policy a 403, any other failure a 503), and hands each handler the same v1 proxy event. It keeps
  * API Gateway's bounds: the payload limit, each function's timeout and the 29 s integration timeout (504),
- * and the stage's web ACL: each source address's limit, then each token's rate limit plan, counted as WAF
- * counts them (429, like WAF_FILTERED). A method the path's resource lacks is a 405
+ * the stage's web ACL (each source address's limit, then each token's rate limit plan, counted as WAF counts
+ * them: 429, like WAF_FILTERED), and each function's reserved concurrency as Lambda does (a full share is the
+ * stack's 503, nothing run). A method the path's resource lacks is a 405
  * naming those it has, before any authorizer runs. Gateway-made errors, malformed HTTP included, carry the
  * same JSON bodies as the deployed stack.
  */
@@ -87,19 +90,33 @@ export interface AnsweredRequest {
   requestId: string;
 }
 
-/** The rate limit plans the gateway enforces per token (the configuration's unless given) and their counts. */
-interface RateLimiting {
+/**
+ * What the gateway holds each request to: the rate limit plans it enforces per token (the configuration's
+ * unless given) and their counts, and each function's reserved concurrency.
+ */
+interface Bounds {
   limits: () => RateLimits;
   limiter: RateLimiter;
+  shares: ReservedShares;
 }
 
+/** The authorizer's name among the functions whose shares the gateway keeps (one authorizer per stage). */
+const AUTHORIZER_FUNCTION = 'local-authorizer';
+
+/**
+ * `concurrency`: the shares to enforce, cdk.json's unless given (a test's small ones, or `reserve: false`
+ * for none). A plain route (`apiRoute` 0) is unbounded here: the pool it shares in AWS is the account's
+ * unreserved concurrency, which this machine does not have.
+ */
 export function createGateway(
   onAnswered?: (answered: AnsweredRequest) => void,
   rateLimits?: RateLimits,
+  concurrency: ConcurrencySettings = CONCURRENCY_DEFAULTS,
 ): Server {
-  const rateLimiting: RateLimiting = {
+  const bounds: Bounds = {
     limits: () => rateLimits ?? config.rateLimits(),
     limiter: new RateLimiter(),
+    shares: new ReservedShares(concurrency),
   };
   const server = createServer({ maxHeaderSize: LIMITS.headerBytes }, (request, response) => {
     if (onAnswered) {
@@ -114,7 +131,7 @@ export function createGateway(
         }),
       );
     }
-    serve(request, response, rateLimiting).catch((error: unknown) => {
+    serve(request, response, bounds).catch((error: unknown) => {
       console.error(JSON.stringify({ level: 'error', message: 'gateway failure', error: String(error) }));
       send(response, 502, { message: 'Bad Gateway' });
     });
@@ -135,7 +152,7 @@ export function createGateway(
   return server;
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse, plans: RateLimiting): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, bounds: Bounds): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = request.method ?? 'GET';
   if (method === 'OPTIONS' && answerPreflight(request, response, url.pathname)) return;
@@ -155,10 +172,12 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   const requestId = randomUUID();
   const { route, params } = match;
   // The web ACL counts, and blocks, before API Gateway runs the authorizer: per source address, then per token.
-  if (!withinSourceLimit(request.socket.remoteAddress, plans, response, requestId)) return; // answered: 429
-  const rateLimitHeaders = withinRateLimit(request.headers.authorization, plans, response, requestId);
+  if (!withinSourceLimit(request.socket.remoteAddress, bounds, response, requestId)) return; // answered: 429
+  const rateLimitHeaders = withinRateLimit(request.headers.authorization, bounds, response, requestId);
   if (!rateLimitHeaders) return; // answered: 429
-  const policy = route.public ? undefined : await authorize(request, response, method, url, requestId);
+  const policy = route.public
+    ? undefined
+    : await authorize(request, response, method, url, requestId, bounds.shares);
   if (policy === null) return; // answered: 401 (no token), 403 or 503
   if (policy === 'refused') return sendUnauthenticated(response, requestId);
   const event = proxyEvent(LOCAL_API, {
@@ -177,10 +196,15 @@ async function serve(request: IncomingMessage, response: ServerResponse, plans: 
   const timeoutMs =
     config.localGatewayWaitMs() ?? Math.min(functionTimeoutSeconds(route) * 1000, TIMEOUTS.gatewayMs);
   const functionName = `local-${route.method}-${route.path}`;
-  const result = await withinTimeout(
-    handler(event, lambdaContext({ requestId, functionName, timeoutMs })),
-    timeoutMs,
-  );
+  // The slot is held until the function ends or Lambda would have ended it (its timeout).
+  const running = bounds.shares
+    .of(functionName, routeClass(route))
+    .tryRun(() =>
+      withinTimeout(handler(event, lambdaContext({ requestId, functionName, timeoutMs })), timeoutMs),
+    );
+  // Lambda refused it (the function's share is full): the stack's 503, and the handler never ran.
+  if (!running) return sendUnavailable(response, requestId);
+  const result = await running;
   // A function that runs out of time is an integration failure; API Gateway answers 504 either way.
   if (result === TIMED_OUT) return send(response, 504, { message: MESSAGES.timedOut }, requestId);
   writeHead(response, result.statusCode, {
@@ -203,6 +227,7 @@ async function authorize(
   method: string,
   url: URL,
   requestId: string,
+  shares: ReservedShares,
 ): Promise<APIGatewayAuthorizerResult | 'refused' | null> {
   // Header names are case-insensitive (node lower-cases them in `request.headers`).
   const authorizationToken = request.headers.authorization;
@@ -213,12 +238,20 @@ async function authorize(
   }
   const arn = methodArn(LOCAL_API, method, url.pathname);
   const authorize = await load<Authorizer>(authorizer.handler);
-  // Only an `Unauthorized` error means 401; any other failure or a timeout is the stack's 503.
-  const policy = await withinTimeout(
-    authorize(tokenEvent(authorizationToken, arn)),
-    config.localGatewayWaitMs() ?? TIMEOUTS.authorizerSeconds * 1000,
-  ).catch((error: Error) => (error.message === 'Unauthorized' ? undefined : error));
-  if (policy instanceof Error || policy === TIMED_OUT) {
+  // Every request's token is checked here (API Gateway's cache is not kept): all count against the share.
+  const checking = shares
+    .of(AUTHORIZER_FUNCTION, 'authorizer')
+    .tryRun(() =>
+      withinTimeout(
+        authorize(tokenEvent(authorizationToken, arn)),
+        config.localGatewayWaitMs() ?? TIMEOUTS.authorizerSeconds * 1000,
+      ),
+    );
+  // Only an `Unauthorized` error means 401; any other failure, a timeout or a full share is the stack's 503.
+  const policy = await checking?.catch((error: Error) =>
+    error.message === 'Unauthorized' ? undefined : error,
+  );
+  if (checking === undefined || policy instanceof Error || policy === TIMED_OUT) {
     sendUnavailable(response, requestId);
     return null;
   }
@@ -237,11 +270,11 @@ async function authorize(
  */
 function withinSourceLimit(
   address: string | undefined,
-  plans: RateLimiting,
+  bounds: Bounds,
   response: ServerResponse,
   requestId: string,
 ): boolean {
-  const admission = plans.limiter.admit(`source ${address ?? ''}`, sourceRateLimit(plans.limits()));
+  const admission = bounds.limiter.admit(`source ${address ?? ''}`, sourceRateLimit(bounds.limits()));
   if (admission.allowed) return true;
   response.setHeader('Retry-After', String(admission.resetSeconds));
   send(response, 429, { message: MESSAGES.tooManyRequests }, requestId);
@@ -258,7 +291,7 @@ function withinSourceLimit(
  */
 function withinRateLimit(
   authorization: string | undefined,
-  plans: RateLimiting,
+  plans: Bounds,
   response: ServerResponse,
   requestId: string,
 ): Record<string, string> | null {
@@ -406,7 +439,10 @@ function sendMethodNotAllowed(
   send(response, 405, { message: methodNotAllowed(method, resource, allowed) });
 }
 
-/** A dependency (the table) could not answer: 503 with Retry-After, as the deployed stack answers. */
+/**
+ * A dependency (the table) could not answer, or Lambda refused the function (its share full): 503 with
+ * Retry-After, as the deployed stack answers both.
+ */
 function sendUnavailable(response: ServerResponse, requestId: string): void {
   response.setHeader('Retry-After', String(TIMEOUTS.retryAfterSeconds));
   send(response, 503, { message: MESSAGES.unavailable }, requestId);

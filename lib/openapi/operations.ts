@@ -346,7 +346,9 @@ export const OPERATIONS: Record<string, Operation> = {
       'switch that allows it. A page over ' +
       `${LIMITS.autoConfigurePageBytes / 1024 / 1024} MiB is a 422 \`page is too large\`, and one whose parse would ` +
       `exceed its bounds (${LIMITS.autoConfigurePageElements.toLocaleString('en-US')} elements, nested ` +
-      `${LIMITS.autoConfigurePageDepth} deep) a 422 \`page is too complex to read (…)\`.`,
+      `${LIMITS.autoConfigurePageDepth} deep) a 422 \`page is too complex to read (…)\`. A team runs at most ` +
+      `${LIMITS.autoConfigurePerTeam} of these at once: one more is a 429 with \`Retry-After\` that names the ` +
+      "share, answered before the site is sent anything; retry when one of the team's calls ends.",
     body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
     success: BrandSuggestions,
     example: {

@@ -46,6 +46,12 @@ export interface GuardedFetchOptions {
   /** Largest body read, counted after content decoding (gzip/br). */
   maxBytes?: number;
   resolveHost?: HostResolver;
+  /**
+   * A request is sent only once this resolves (an admission decided beside the fetch: auto-configure's team
+   * share): its DNS and connection go ahead meanwhile, so waiting costs nothing when admission comes first;
+   * rejected, nothing is sent, the connection is closed, and the request fails with its reason.
+   */
+  admitted?: Promise<unknown>;
 }
 
 /** What a fetch must return: the page must be HTML; a web manifest is JSON. */
@@ -107,6 +113,7 @@ export class GuardedClient {
   readonly #signal: AbortSignal;
   readonly #maxBytes: number;
   readonly #resolveHost: HostResolver;
+  readonly #admitted: Promise<unknown> | undefined;
   readonly #requests = new Set<ClientRequest>();
 
   constructor(options: GuardedFetchOptions = {}) {
@@ -114,6 +121,7 @@ export class GuardedClient {
     this.#signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#resolveHost = options.resolveHost ?? defaultResolver;
+    this.#admitted = options.admitted;
   }
 
   /** GETs a URL, following up to 5 redirects, each one re-checked. Throws a FetchRefusal (422) on any failure. */
@@ -205,7 +213,16 @@ export class GuardedClient {
         this.#requests.add(request);
         request.once('close', () => this.#requests.delete(request));
         request.once('error', reject);
-        request.end(outgoing.body);
+        // The head and body go out with end(): until admitted, only the connection is made.
+        if (this.#admitted === undefined) request.end(outgoing.body);
+        else
+          this.#admitted.then(
+            () => request.end(outgoing.body),
+            (reason: unknown) => {
+              request.destroy();
+              reject(reason);
+            },
+          );
       });
     } catch (error) {
       throw describeFailure(error, outgoing.signal, url);

@@ -11,7 +11,16 @@ import { FetchRefusal } from './refusal.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
 export type { AutoConfiguration, BrandSuggestions };
-export type AutoConfigureOptions = GuardedFetchOptions;
+export interface AutoConfigureOptions extends GuardedFetchOptions {
+  /**
+   * Called once the last fetch has ended (page and manifest), before the suggestions are worked out from
+   * them: what it starts (a slot's release) goes out while they are.
+   */
+  onFetched?: () => Promise<unknown>;
+}
+
+/** Event loop turns given to what `onFetched` starts before the page is read (see autoConfigure). */
+const YIELDED_TURNS = 3;
 
 /**
  * Suggests brand values for a website, with their sources, confidence and dark-mode variants: fetches the page (and
@@ -26,7 +35,14 @@ export async function autoConfigure(
     const document = await client.get(url, 'html');
     const page = parsePage(decodeHtml(document.body, document.contentType), document.url);
     const manifest = await fetchManifest(client, manifestUrlOf(page));
-    return autoConfiguration(page, manifest);
+    const fetched = options.onFetched?.();
+    // A few turns of the event loop, so that what the hook sent is on the wire before the CPU-bound work below:
+    // the SDK writes a request on a kept-alive connection two turns after it is sent (measured; one is not
+    // enough), and the reading of a page would hold the thread until it ends.
+    if (fetched) for (let turn = 0; turn < YIELDED_TURNS; turn++) await new Promise(setImmediate);
+    const configuration = autoConfiguration(page, manifest);
+    await fetched;
+    return configuration;
   } finally {
     await client.close();
   }

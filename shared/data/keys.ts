@@ -34,6 +34,12 @@
  *                                                                  conditional write; two writes per run
  *                                                                  that takes a lease, none on a healthy
  *                                                                  endpoint's first tries
+ *   AUTOCONFIGURE#<team> SLOTS                                     the team's auto-configure calls fetching
+ *                                                                  now (auto-configure-slots.ts): one item,
+ *                                                                  so the team's share is one conditional
+ *                                                                  write; a partition of its own, the only
+ *                                                                  one auto-configure (which fetches pages a
+ *                                                                  caller chooses) is granted
  *   EVENTS#<team>        EVENT#<seconds>#<sequence>#<ordinal>      a change event (TTL, events.ts): a partition
  *                                                                  of its own, so the log's writes do not take
  *                                                                  the team's partition's write units
@@ -140,6 +146,9 @@ export const LEGACY_ENDPOINT_ITEM = /^(DELIVERY#|ATTEMPT#)(\d{12})#(.+)$/;
 /** The team's sender leases: one item per team, so that the team's bound is one conditional write. */
 export const WEBHOOK_SENDERS_SK = 'SENDERS';
 export const webhookSendersKey = (teamId: number) => ({ pk: webhooksPk(teamId), sk: WEBHOOK_SENDERS_SK });
+/** A team's auto-configure slots, apart from its other items: auto-configure reaches no other partition. */
+export const autoConfigurePk = (teamId: number): string => `AUTOCONFIGURE#${teamId}`;
+export const autoConfigureSlotsKey = (teamId: number) => ({ pk: autoConfigurePk(teamId), sk: 'SLOTS' });
 /** `endpoint` is `<method> <route>`: a key is scoped to the team and to the endpoint. */
 export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string) =>
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);

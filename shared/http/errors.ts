@@ -124,6 +124,16 @@ export class UnsupportedMediaTypeError extends HttpError {
   }
 }
 
+/**
+ * The caller's team already runs its share of a pool every team shares (auto-configure's): refused before
+ * it took any of the pool's time, to be retried once one of the team's own calls has ended.
+ */
+export class TeamShareFullError extends HttpError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message, {}, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 /** A dependency is down, timing out or throttling: not the caller's fault, worth retrying after a pause. */
 export class ServiceUnavailableError extends HttpError {
   constructor(retryAfterSeconds: number) {

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { GuardedClient, type GuardedFetchOptions } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
 import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
+import { HttpError } from '../../shared/http/errors.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,
@@ -282,5 +283,31 @@ describe('guarded fetch: the loopback test hook', () => {
       fetchPage(`http://localhost:${new URL(server.origin).port}/page/`, { allowLoopback: false }),
       /^localhost resolves to a private address: /,
     );
+  });
+});
+
+describe('guarded fetch: admission (auto-configure sends a request only once its team slot is held)', () => {
+  it('connects while the admission is pending, sends the request once it is given', async () => {
+    hits = {};
+    let admit: () => void = () => undefined;
+    const admitted = new Promise<void>((resolve) => {
+      admit = resolve;
+    });
+    const before = server.connections();
+    const page = fetchPage(`${server.origin}/close-after`, { admitted });
+    // The connection is made meanwhile (it costs the admission nothing), the request is not sent.
+    while (server.connections() === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(hits['/close-after']).toBeUndefined();
+    admit();
+    expect(await page).toBe(PAGE);
+    expect(hits['/close-after']).toBe(1);
+  });
+
+  it('refused, sends nothing and fails with the refusal itself', async () => {
+    hits = {};
+    const refusal = new HttpError(429, 'over the share');
+    const page = fetchPage(`${server.origin}/close-after`, { admitted: Promise.reject(refusal) });
+    await expect(page).rejects.toBe(refusal);
+    expect(hits['/close-after']).toBeUndefined();
   });
 });

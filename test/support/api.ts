@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
+import { CONCURRENCY_DEFAULTS, type ConcurrencySettings } from '../../lib/cdk/concurrency.ts';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { createTeam } from '../../shared/data/teams.ts';
 import { createToken, type TokenOptions } from '../../shared/data/tokens.ts';
@@ -18,13 +19,21 @@ const TEST_RATE_LIMITS: RateLimits = {
 };
 
 /**
+ * No reserved concurrency, for the same reason: a test's hundreds of requests at once would find the
+ * authorizer's 20 full (the local gateway checks every request's token; API Gateway caches them).
+ * test/local-concurrency.test.ts and the tenant-isolation tests start gateways that enforce shares.
+ */
+export const TEST_CONCURRENCY: ConcurrencySettings = { ...CONCURRENCY_DEFAULTS, reserve: false };
+
+/**
  * The local gateway on a random port of 127.0.0.1, serving the route table in this process; its rate limit
- * plans are those no test reaches unless others are given (the deployment's defaults, say).
+ * plans and concurrency shares are those no test reaches unless others are given (the deployment's, say).
  */
 export async function startApi(
   rateLimits: RateLimits = TEST_RATE_LIMITS,
+  concurrency: ConcurrencySettings = TEST_CONCURRENCY,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createGateway(undefined, rateLimits);
+  const server = createGateway(undefined, rateLimits, concurrency);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
