@@ -1,3 +1,4 @@
+import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { type Route, routes } from '../../shared/routes.ts';
 
 /**
@@ -120,4 +121,35 @@ export function checkConcurrencyFits(concurrency: ConcurrencySettings): void {
       `; in an account of ${UNRESERVED_MINIMUM} or less, set concurrency.reserve to false (no reservations: ` +
       'every function shares the account, and one class can starve the others).',
   );
+}
+
+/**
+ * What one team may hold of each class that teams share and can fill with slow work (README, "Concurrency"):
+ * auto-configure's calls and the deliverer's runs that may wait on a receiver. Constants of the code, the
+ * same in every deployment.
+ */
+export const TEAM_SHARES = {
+  autoConfigure: LIMITS.autoConfigurePerTeam,
+  webhookDeliverer: WEBHOOK_LIMITS.delivererRunsPerTeam,
+} as const satisfies Partial<Record<ConcurrencyClass, number>>;
+
+/** Teams whose shares together a shared class must hold at least, so that one team never fills it. */
+export const MIN_TEAMS_PER_CLASS = 2;
+
+/**
+ * A class one team's share could fill, or nearly, refused at synth time: the share would no longer keep the
+ * other teams served. Without reservations nothing is checked (every function shares the account).
+ */
+export function checkTeamShares(concurrency: ConcurrencySettings): void {
+  if (!concurrency.reserve) return;
+  for (const [kind, share] of Object.entries(TEAM_SHARES) as Array<[ConcurrencyClass, number]>) {
+    const least = MIN_TEAMS_PER_CLASS * share;
+    if (concurrency[kind] < least) {
+      throw new Error(
+        `context concurrency.${kind}: ${concurrency[kind]} is less than ${least}, ${MIN_TEAMS_PER_CLASS} teams' ` +
+          `shares of ${share}: one team could hold all of it and leave every other team waiting. Reserve ` +
+          `${least} or more.`,
+      );
+    }
+  }
 }

@@ -21,6 +21,7 @@ import {
   type ConcurrencyClass,
   type ConcurrencySettings,
   checkConcurrencyFits,
+  checkTeamShares,
 } from './concurrency.ts';
 
 /** Memory (MB) of each function class, the classes of `concurrency`. */
@@ -442,6 +443,7 @@ function concurrencyShares(context: unknown): ConcurrencySettings {
     else concurrency[key] = whole(`concurrency.${key}`, value, key === 'apiRoute' ? 0 : 1);
   }
   checkConcurrencyFits(concurrency);
+  checkTeamShares(concurrency);
   return concurrency;
 }
 

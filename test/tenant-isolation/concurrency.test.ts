@@ -11,6 +11,7 @@ import {
   reservable,
   reservedTotal,
   routeClass,
+  TEAM_SHARES,
   UNRESERVED_MINIMUM,
 } from '../../lib/cdk/concurrency.ts';
 import { DEFAULT_SETTINGS, readSettings } from '../../lib/cdk/settings.ts';
@@ -261,6 +262,40 @@ describe('concurrency shares in the template', () => {
     expect(reportedViolations(overridden().assembly)).toEqual([]);
     expect(reportedViolations(unreserved().assembly)).toEqual([]);
   });
+
+  it("issue 48: each class teams can fill with slow work holds several teams' shares, so one team never fills it", () => {
+    // A team's share: auto-configure's calls at once, the deliverer's runs that may wait on a receiver.
+    expect(TEAM_SHARES).toEqual({ autoConfigure: 2, webhookDeliverer: 5 });
+    const fn = (s: Synthesized, kind: keyof typeof TEAM_SHARES) => {
+      const construct =
+        kind === 'webhookDeliverer'
+          ? s.stack.webhookDeliveries.deliverer
+          : (functionOfRoute(
+              s.stack,
+              routes.find((route) => route.fetchesWeb) as (typeof routes)[number],
+            ) as ApiFunction);
+      return ofType(s, 'AWS::Lambda::Function').find(([id]) => id === idOf(s, construct))?.[1];
+    };
+    for (const [s, teams] of [
+      [production(), { autoConfigure: 5, webhookDeliverer: 10 }],
+      [overridden(), { autoConfigure: 2, webhookDeliverer: 40 }],
+    ] as const) {
+      for (const kind of Object.keys(TEAM_SHARES) as Array<keyof typeof TEAM_SHARES>) {
+        const reserved = fn(s, kind)?.Properties.ReservedConcurrentExecutions as number;
+        expect(reserved / TEAM_SHARES[kind], kind).toBe(teams[kind]);
+      }
+    }
+    // A pool one team's share could fill, or nearly, is refused at synth time, naming what to reserve.
+    expect(() => settingsOf({ autoConfigure: 3 })).toThrow(
+      "context concurrency.autoConfigure: 3 is less than 4, 2 teams' shares of 2: one team could hold all of it " +
+        'and leave every other team waiting. Reserve 4 or more.',
+    );
+    expect(() => settingsOf({ webhookDeliverer: 9 })).toThrow(
+      /concurrency.webhookDeliverer: 9 is less than 10/,
+    );
+    expect(settingsOf({ autoConfigure: 4, webhookDeliverer: 10 })).toMatchObject({ autoConfigure: 4 });
+    expect(settingsOf({ autoConfigure: 1, reserve: false }).reserve).toBe(false);
+  });
 });
 
 describe('concurrency shares: the numbers agree with how each class is invoked', () => {
@@ -372,15 +407,21 @@ describe('concurrency shares: the settings refuse what cannot fit', () => {
     const refusal =
       /^context concurrency: the shares reserve 91 concurrent executions \(autoConfigure 10, authorizer 20, webhookDeliverer 50, streamConsumer 10, webhookSweeper 1\), but an account whose quota is 10 cannot reserve any: Lambda keeps 100 unreserved\. Ask AWS for a higher quota \(Service Quotas, AWS Lambda, "Concurrent executions"\) and set concurrency\.accountQuota to it; in an account of 100 or less, set concurrency\.reserve to false \(no reservations: every function shares the account, and one class can starve the others\)\.$/;
     expect(() => settingsOf({ accountQuota: 10 })).toThrow(refusal);
-    // However small the shares: nothing can be reserved at 100 or less.
-    const smallest = Object.fromEntries(CONCURRENCY_CLASSES.map((kind) => [kind, 1]));
+    // However small the shares: nothing can be reserved at 100 or less. (The smallest a class teams share
+    // may be is two teams' shares of it: auto-configure 4, the deliverer 10.)
+    const smallest = {
+      ...Object.fromEntries(CONCURRENCY_CLASSES.map((kind) => [kind, 1])),
+      autoConfigure: 4,
+      webhookDeliverer: 10,
+    };
+    const smallestTotal = API_ROUTES + 4 + 1 + 10 + 1 + 1;
     expect(() => settingsOf({ ...smallest, accountQuota: 100 })).toThrow(
       startsWith(
-        `context concurrency: the shares reserve ${routes.length + 4} concurrent executions (apiRoute 1 × ${API_ROUTES}, autoConfigure 1,`,
+        `context concurrency: the shares reserve ${smallestTotal} concurrent executions (apiRoute 1 × ${API_ROUTES}, autoConfigure 4,`,
       ),
     );
     expect(() => settingsOf({ ...smallest, accountQuota: 100 })).toThrow(/cannot reserve any/);
-    expect(settingsOf({ ...smallest, accountQuota: 101 + routes.length + 4 })).toMatchObject(smallest);
+    expect(settingsOf({ ...smallest, accountQuota: 101 + smallestTotal })).toMatchObject(smallest);
     expect(() => synthesize({ context: { concurrency: '{"accountQuota":10}' } })).toThrow(refusal);
     // The way out the message names: the stack synthesized above (`unreserved`) reserves nothing.
     expect(settingsOf({ accountQuota: 10, reserve: false })).toMatchObject({
