@@ -41,7 +41,7 @@ import { type Receiver, startReceiver, useReceivers } from '../support/webhook-r
  *     team's deliveries arrive while they are held; what was past the share is sent later, none lost;
  *   - a team's healthy endpoints' first tries (no lease) are one run, not one per endpoint, and a receiver
  *     that turns slow holds it slowTryMs at most, and is marked;
- *   - a team's backlog of 10,000 due deliveries over 100 endpoints, in the shard of another team's retry,
+ *   - a team's backlog of 3,000 due deliveries over 100 endpoints, in the shard of another team's retry,
  *     does not keep the next sweep from starting that retry.
  */
 const api = useApi();
@@ -250,7 +250,7 @@ describe("the sweeper: a team's share of a sweep", () => {
     await inChunks(backlog, (due) => abandonDelivery(due.teamId, due.endpointId, due.eventId, Date.now()));
   });
 
-  it("#48 10,000 due deliveries of one team over 100 endpoints, in the shard of another team's retry and older: the next sweep starts the retry", async () => {
+  it("#48 3,000 due deliveries of one team over 100 endpoints, in the shard of another team's retry and older: the next sweep starts the retry", async () => {
     const victim = await api.caller();
     const { receiver: at, id: victimEndpoint } = await endpointOf(victim);
     const [made] = await writeEvents(victim.teamId, 1);
@@ -260,18 +260,20 @@ describe("the sweeper: a team's share of a sweep", () => {
     const shard = shardOf(victimEndpoint, retried);
 
     // The hostile team: 100 endpoints (ids the index holds; none exists, so their runs give them up),
-    // 100 due deliveries each, all in the victim's shard, all due before its retry.
+    // 30 due deliveries each, all in the victim's shard, all due before its retry: three of the sweep's
+    // pages, twelve times what a sweep keeps of one team in a shard. (Issue 36's 10,000 of one endpoint is
+    // test/tenant-isolation/webhooks.test.ts's; more here would only slow the run's whole-table scans.)
     const hostile = await api.caller();
     const seconds = Math.floor(Date.now() / 1000) - 3600;
     const perEndpoint = new Map<number, number>();
-    for (let sequence = 1; backlog.length < 10 * SWEEP_PAGE_SIZE; sequence++) {
+    for (let sequence = 1; backlog.length < 3 * SWEEP_PAGE_SIZE; sequence++) {
       const id = eventId(
         hostile.teamId,
         { sequenceNumber: String(sequence), approximateCreationSeconds: seconds },
         0,
       );
       const endpointId = (sequence % 100) + 1;
-      if (shardOf(endpointId, id) !== shard || (perEndpoint.get(endpointId) ?? 0) >= 100) continue;
+      if (shardOf(endpointId, id) !== shard || (perEndpoint.get(endpointId) ?? 0) >= 30) continue;
       perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
       backlog.push({ teamId: hostile.teamId, endpointId, eventId: id });
     }
