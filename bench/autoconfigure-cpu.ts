@@ -17,7 +17,7 @@ import { percentile } from './measure.ts';
 import { autoConfigureCpuTable, type PageCpu } from './report.ts';
 
 /**
- * Auto-configure's CPU per page (issue 36): the domain call as the handler makes it (fetch from a local site,
+ * Auto-configure's CPU per page: the domain call as the handler makes it (fetch from a local site,
  * decode, the complexity check, parse, extract, the manifest), its process CPU time (user + system) measured
  * around it, for real pages next to each hostile page of the largest size read. A hostile page must cost at most
  * about a second (CPU_TARGET_MS, report.ts): its answer is suggestions or the 422 "too complex", within that.

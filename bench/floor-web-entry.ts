@@ -5,7 +5,7 @@ import { getDomainWithoutSuffix } from 'tldts';
 
 /**
  * The floor of a function that reads web pages (auto-configure): the DynamoDB floor plus the HTML parser and the
- * Public Suffix List (a site's registrable name, issue 41).
+ * Public Suffix List (a site's registrable name).
  */
 const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 

@@ -9,7 +9,7 @@ import type { OutageResult } from './outage.ts';
  */
 export const LATENCY_TARGET = 1.3;
 export const LOAD_TARGET = 1.3;
-/** Auto-configure: at most about a second of CPU for any page it reads (issue 36). */
+/** Auto-configure: at most about a second of CPU for any page it reads. */
 export const CPU_TARGET_MS = 1000;
 
 export interface ColdStart {

@@ -44,7 +44,7 @@ const quick = process.argv.includes('--quick');
 const record = process.argv.includes('--record');
 const SCALE = quick ? 0.1 : 1;
 const LOAD_ROUNDS = quick ? 3 : 15;
-/** Events appear within 2 s of the change (issue 29). */
+/** Events appear within 2 s of the change. */
 const EVENT_TARGET_MS = 2000;
 const RESULTS_DIR = record
   ? resolve(import.meta.dirname, 'results')
@@ -200,7 +200,7 @@ try {
   console.log(
     `\n8. Webhooks at scale: ${deliveryScale.teams} teams × ${deliveryScale.endpointsPerTeam} endpoints, ` +
       `${deliveryScale.changes} changes, every delivery to a receiver on 127.0.0.1; write units of the ` +
-      'delivery bookkeeping counted at the wire (ReturnConsumedCapacity; issue 37: at most 3 a first try)\n',
+      'delivery bookkeeping counted at the wire (ReturnConsumedCapacity; at most 3 a first try)\n',
   );
   console.log(
     `${deliveryScale.deliveries} deliveries in ${deliveryScale.seconds.toFixed(1)} s: ` +

@@ -168,7 +168,7 @@ export const LIMITS = {
   /**
    * Live API tokens a team may hold (expired and replaced ones do not count): the rate limits count each
    * token on its own, so a team's rate is at most this many times its plan's limit, and that product is
-   * the team's documented rate (README, "Rate limits"). A plan change's reissued tokens may overlap the
+   * the team's documented rate (docs/tenant-isolation.md, "Rate limits"). A plan change's reissued tokens may overlap the
    * ones they replace for the overlap (24 h by default).
    */
   liveTokensPerTeam: 10,
@@ -223,7 +223,7 @@ export const QUOTA_DEFAULTS = {
 };
 
 /**
- * What one team's webhooks may take of the shared deliverer (README, "Tenant isolation"): tries in flight
+ * What one team's webhooks may take of the shared deliverer (docs/tenant-isolation.md): tries in flight
  * to one endpoint, endpoints sent to at once (so a team has at most their product in flight), and the
  * attempts kept per endpoint for its attempts list.
  */
@@ -231,7 +231,7 @@ export const WEBHOOK_LIMITS = {
   /** Tries one endpoint's deliverer has in flight at once; one deliverer per endpoint sends at a time. */
   triesInFlightPerEndpoint: 10,
   /**
-   * A team's share of the deliverer (issue 48): its runs that can be slow, at once. Every run that may
+   * A team's share of the deliverer: its runs that can be slow, at once. Every run that may
    * wait on a receiver longer than slowTryMs takes the endpoint's sender lease first, and a team has at
    * most this many live leases, so at most this many of its runs (one endpoint each, 10 tries in flight:
    * 50 requests) hold the deliverer for up to its 120 s. 5 is a tenth of the deliverer's default share

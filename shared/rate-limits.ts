@@ -52,7 +52,7 @@ export interface RateLimits {
 /**
  * 6,000 requests a minute from one address (100 a second on average): twice the `bulk` plan's token, so one
  * integration's server is not held by it, and a hundredth of the stage's throttle, so that one address
- * inventing tokens costs the authorizer at most 100 runs a second (README, "Rate limits", "Per source").
+ * inventing tokens costs the authorizer at most 100 runs a second (docs/tenant-isolation.md, "Rate limits", "Per source").
  */
 export const SOURCE_RATE_LIMIT_DEFAULT: RateLimitPlan = { limit: 6000, windowSeconds: 60 };
 

@@ -12,7 +12,7 @@ import { ROOT } from './support/processes.ts';
 import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
- * Issue 38, "Scoped tokens": each route refuses a token without the scope it needs (shared/routes.ts) with
+ * Scoped tokens: each route refuses a token without the scope it needs (shared/routes.ts) with
  * 403 `insufficient_scope` and `WWW-Authenticate: Bearer …, error="insufficient_scope", scope="…"` before it
  * reads or writes anything, and a token whose cached authorizer answer outlived its expiry with 401.
  */

@@ -8,7 +8,7 @@ import { functionOfRoute, logicalId, type Synthesized, synthesize } from './supp
 import { actions, only, type Statement, statementsOfRole, stringify } from './support/template.ts';
 
 /**
- * Least privilege on the table (issue 38): the functions that talk to third parties (the webhook
+ * Least privilege on the table: the functions that talk to third parties (the webhook
  * deliverer), the one that holds every team's tokens (the authorizer) and the sweeper reach only their own
  * partitions, by IAM conditions on the partition key. test/least-privilege.test.ts shows that the code
  * touches nothing outside them.

@@ -17,7 +17,7 @@ export function autoConfigureScenarios({ writerTeam, onClose }: Shared): Scenari
       {
         name: 'brands auto-configure (local fixture site)',
         endpoint: 'POST /api/v1/brands/auto-configure',
-        // The team's slot (issue 48): taken beside the page's fetch, let go beside the reading of it; a
+        // The team's slot: taken beside the page's fetch, let go beside the reading of it; a
         // team's first call ever makes its slots item first (one more write, also beside the fetch).
         budget: 2,
         expectedStatus: 200,

@@ -176,7 +176,7 @@ export function brandScenarios({ writerTeam }: Shared): Scenario[] {
       teamId: await newTeamId('Bench first default'),
       body: { ...brandBody('Default'), is_default: true },
     })),
-    // The brand that loses the default is written too (its own stream record makes its event, issue 37):
+    // The brand that loses the default is written too (its own stream record makes its event):
     // a first try assuming no default fails on the pointer's condition, which names the loser. No read.
     create({ name: 'brands create, is_default (replaces the default)', budget: 2 }, async () => ({
       teamId: await defaultsTeam(),

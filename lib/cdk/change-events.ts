@@ -85,7 +85,7 @@ export interface ChangeEventsProps {
 }
 
 /**
- * Change events (issue 29) from the table's own stream: a consumer Lambda, built like the route functions,
+ * Change events from the table's own stream: a consumer Lambda, built like the route functions,
  * reads the brand and contact-field records, writes event items into the table and puts each event on the
  * stack's EventBridge bus. A record that keeps failing is retried a bounded number of times, split out of
  * its batch, and then given up to the on-failure queue, so that it never holds up its shard.

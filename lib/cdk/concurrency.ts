@@ -2,13 +2,13 @@ import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { type Route, routes } from '../../shared/routes.ts';
 
 /**
- * Who owns the account's Lambda concurrency (README, "Tenant isolation", "Concurrency"): every function of
+ * Who owns the account's Lambda concurrency (docs/tenant-isolation.md, "Concurrency"): every function of
  * the stack has a class, and each class a share, cdk.json's `concurrency`, reserved for each of its functions
  * (`ReservedConcurrentExecutions`). A reservation is both a floor and a ceiling: no other function can take
  * it, and the function never runs more at once. So a loop of slow auto-configure calls fills auto-configure's
  * share only, and a flood of webhook deliveries the deliverer's. The other routes reserve nothing by default
  * (`apiRoute` 0): they share what no class reserved, which no capped class can take, and the stage's throttle
- * bounds what they use in all; a share per route would grow with every route the API gains (issue 39).
+ * bounds what they use in all; a share per route would grow with every route the API gains.
  */
 export interface ConcurrencySettings {
   /**
@@ -124,7 +124,7 @@ export function checkConcurrencyFits(concurrency: ConcurrencySettings): void {
 }
 
 /**
- * What one team may hold of each class that teams share and can fill with slow work (README, "Concurrency"):
+ * What one team may hold of each class that teams share and can fill with slow work (docs/tenant-isolation.md, "Concurrency"):
  * auto-configure's calls and the deliverer's runs that may wait on a receiver. Constants of the code, the
  * same in every deployment.
  */

@@ -29,7 +29,7 @@ export const SOURCE_RULE = 'per-source';
  * A token names its plan in its first characters (`tm_<plan>_`, shared/rate-limits.ts), so a named plan's
  * rule counts the tokens that start with its prefix and the default plan's rule every other token. Nothing
  * here is per team or changes with the teams: a plan holds any number of teams, and the number of plans is
- * WAF's quota of rate-based rules per web ACL (README "Rate limits", docs/rate-limits.md).
+ * WAF's quota of rate-based rules per web ACL (docs/tenant-isolation.md "Rate limits", docs/rate-limits.md).
  *
  * No rule samples requests, nor does the web ACL: a sampled request shows its headers, the token included,
  * to whoever can read WAF in the console or the API. Metrics stay on.

@@ -66,7 +66,7 @@ export interface RouteAreaProps {
 
 /**
  * The routes whose log groups were made in the main stack, before route functions moved into area stacks
- * (issue 39; the 18 of the released template and those added since): a log group is stateful (its logs),
+ * (the 18 of the released template and those added since): a log group is stateful (its logs),
  * so they stay there under their logical ids, and the stateful guard passes. A route added since has its log
  * group in its area's stack.
  */

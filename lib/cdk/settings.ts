@@ -54,7 +54,7 @@ export const DEFAULT_SETTINGS = {
   /**
    * Stage-wide steady requests per second, and the burst above it: API Gateway's default account throttle
    * in a Region (10,000 a second, burst 5,000), which a stage cannot pass anyway. Each caller is held far
-   * below it by its plan and its source address (README, "Rate limits", "Capacity at the defaults").
+   * below it by its plan and its source address (docs/tenant-isolation.md, "Rate limits", "Capacity at the defaults").
    */
   throttleRate: 10000,
   throttleBurst: 5000,
@@ -109,7 +109,7 @@ export const DEFAULT_SETTINGS = {
   corsOrigins: [] as string[],
   /**
    * Each function class's share of the account's Lambda concurrency, reserved for each of its functions
-   * (lib/cdk/concurrency.ts; README, "Tenant isolation"): at most this many run at once, and no other
+   * (lib/cdk/concurrency.ts; docs/tenant-isolation.md): at most this many run at once, and no other
    * function can take them. `accountQuota` is the account's concurrency quota in the Region: the shares must
    * fit it with Lambda's 100 unreserved left over, or the synth refuses them, saying what to change. Keys
    * not given keep their defaults: `-c 'concurrency={"accountQuota":3000,"apiRoute":25}'`.

@@ -206,7 +206,7 @@ export class TeamMessagingStack extends Stack {
     });
     this.api = this.restApi(id, dev, settings, authorizer);
     // Per-team limits as WAF rules counting each token, not usage plans: nothing per team in AWS, so no
-    // AWS quota on the number of teams (README "Rate limits", docs/rate-limits.md).
+    // AWS quota on the number of teams (docs/tenant-isolation.md "Rate limits", docs/rate-limits.md).
     const teamRateLimits = new TeamRateLimits(this, 'RateLimits', {
       stage: this.api.deploymentStage,
       limits: rateLimits,

@@ -90,7 +90,7 @@ export interface WebhookDeliveriesProps {
 }
 
 /**
- * Webhook deliveries (issue 30): the deliverer, which sends one endpoint's due deliveries per invocation,
+ * Webhook deliveries: the deliverer, which sends one endpoint's due deliveries per invocation,
  * and the sweeper, which runs every `webhookDelivery.sweeper.everyMinutes` minutes and invokes the
  * deliverer for every endpoint with deliveries due. Whatever else starts deliveries (the stream consumer,
  * the redeliver and recover routes) is let to with `allowStart`. Made before the routes and the consumer,

@@ -4,7 +4,7 @@ import type { RateLimitPlan } from '../../shared/rate-limits.ts';
  * What an AWS WAF rate-based rule does, for the local gateway: per aggregation key (a token, under a plan's
  * rule), the requests of the last `windowSeconds` are counted, refused ones included (WAF counts every request
  * its rule's scope matches), and a request over the plan's `limit` is refused. Counted in one-second buckets;
- * WAF estimates the same count and acts within seconds (README, "Rate limits"). In memory: a restart
+ * WAF estimates the same count and acts within seconds (docs/tenant-isolation.md, "Rate limits"). In memory: a restart
  * forgets the counts.
  */
 export interface Admission {

@@ -8,7 +8,7 @@ import { autoConfigureSlotsKey } from './keys.ts';
 import { plainItem } from './transactions.ts';
 
 /**
- * A team's share of auto-configure (README, "Tenant isolation", "Concurrency"): the calls of one team that
+ * A team's share of auto-configure (docs/tenant-isolation.md, "Concurrency"): the calls of one team that
  * fetch at once, at most LIMITS.autoConfigurePerTeam, whatever the pool every team shares. One item per team
  * holds a lease per call (`leases`: the call's token to the time its lease runs out), so taking a slot is one
  * conditional write that needs no read first (the map's size is the condition), and the write that is

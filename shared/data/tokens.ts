@@ -104,7 +104,7 @@ export class TokenLimitError extends Error {
  * A new token of the team, carrying the team's plan in its first characters; listed under the team. At
  * most LIMITS.liveTokensPerTeam live ones a team (expired and replaced tokens do not count): each token is
  * counted on its own by the rate limits, so this is what keeps a team's rate within its plan's team rate
- * (README, "Rate limits"). The count reads the team's listing; the write is conditioned on the team item's
+ * (docs/tenant-isolation.md, "Rate limits"). The count reads the team's listing; the write is conditioned on the team item's
  * `tokens_version` being what it was before the count, so two parallel creates cannot both take the last one.
  */
 export async function issueToken(teamId: number, options: TokenOptions = {}): Promise<IssuedToken> {

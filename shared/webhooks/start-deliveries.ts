@@ -9,7 +9,7 @@ import { WEBHOOK_LIMITS } from '../limits.ts';
  * (Lambda queues it and answers at once), so each endpoint is sent to by its own invocation and one that
  * is slow or failing holds up nobody else's deliveries; but a team's small batches of first tries (what a
  * healthy endpoint sends without a lease) share one invocation, each endpoint's tries beside the others'
- * in it, so that the runs no lease counts are one per team and batch, not one per endpoint (issue 48).
+ * in it, so that the runs no lease counts are one per team and batch, not one per endpoint.
  * Locally the stand-in of the Lambda API runs the same handler (LAMBDA_ENDPOINT).
  */
 export interface DeliveryRequest {

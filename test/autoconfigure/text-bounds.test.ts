@@ -11,7 +11,7 @@ import { LIMITS } from '../../shared/limits.ts';
 import { HOSTILE_PAGES } from '../support/hostile-pages.ts';
 
 /**
- * Issue 48: someone else's text is clipped before any work over the whole of it, and JSON is measured before it is
+ * Someone else's text is clipped before any work over the whole of it, and JSON is measured before it is
  * parsed (shared/autoconfigure/third-party-text.ts, json-values.ts). What each bound keeps and what a page past it
  * answers, asserted on outcomes; the CPU a page costs is in `npm run bench` (section 7).
  */
@@ -22,7 +22,7 @@ const RAW = LIMITS.autoConfigureRawTextLength;
 const READ = LIMITS.autoConfigureTextLength;
 const UNBOUNDED: JsonExtent = { depth: Number.POSITIVE_INFINITY, values: Number.POSITIVE_INFINITY };
 
-/** What clippedText and fieldText answered before issue 48: the whole text collapsed, then cut. */
+/** What clippedText and fieldText answered before the cut: the whole text collapsed, then cut. */
 const collapsedThenCut = (raw: string) => clipped(raw.replace(/[^\S\u3000]+/g, ' '), READ);
 function fieldTextOfWholeText(raw: string): string | null {
   const text = raw.replace(/\s+/g, ' ').trim();
@@ -123,7 +123,7 @@ describe('clipped: the one cut every third-party text passes', () => {
     );
   });
 
-  it('issue 36.1: a title of a, 100,000 spaces and b is still read whole (it fits the cut)', () => {
+  it('a title of a, 100,000 spaces and b is still read whole (it fits the cut)', () => {
     expect(clippedText(`a${' '.repeat(100_000)}b`)).toBe('a b');
   });
 
@@ -249,7 +249,7 @@ describe('names: the first autoConfigureNameTextsPerSource texts of each source 
   });
 });
 
-describe('the hostile pages of issue 48, at the largest size read', () => {
+describe('the hostile pages of the text and JSON bounds, at the largest size read', () => {
   const pageNamed = (name: string) => {
     const page = HOSTILE_PAGES.find((hostile) => hostile.name === name);
     if (page === undefined) throw new Error(`no hostile page named ${name}`);

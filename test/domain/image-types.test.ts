@@ -7,7 +7,7 @@ const bytes = (...parts: Array<string | number[]>) =>
     parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))),
   );
 
-/** A brand image's type is its first bytes' (shared/files/image-types.ts); README "Public images". */
+/** A brand image's type is its first bytes' (shared/files/image-types.ts); docs/tenant-isolation.md "Public images". */
 describe('brand image types, by their bytes', () => {
   it.each([
     ['PNG', PNG, 'image/png'],

@@ -5,7 +5,7 @@ import { LIMITS } from '../../shared/limits.ts';
  * Pages a hostile site could serve to auto-configure, each of the largest size it reads (5 MiB) unless a smaller
  * size is asked for: long whitespace runs in the title, an alt text and meta tags; deep and unclosed nesting; huge
  * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; a title of separators, JSON-LD
- * nested deep and names given thousands of times (issue 48); and a huge web manifest. Shared by
+ * nested deep and names given thousands of times; and a huge web manifest. Shared by
  * test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench's CPU section (bench/autoconfigure-cpu.ts).
  */
 
@@ -37,7 +37,7 @@ function repeated(count: number, item: (index: number) => string): string {
 
 const KINDS: readonly HostilePage[] = [
   {
-    // Issue 36's first case: `a` + 100,000 spaces + `b` took 35.6 s; here as long as the page may be.
+    // A title of `a` + 100,000 spaces + `b` took 35.6 s; here as long as the page may be.
     name: 'title of a + spaces + b',
     html: (size = LARGEST_PAGE_BYTES) =>
       fill(`${HEAD}<title>a`, ' ', 'b</title></head><body></body></html>', size),
@@ -63,7 +63,7 @@ const KINDS: readonly HostilePage[] = [
     },
   },
   {
-    // Issue 36's second case: 40,000 deep took 11.8 s; here as deep as the page allows.
+    // Nesting: 40,000 deep took 11.8 s; here as deep as the page allows.
     name: '<div> nested as deep as the page allows',
     html: (size = LARGEST_PAGE_BYTES) => fill(HEAD, '<div>', '', size),
   },
@@ -125,7 +125,7 @@ const KINDS: readonly HostilePage[] = [
       ),
   },
   {
-    // Issue 41: an image a link home holds is a logo candidate (each a walk up 500 <div>s, were it not cached), and an
+    // An image a link home holds is a logo candidate (each a walk up 500 <div>s, were it not cached), and an
     // icon without sizes is ranked by the size in its file name.
     name: 'thousands of images linking home under deep <div>s, and icons sized by their names',
     html: (size = LARGEST_PAGE_BYTES) => {
@@ -166,14 +166,14 @@ const KINDS: readonly HostilePage[] = [
     },
   },
   {
-    // Issue 48: one element, so the complexity check passes it, and a separator every four characters, so
+    // One element, so the complexity check passes it, and a separator every four characters, so
     // that whole-text work on it (a whitespace collapse, a split) costs more than a plain run's.
     name: 'title of "a | " repeated',
     html: (size = LARGEST_PAGE_BYTES) =>
       fill(`${HEAD}<title>`, 'a | ', 'a</title></head><body></body></html>', size),
   },
   {
-    // Issue 48: JSON-LD is no element either; a block of arrays nested as deep as the page allows.
+    // JSON-LD is no element either; a block of arrays nested as deep as the page allows.
     name: 'JSON-LD array nested as deep as the page allows',
     html: (size = LARGEST_PAGE_BYTES) => {
       const prefix = `${HEAD}<title>Brand</title><script type="application/ld+json">`;
@@ -183,7 +183,7 @@ const KINDS: readonly HostilePage[] = [
     },
   },
   {
-    // Issue 48: each text short, but thousands of them read for the site's name, each split into many parts.
+    // Each text short, but thousands of them read for the site's name, each split into many parts.
     name: 'names given thousands of times, each of many parts: og:site_name and header logo alt texts',
     html: (size = LARGEST_PAGE_BYTES) => {
       const each = MANY / 2 - 10;

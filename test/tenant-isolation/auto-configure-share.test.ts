@@ -20,7 +20,7 @@ import { type ApiResult, apiClient, newTeam } from '../support/api.ts';
 import { useSettings } from '../support/settings.ts';
 
 /**
- * Issue 48: auto-configure's reserved executions (10 by default) serve every team, and a page that sends a
+ * Auto-configure's reserved executions (10 by default) serve every team, and a page that sends a
  * byte a second holds a call for the whole fetch budget. Each team now has a share of them
  * (LIMITS.autoConfigurePerTeam, 2): the slots on DynamoDB Local, taken by real parallel writers; then the
  * local gateway, enforcing the pool's 10 as Lambda does, with the real handler and a site on 127.0.0.1 whose
@@ -189,7 +189,7 @@ afterAll(async () => {
 const autoConfigure = (token: string, path: string) =>
   apiClient(gateway.url, token).post('/api/v1/brands/auto-configure', { url: site.url(path) });
 
-describe("issue 48: one team's slow pages take its own share of auto-configure, not the other teams'", () => {
+describe("one team's slow pages take its own share of auto-configure, not the other teams'", () => {
   it(`a team firing 10 calls at once at a slow page (the whole pool) fetches ${SHARE}, the rest are 429 while those run; another team is served`, async () => {
     useSettings({ AUTOCONFIGURE_ALLOW_LOOPBACK: '1' });
     const [hostile, bystander] = await Promise.all([newTeam('Slow pages'), newTeam('Bystander')]);

@@ -29,10 +29,10 @@ import {
 import { idOf, ofType, only, type Resource, stringify } from '../support/template.ts';
 
 /**
- * Issue 36, "Concurrency has owners", read where AWS enforces it: the synthesized template. Every function
+ * Concurrency has owners, read where AWS enforces it: the synthesized template. Every function
  * of the stack reserves its class's share of the account's Lambda concurrency (cdk.json `concurrency`,
  * lib/cdk/concurrency.ts), so a loop of slow auto-configure calls or thousands of deliverer runs fill their
- * own share and no other; the plain routes reserve nothing by default (issue 39: `apiRoute` 0), sharing what
+ * own share and no other; the plain routes reserve nothing by default (`apiRoute` 0), sharing what
  * no class reserved, so that the total does not grow with the routes; the shares fit the account's quota
  * with Lambda's 100 unreserved left over, or the synth refuses them and says what to change; what a caller,
  * a delivery and a stream batch get when a share is full. The production stack with cdk.json's defaults, a
@@ -87,7 +87,7 @@ const reservations = (s: Synthesized): Array<[string, number | undefined]> =>
  */
 const CDK_DEPLOY_FUNCTIONS = /^(LogRetention|CustomS3AutoDeleteObjectsCustomResourceProvider)/;
 
-/** The routes but auto-configure (README, "Concurrency"), each reserving `apiRoute` if it is over 0. */
+/** The routes but auto-configure (docs/tenant-isolation.md, "Concurrency"), each reserving `apiRoute` if it is over 0. */
 const API_ROUTES = routes.length - 1;
 
 /** What the defaults reserve besides the routes: auto-configure, authorizer, deliverer, consumer, sweeper. */
@@ -139,13 +139,13 @@ describe('concurrency shares in the template', () => {
     },
   );
 
-  it("issue 36's cases, kept with routes that reserve nothing: a loop of slow auto-configure calls runs 10 at once and one token's thousands of deliverer runs 50, capped and reserved; the authorizer's 20, the consumer's 10 and the sweeper's 1 stay theirs; the plain routes share the unreserved rest, which no capped class can take", () => {
+  it("the hostile cases, kept with routes that reserve nothing: a loop of slow auto-configure calls runs 10 at once and one token's thousands of deliverer runs 50, capped and reserved; the authorizer's 20, the consumer's 10 and the sweeper's 1 stay theirs; the plain routes share the unreserved rest, which no capped class can take", () => {
     const s = production();
     const reservedOf = (fn: ApiFunction) => reservations(s).find(([id]) => id === idOf(s, fn))?.[1];
     const autoConfigure = routes.find((route) => route.fetchesWeb);
     if (!autoConfigure) throw new Error('no auto-configure route');
     const functionOf = (route: (typeof routes)[number]) => functionOfRoute(s.stack, route) as ApiFunction;
-    // Before issue 36: no reservation, each could take the account's 1,000 from every other function. A
+    // Without a reservation, each could take the account's 1,000 from every other function. A
     // reservation is a ceiling too: these classes can flood with slow work, and never run more than this.
     expect(reservedOf(functionOf(autoConfigure))).toBe(10);
     expect(reservedOf(s.stack.webhookDeliveries.deliverer)).toBe(50);
@@ -222,7 +222,7 @@ describe('concurrency shares in the template', () => {
       expect(withExtraRoutes(100, () => reservedTotal(CONCURRENCY_DEFAULTS))).toBe(91);
       expect(withExtraRoutes(100, () => settingsOf({}))).toEqual(CONCURRENCY_DEFAULTS);
 
-      // 10 per route, as before issue 39: 10 more for every route.
+      // 10 per route, as the routes once reserved: 10 more for every route.
       const tenEach = { ...CONCURRENCY_DEFAULTS, apiRoute: 10 };
       const reservedWith = (extra: number) => withExtraRoutes(extra, () => reservedTotal(tenEach));
       expect(reservedWith(0)).toBe(API_ROUTES * 10 + 91);
@@ -263,7 +263,7 @@ describe('concurrency shares in the template', () => {
     expect(reportedViolations(unreserved().assembly)).toEqual([]);
   });
 
-  it("issue 48: each class teams can fill with slow work holds several teams' shares, so one team never fills it", () => {
+  it("each class teams can fill with slow work holds several teams' shares, so one team never fills it", () => {
     // A team's share: auto-configure's calls at once, the deliverer's runs that may wait on a receiver.
     expect(TEAM_SHARES).toEqual({ autoConfigure: 2, webhookDeliverer: 5 });
     const fn = (s: Synthesized, kind: keyof typeof TEAM_SHARES) => {

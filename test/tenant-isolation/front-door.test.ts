@@ -10,7 +10,7 @@ import { apiClient, newTeam, startApi } from '../support/api.ts';
 import { observeFile, touchedBy } from '../support/key-observer.ts';
 
 /**
- * Issue 48, the front door: a caller without an account cannot close it for the teams. Against the local
+ * The front door: a caller without an account cannot close it for the teams. Against the local
  * gateway, which keeps the web ACL's rules and the authorizer's validation expression as the template does
  * (test/stack-rate-limits.test.ts reads them there): requests are counted per source address before they
  * cost an authorizer run, a header that cannot hold a token is refused without one, and a team's tokens

@@ -22,7 +22,7 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
  * Issue 36, "Per-team bounds on what a team can store", played by a hostile tenant against the local stack
- * (DynamoDB Local, s3rver): each bound with its number (README, "Tenant isolation", "Storage per team").
+ * (DynamoDB Local, s3rver): each bound with its number (docs/tenant-isolation.md, "Storage per team").
  */
 const api = useApi();
 

@@ -33,7 +33,7 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 48, the deliverer's and the sweeper's capacity per team, under real parallel load: the deliverer
+ * The deliverer's and the sweeper's capacity per team, under real parallel load: the deliverer
  * runs in a Lambda stand-in of this file's own (the local Invoke API) whose share of the deliverer is
  * small (POOL), as Lambda holds the deliverer to its reserved concurrency; receivers on 127.0.0.1 hold
  * requests open and count them.
@@ -95,7 +95,7 @@ async function inChunks<T>(items: readonly T[], work: (item: T, index: number) =
 }
 
 describe("the deliverer: a team's share", () => {
-  it("#48 team A's slow receivers hold at most its share of runs; team B's deliveries arrive while they are held; A's others are sent later", async () => {
+  it("team A's slow receivers hold at most its share of runs; team B's deliveries arrive while they are held; A's others are sent later", async () => {
     const share = WEBHOOK_LIMITS.delivererRunsPerTeam;
     // The bystander, ready before A's load starts.
     const b = await api.caller();
@@ -177,7 +177,7 @@ describe("the deliverer: a team's share", () => {
     expect(sendingPeak).toBe(share);
   });
 
-  it("#48 a team's healthy endpoints' first tries (no lease) share one run; a receiver that turns slow holds it 5 s at most, and is marked", async () => {
+  it("a team's healthy endpoints' first tries (no lease) share one run; a receiver that turns slow holds it 5 s at most, and is marked", async () => {
     await until(() => deliverers().inFlight === 0);
     const caller = await api.caller();
     const endpoints = await Promise.all(Array.from({ length: POOL }, () => endpointOf(caller)));
@@ -218,7 +218,7 @@ describe("the deliverer: a team's share", () => {
     }
   });
 
-  it("#48 the invocations of a batch: a team's first tries of one round each share one; a burst, a retry, another team's have their own", async () => {
+  it("the invocations of a batch: a team's first tries of one round each share one; a burst, a retry, another team's have their own", async () => {
     const sent: DeliveryInvocation[] = [];
     const first = (team: number, endpoint: number, count: number): DeliveryRequest => ({
       team_id: team,
@@ -250,7 +250,7 @@ describe("the sweeper: a team's share of a sweep", () => {
     await inChunks(backlog, (due) => abandonDelivery(due.teamId, due.endpointId, due.eventId, Date.now()));
   });
 
-  it("#48 3,000 due deliveries of one team over 100 endpoints, in the shard of another team's retry and older: the next sweep starts the retry", async () => {
+  it("3,000 due deliveries of one team over 100 endpoints, in the shard of another team's retry and older: the next sweep starts the retry", async () => {
     const victim = await api.caller();
     const { receiver: at, id: victimEndpoint } = await endpointOf(victim);
     const [made] = await writeEvents(victim.teamId, 1);
@@ -261,7 +261,7 @@ describe("the sweeper: a team's share of a sweep", () => {
 
     // The hostile team: 100 endpoints (ids the index holds; none exists, so their runs give them up),
     // 30 due deliveries each, all in the victim's shard, all due before its retry: three of the sweep's
-    // pages, twelve times what a sweep keeps of one team in a shard. (Issue 36's 10,000 of one endpoint is
+    // pages, twelve times what a sweep keeps of one team in a shard. (10,000 due of one endpoint is
     // test/tenant-isolation/webhooks.test.ts's; more here would only slow the run's whole-table scans.)
     const hostile = await api.caller();
     const seconds = Math.floor(Date.now() / 1000) - 3600;

@@ -25,7 +25,7 @@ import {
 } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 36, webhook deliveries, as a hostile tenant plays them against the local stack: the deliverer runs
+ * Webhook deliveries, as a hostile tenant plays them against the local stack: the deliverer runs
  * in the run's Lambda stand-in (real asynchronous invocations, in parallel), and real receivers on
  * 127.0.0.1 count the requests they have open at once.
  *   #2 redeliver and recover start no second send of a delivery in flight, and are idempotent;
@@ -79,7 +79,7 @@ async function inChunks<T>(items: readonly T[], work: (item: T, index: number) =
 const distinct = (receiver: Receiver) => new Set(receiver.deliveries.map((delivery) => delivery.id));
 
 describe('webhook deliveries: in flight at most once, bounded per endpoint and per team', () => {
-  it('#2 20 redeliver calls at once during a try: one request in flight, one more send after it, every call the same 202', async () => {
+  it('20 redeliver calls at once during a try: one request in flight, one more send after it, every call the same 202', async () => {
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
     // Known slow, so the first try takes the lease and waits the full 15 s (a lease-free one is cut at 5 s,
@@ -116,7 +116,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect((await storedDelivery(caller.teamId, endpointId, event)).rerun).toBeUndefined();
   });
 
-  it('#2 20 recover calls at once: each delivery restarted by one call and sent once', async () => {
+  it('20 recover calls at once: each delivery restarted by one call and sent once', async () => {
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
     at.answer = () => ({ status: 204, delayMs: 100 });
@@ -139,7 +139,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(await failedDeliveriesSince(caller.teamId, endpointId, 0)).toEqual([]);
   });
 
-  it('#2 six deliverer invocations of one endpoint at once: at most 10 requests in flight to it, each delivery sent', async () => {
+  it('six deliverer invocations of one endpoint at once: at most 10 requests in flight to it, each delivery sent', async () => {
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
     // Every request held open: what is in flight only grows until the bound (before: 6 × 10 = 60).
@@ -166,7 +166,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
     expect(at.concurrency.peak).toBe(WEBHOOK_LIMITS.triesInFlightPerEndpoint);
   });
 
-  it('#2 a team recovering more endpoints at once than it may send to has that many endpoints sending, no more; what waited is sent by the sweep', async () => {
+  it('a team recovering more endpoints at once than it may send to has that many endpoints sending, no more; what waited is sent by the sweep', async () => {
     const caller = await api.caller();
     const team = concurrencyMeter();
     // The bound is the default endpoint quota (20): a team given a larger quota has two more. Each endpoint
@@ -209,7 +209,7 @@ describe('webhook deliveries: in flight at most once, bounded per endpoint and p
 });
 
 describe('webhook deliveries: a slow endpoint takes no more than its share', () => {
-  it("#2 once a try took 5 s, an endpoint's first tries take its lease: one run sends, the others hand theirs to it", async () => {
+  it("once a try took 5 s, an endpoint's first tries take its lease: one run sends, the others hand theirs to it", async () => {
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
     // Events in the log with no stream record, made after the endpoint: only this test starts them.
@@ -254,7 +254,7 @@ describe('webhook deliveries: a backlog delays only its owner', () => {
     await inChunks(backlog, (due) => abandonDelivery(due.teamId, due.endpointId, due.eventId, Date.now()));
   });
 
-  it("#3 10,000 due deliveries of one team's failing endpoint, all in the shard of another team's retry: the first sweep at the retry's time starts it", async () => {
+  it("10,000 due deliveries of one team's failing endpoint, all in the shard of another team's retry: the first sweep at the retry's time starts it", async () => {
     const victim = await api.caller();
     const { receiver: at, id: victimEndpoint } = await endpointOf(victim);
     at.answer = (_, index) => (index === 0 ? { status: 500 } : { status: 204 });
@@ -303,7 +303,7 @@ describe('webhook deliveries: a backlog delays only its owner', () => {
     expect(again?.id).toBe(retried);
   });
 
-  it('#3 a team with more endpoints due than it may send to at once gets that many requests a sweep', async () => {
+  it('a team with more endpoints due than it may send to at once gets that many requests a sweep', async () => {
     const caller = await api.caller();
     // Endpoint ids the sweep only reads off the index (no receiver is needed to count its requests).
     const ids = Array.from({ length: WEBHOOK_LIMITS.delivererRunsPerTeam + 2 }, (_, index) => index + 1);
@@ -320,7 +320,7 @@ describe('webhook deliveries: a backlog delays only its owner', () => {
 });
 
 describe('webhook deliveries: attempts kept per endpoint', () => {
-  it('#4 an endpoint keeps its newest attempts only: older ones are deleted after each run', async () => {
+  it('an endpoint keeps its newest attempts only: older ones are deleted after each run', async () => {
     expect(WEBHOOK_LIMITS.attemptsKeptPerEndpoint).toBe(1000);
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
@@ -347,7 +347,7 @@ describe('webhook deliveries: attempts kept per endpoint', () => {
     expect(at.deliveries).toHaveLength(8);
   });
 
-  it("#4 a healthy endpoint's first tries (no sender lease, attempts not numbered) keep its newest only too", async () => {
+  it("a healthy endpoint's first tries (no sender lease, attempts not numbered) keep its newest only too", async () => {
     const caller = await api.caller();
     const { receiver: at, id: endpointId } = await endpointOf(caller);
     const events = (await writeEvents(caller.teamId, 8)).map((event) => event.id);

@@ -17,7 +17,7 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 37 #6, what an integrator sees of a delivery (as Svix's "attempted messages" and Stripe's event
+ * What an integrator sees of a delivery (as Svix's "attempted messages" and Stripe's event
  * deliveries show it): `GET /webhook-endpoints/{id}/deliveries` and `GET /events/{id}/deliveries`, each
  * delivery pending with its next try, being sent, succeeded or given up, on the real local stack (the
  * stream, the fan-out, the deliverer and a receiver on 127.0.0.1). Retries are driven with the deliverer's
@@ -99,7 +99,7 @@ async function sweep(teamId: number, now: number) {
 /**
  * Every page of a list from `path`, following each `Link: <…>; rel="next"`: its query (same filters and
  * limit, the next cursor) on the request's own path (whether the Link's path can be followed as given is
- * issue 37 #5's, test/list-links.test.ts). The pages' items in order, and the Links followed.
+ * test/list-links.test.ts's). The pages' items in order, and the Links followed.
  */
 async function walk(client: ApiClient, path: string, query: string) {
   const items: Delivery[] = [];
