@@ -90,6 +90,11 @@ export interface IssuedToken extends TokenView {
   token: string;
 }
 
+/** A token item's write: a new hash only, never over another token's item. */
+const putNewToken = (item: Record<string, unknown>) => ({
+  Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
 /** A team that already holds as many live tokens as a team may: a new one is refused until one goes. */
 export class TokenLimitError extends Error {
   constructor(teamId: number, live: number) {
@@ -109,6 +114,7 @@ export class TokenLimitError extends Error {
  */
 export async function issueToken(teamId: number, options: TokenOptions = {}): Promise<IssuedToken> {
   for (;;) {
+    // The version first, then the count: a token made after the read of the version fails this write.
     const { plan: recorded, version } = await tokenState(teamId);
     const live = (await teamTokenItems(teamId)).filter((item) => isLive(item, Date.now())).length;
     if (live >= LIMITS.liveTokensPerTeam) throw new TokenLimitError(teamId, live);
@@ -118,7 +124,7 @@ export async function issueToken(teamId: number, options: TokenOptions = {}): Pr
       await dynamo().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            putNewToken(item),
             {
               Update: {
                 TableName: tableName(),
@@ -463,7 +469,7 @@ export async function changeTeamPlan(
       await dynamo().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            putNewToken(item),
             {
               Update: {
                 TableName: tableName(),

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { ApiClient } from './api.ts';
 import { restoreSettings, useSettings } from './settings.ts';
 import { HANG_MS } from './timeouts.ts';
 
@@ -136,4 +137,21 @@ export function useReceivers(): Receiver[] {
   });
   afterAll(() => restoreSettings());
   return receivers;
+}
+
+/**
+ * An endpoint of the caller's team at `at`, subscribed to brand events; the receiver is given its secret,
+ * so that it verifies what it is sent.
+ */
+export async function subscribeToBrands(
+  client: ApiClient,
+  at: Receiver,
+): Promise<{ receiver: Receiver; id: number }> {
+  const created = await client.post('/api/v1/webhook-endpoints', {
+    url: at.url,
+    event_types: ['brand.created', 'brand.updated'],
+  });
+  if (created.status !== 201) throw new Error(`endpoint not created: ${created.status}`);
+  at.secrets = [created.body.secret];
+  return { receiver: at, id: created.body.id as number };
 }

@@ -30,7 +30,12 @@ import { type Caller, useApi } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
 import { writeEvents } from '../support/events.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
-import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
+import {
+  type Receiver,
+  startReceiver,
+  subscribeToBrands,
+  useReceivers,
+} from '../support/webhook-receiver.ts';
 
 /**
  * The deliverer's and the sweeper's capacity per team, under real parallel load: the deliverer
@@ -73,13 +78,7 @@ afterAll(async () => {
 async function endpointOf(caller: Caller) {
   const at: Receiver = await startReceiver();
   receivers.push(at);
-  const created = await caller.client.post('/api/v1/webhook-endpoints', {
-    url: at.url,
-    event_types: ['brand.created', 'brand.updated'],
-  });
-  expect(created.status).toBe(201);
-  at.secrets = [created.body.secret];
-  return { receiver: at, id: created.body.id as number };
+  return subscribeToBrands(caller.client, at);
 }
 
 /** A moment for runs started by a step to reach a receiver, were they to send (nothing is timed by it). */

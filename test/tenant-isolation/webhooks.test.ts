@@ -21,6 +21,7 @@ import {
   concurrencyMeter,
   type Receiver,
   startReceiver,
+  subscribeToBrands,
   useReceivers,
 } from '../support/webhook-receiver.ts';
 
@@ -44,14 +45,7 @@ async function receiver(meter?: ConcurrencyMeter): Promise<Receiver> {
 
 /** An endpoint of the team at a new receiver, subscribed to brand events; the receiver knows its secret. */
 async function endpointOf(caller: Caller, meter?: ConcurrencyMeter) {
-  const at = await receiver(meter);
-  const created = await caller.client.post('/api/v1/webhook-endpoints', {
-    url: at.url,
-    event_types: ['brand.created', 'brand.updated'],
-  });
-  expect(created.status).toBe(201);
-  at.secrets = [created.body.secret];
-  return { receiver: at, id: created.body.id as number };
+  return subscribeToBrands(caller.client, await receiver(meter));
 }
 
 /** Long enough for invocations started by a call to have reached a receiver, were they to send. */
