@@ -1,3 +1,5 @@
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { HOOK_TIMEOUT_MS, TEST_TIMEOUT_MS } from './test/support/timeouts.ts';
 
@@ -14,8 +16,31 @@ const textImports = {
       : null,
 };
 
+/**
+ * Each function's `handler`, as the tests load it, runs in that function's own context, so that every key
+ * its real code touches through the whole suite is recorded as its (test/support/key-observer.ts) and held
+ * to its grants after each file (test/support/env.ts).
+ */
+const root = dirname(fileURLToPath(import.meta.url));
+const observedHandlers = {
+  name: 'observed-handlers',
+  enforce: 'pre' as const,
+  transform: (code: string, id: string) => {
+    const file = relative(root, id.split('?')[0] as string);
+    if (!/^functions\/.+\.ts$/.test(file) || !code.includes('export const handler =')) return null;
+    const observer = join(root, 'test/support/key-observer.ts');
+    return {
+      code: `${code.replace('export const handler =', 'const unobservedHandler =')}
+import { observedHandler } from '${observer}';
+export const handler = observedHandler('${file}', unobservedHandler);
+`,
+      map: null,
+    };
+  },
+};
+
 export default defineConfig({
-  plugins: [textImports],
+  plugins: [textImports, observedHandlers],
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/env.ts'],

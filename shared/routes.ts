@@ -1,4 +1,4 @@
-import { BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX } from './data/keys.ts';
+import { BRAND_PREFIX, FIELD_PREFIX, type Partition, WEBHOOK_PREFIX } from './data/keys.ts';
 import { TIMEOUTS } from './limits.ts';
 import type { Scope } from './scopes.ts';
 
@@ -12,13 +12,8 @@ export interface Route {
   path: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   handler: string;
-  /** Access to the single table: none, read-only or read-write. */
-  table: 'none' | 'read' | 'write';
-  /**
-   * The only partitions the table access reaches, when bounded (lib/cdk/partition-boundaries.ts): a route
-   * that fetches pages a caller chooses reaches its team's auto-configure slots and no other item.
-   */
-  partitions?: 'autoConfigureSlots';
+  /** What it reads and writes of the single table; none when absent. */
+  table?: TableAccess;
   /** Access to the file libraries: read the private one, write the private one, write the public `brands/`. */
   files?: Array<'private:read' | 'private:write' | 'public:write'>;
   /** Makes outbound web requests (auto-configure): longer timeout. */
@@ -42,6 +37,20 @@ export interface Route {
    * tells a token its own limits: any valid token may read them.
    */
   scope?: Scope;
+}
+
+/**
+ * What a function may do with the single table, and all the stack grants it there (lib/cdk/grants.ts): read
+ * actions on the kinds of partition it reads, write actions on those it writes, each bounded so by
+ * `dynamodb:LeadingKeys` (shared/data/keys.ts PARTITION_KINDS), and Query on the indexes it names. No route
+ * reaches `tokens`: only the authorizer does, and the admin CLI with the operator's own credentials. The
+ * code is held to it: test/support/key-observer.ts records every key each function touches in the suite.
+ */
+export interface TableAccess {
+  reads?: readonly Partition[];
+  writes?: readonly Partition[];
+  /** `idIndex` tells another team's id from none (403 or 404); `dueIndex` finds due deliveries. */
+  indexes?: readonly ('idIndex' | 'dueIndex')[];
 }
 
 /**
@@ -72,7 +81,6 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/api/v1/openapi.json',
     handler: 'functions/docs/openapi.ts',
-    table: 'none',
     public: true,
     statuses: [200, 304],
   },
@@ -81,7 +89,6 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/docs',
     handler: 'functions/docs/page.ts',
-    table: 'none',
     public: true,
     statuses: [200, 304],
   },
@@ -89,7 +96,6 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/docs/{asset}',
     handler: 'functions/docs/asset.ts',
-    table: 'none',
     public: true,
     statuses: [200, 304, 404],
   },
@@ -99,8 +105,7 @@ export const routes: Route[] = [
     scope: 'brands:write',
     handler: 'functions/brands/auto-configure.ts',
     // The team's share of auto-configure: a slot taken and let go (shared/data/auto-configure-slots.ts).
-    table: 'write',
-    partitions: 'autoConfigureSlots',
+    table: { writes: ['autoConfigureSlots'] },
     fetchesWeb: true,
     statuses: [200, 415, 422],
   },
@@ -109,7 +114,6 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields/types',
     scope: 'contact_fields:read',
     handler: 'functions/contact-fields/types.ts',
-    table: 'none',
     statuses: [200],
   },
   // Contact fields (a literal segment such as `/types` wins over `{id}`, here as in API Gateway).
@@ -118,7 +122,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields',
     scope: 'contact_fields:read',
     handler: 'functions/contact-fields/list.ts',
-    table: 'read',
+    table: { reads: ['team'] },
     statuses: [200, 422],
   },
   {
@@ -126,7 +130,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields',
     scope: 'contact_fields:write',
     handler: 'functions/contact-fields/create.ts',
-    table: 'write',
+    table: { writes: ['team', 'sequence:field'] },
     statuses: [201, 409, 415, 422],
   },
   {
@@ -134,7 +138,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields/{id}',
     scope: 'contact_fields:read',
     handler: 'functions/contact-fields/get.ts',
-    table: 'read',
+    table: { reads: ['team'], indexes: ['idIndex'] },
     statuses: [200, 304, 403, 404],
   },
   {
@@ -142,7 +146,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields/{id}',
     scope: 'contact_fields:write',
     handler: 'functions/contact-fields/update.ts',
-    table: 'write',
+    table: { reads: ['team'], writes: ['team'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 412, 415, 422],
   },
   {
@@ -150,7 +154,7 @@ export const routes: Route[] = [
     path: '/api/v1/contact-fields/{id}',
     scope: 'contact_fields:write',
     handler: 'functions/contact-fields/delete.ts',
-    table: 'write',
+    table: { reads: ['team'], writes: ['team'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 412],
   },
   {
@@ -158,7 +162,7 @@ export const routes: Route[] = [
     path: '/api/v1/pages',
     scope: 'pages:read',
     handler: 'functions/pages/list.ts',
-    table: 'read',
+    table: { reads: ['team'] },
     statuses: [200, 422],
   },
   // Brands.
@@ -167,7 +171,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands',
     scope: 'brands:read',
     handler: 'functions/brands/list.ts',
-    table: 'read',
+    table: { reads: ['team'] },
     statuses: [200, 422],
   },
   {
@@ -175,7 +179,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands',
     scope: 'brands:write',
     handler: 'functions/brands/create.ts',
-    table: 'write',
+    table: { reads: ['team'], writes: ['team', 'sequence:brand'] },
     files: ['private:read', 'public:write'],
     statuses: [201, 409, 415, 422],
   },
@@ -184,7 +188,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands/{id}',
     scope: 'brands:read',
     handler: 'functions/brands/get.ts',
-    table: 'read',
+    table: { reads: ['team'], indexes: ['idIndex'] },
     statuses: [200, 304, 403, 404],
   },
   {
@@ -192,7 +196,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands/{id}',
     scope: 'brands:write',
     handler: 'functions/brands/update.ts',
-    table: 'write',
+    table: { reads: ['team'], writes: ['team'], indexes: ['idIndex'] },
     files: ['private:read', 'public:write'],
     statuses: [200, 403, 404, 412, 415, 422],
   },
@@ -201,7 +205,7 @@ export const routes: Route[] = [
     path: '/api/v1/brands/{id}',
     scope: 'brands:write',
     handler: 'functions/brands/delete.ts',
-    table: 'write',
+    table: { reads: ['team'], writes: ['team'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 412],
   },
   // Change events: the team's log of brand and contact field changes (README, "Change events").
@@ -210,7 +214,7 @@ export const routes: Route[] = [
     path: '/api/v1/events',
     scope: 'events:read',
     handler: 'functions/events/list.ts',
-    table: 'read',
+    table: { reads: ['events'] },
     statuses: [200, 422],
   },
   {
@@ -218,7 +222,7 @@ export const routes: Route[] = [
     path: '/api/v1/events/{id}',
     scope: 'events:read',
     handler: 'functions/events/get.ts',
-    table: 'read',
+    table: { reads: ['events'] },
     statuses: [200, 403, 404],
   },
   {
@@ -226,7 +230,7 @@ export const routes: Route[] = [
     path: '/api/v1/events/{id}/deliveries',
     scope: 'webhooks:read',
     handler: 'functions/events/deliveries.ts',
-    table: 'read',
+    table: { reads: ['events', 'webhooks', 'endpoints'] },
     statuses: [200, 403, 404],
   },
   {
@@ -234,7 +238,7 @@ export const routes: Route[] = [
     path: '/api/v1/events/{id}/redeliver',
     scope: 'webhooks:write',
     handler: 'functions/events/redeliver.ts',
-    table: 'write',
+    table: { reads: ['events', 'webhooks'], writes: ['endpoints'] },
     deliversWebhooks: true,
     statuses: [202, 403, 404, 415, 422],
   },
@@ -244,7 +248,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints',
     scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/list.ts',
-    table: 'read',
+    table: { reads: ['webhooks'] },
     statuses: [200, 422],
   },
   {
@@ -252,7 +256,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints',
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/create.ts',
-    table: 'write',
+    table: { reads: ['webhooks'], writes: ['team', 'webhooks', 'sequence:webhook'] },
     // Seals the new secret; opens it again for an Idempotency-Key replay while it is still current.
     signingSecrets: 'both',
     statuses: [201, 409, 415, 422],
@@ -262,7 +266,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}',
     scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/get.ts',
-    table: 'read',
+    table: { reads: ['webhooks'], indexes: ['idIndex'] },
     statuses: [200, 304, 403, 404],
   },
   {
@@ -270,7 +274,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}',
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/update.ts',
-    table: 'write',
+    table: { reads: ['webhooks', 'endpoints'], writes: ['webhooks', 'endpoints'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 412, 415, 422],
   },
   {
@@ -278,7 +282,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}',
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/delete.ts',
-    table: 'write',
+    table: { reads: ['webhooks'], writes: ['team', 'webhooks'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 412],
   },
   {
@@ -286,7 +290,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}/secret/rotate',
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/rotate-secret.ts',
-    table: 'write',
+    table: { reads: ['webhooks'], writes: ['webhooks'], indexes: ['idIndex'] },
     signingSecrets: 'seal',
     statuses: [200, 403, 404, 415, 422],
   },
@@ -295,7 +299,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}/attempts',
     scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/attempts.ts',
-    table: 'read',
+    table: { reads: ['webhooks', 'endpoints'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 422],
   },
   {
@@ -303,7 +307,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}/deliveries',
     scope: 'webhooks:read',
     handler: 'functions/webhook-endpoints/deliveries.ts',
-    table: 'read',
+    table: { reads: ['webhooks', 'endpoints'], indexes: ['idIndex'] },
     statuses: [200, 403, 404, 422],
   },
   {
@@ -311,7 +315,7 @@ export const routes: Route[] = [
     path: '/api/v1/webhook-endpoints/{id}/recover',
     scope: 'webhooks:write',
     handler: 'functions/webhook-endpoints/recover.ts',
-    table: 'write',
+    table: { reads: ['webhooks', 'endpoints'], writes: ['endpoints'], indexes: ['idIndex'] },
     deliversWebhooks: true,
     statuses: [202, 403, 404, 415, 422],
   },
@@ -319,7 +323,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/api/v1/limits',
     handler: 'functions/limits/get.ts',
-    table: 'read',
+    table: { reads: ['team'] },
     statuses: [200],
   },
   {
@@ -328,13 +332,20 @@ export const routes: Route[] = [
     scope: 'files:write',
     handler: 'functions/files/create.ts',
     // The team's upload quotas (one UpdateItem before the URL is signed).
-    table: 'write',
+    table: { writes: ['team'] },
     files: ['private:write'],
     statuses: [200, 415, 422],
   },
 ];
 
-export const authorizer = { handler: 'functions/authorizer.ts', table: 'read' } as const;
+/**
+ * The TOKEN authorizer reads tokens, and of a token writes only when it was last used (at most once a day:
+ * lib/cdk/partition-boundaries.ts bounds the attribute).
+ */
+export const authorizer = {
+  handler: 'functions/authorizer.ts',
+  table: { reads: ['tokens'], writes: ['tokens'] } satisfies TableAccess,
+} as const;
 
 /**
  * The Lambda timeout of a route (the local gateway enforces the same): auto-configure fetches a site
@@ -370,6 +381,11 @@ export function findRoute(method: string, path: string): Route | undefined {
 export const streamConsumer = {
   handler: 'functions/events/stream-consumer.ts',
   sortKeyPrefixes: [BRAND_PREFIX, FIELD_PREFIX, WEBHOOK_PREFIX],
+  /**
+   * It reads what a change needs (a tombstone, the default-brand pointer, the team's brand images) and the
+   * team's endpoints, writes the event log and leaves deliveries due; nothing else (it reads what teams write).
+   */
+  table: { reads: ['team', 'webhooks'], writes: ['events', 'endpoints'] } satisfies TableAccess,
   /** It fans events out to webhook endpoints and starts their deliveries. */
   deliversWebhooks: true,
 } as const;
@@ -382,6 +398,24 @@ export const streamConsumer = {
  * schedule, reads the due index's shards and invokes the deliverer for each endpoint with deliveries due.
  */
 export const webhookDelivery = {
-  deliverer: { handler: 'functions/webhooks/deliverer.ts' },
-  sweeper: { handler: 'functions/webhooks/sweeper.ts', everyMinutes: 1 },
+  /**
+   * It sends to hosts a caller chooses: the team's endpoints and sender leases, the endpoints' deliveries
+   * and attempts, the events it sends; never a team's brands, fields, tokens or Idempotency-Key records.
+   */
+  deliverer: {
+    handler: 'functions/webhooks/deliverer.ts',
+    table: {
+      reads: ['webhooks', 'endpoints', 'events'],
+      writes: ['webhooks', 'endpoints'],
+    } satisfies TableAccess,
+  },
+  /**
+   * It finds due deliveries in the due index (keys only), and as the deliverer's on-failure destination
+   * writes them due (a put only if absent, an update of the due keys); it reads no item.
+   */
+  sweeper: {
+    handler: 'functions/webhooks/sweeper.ts',
+    everyMinutes: 1,
+    table: { writes: ['endpoints'], indexes: ['dueIndex'] } satisfies TableAccess,
+  },
 } as const;

@@ -1,35 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { handler as sweeperHandler } from '../functions/webhooks/sweeper.ts';
 import {
+  AUTHORIZER_UPDATABLE_ATTRIBUTES,
   BOUNDED_RETURN_VALUES,
-  PARTITION_BOUNDARIES,
+  tableStatements,
   updatableWith,
-  withinPartitions,
 } from '../lib/cdk/partition-boundaries.ts';
-import { eventsPk, sequenceKey, teamPk, tokenKey, webhooksPk } from '../shared/data/keys.ts';
-import { TABLE_SCHEMA } from '../shared/data/table-schema.ts';
-import { restartDelivery } from '../shared/data/webhook-deliveries.ts';
+import { createIdentity } from '../shared/data/identities.ts';
+import { createDelivery, parkDelivery, restartDelivery } from '../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../shared/limits.ts';
+import { authorizer, findRoute, streamConsumer, webhookDelivery } from '../shared/routes.ts';
 import { deliverToEndpoint } from '../shared/webhooks/deliverer.ts';
 import { dueRequests } from '../shared/webhooks/sweeper.ts';
 import { html, startFixtureServer } from './autoconfigure/fixture-server.ts';
-import { type Caller, useApi } from './support/api.ts';
+import { apiClient, type Caller, useApi } from './support/api.ts';
 import { storedDelivery, until } from './support/deliveries.ts';
-import { loggedEvents, writeEvents } from './support/events.ts';
-import { observe, observeFile, type TouchedKey, touchedBy } from './support/key-observer.ts';
+import { eventsOf, loggedEvents, writeEvents } from './support/events.ts';
+import {
+  grantReport,
+  observe,
+  outsideGrants,
+  touchedByFunction,
+  unusedGrants,
+} from './support/key-observer.ts';
 import { type Receiver, startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
- * The code stays within the partitions the stack grants (lib/cdk/partition-boundaries.ts; the template's
- * side is test/stack-least-privilege.test.ts). DynamoDB Local enforces no IAM, so every key the authorizer,
- * the deliverer and the sweeper touch on the real client is recorded (key-observer.ts) while they do real
- * work (a request through the local gateway; deliveries to a real receiver on 127.0.0.1, with a retry, a
- * burst, a redelivery, a 410 that disables the endpoint and the notice of it) and held to the patterns.
+ * Every function's role reaches only what its code touches (shared/routes.ts `table`; the template's side
+ * is test/stack-least-privilege.test.ts). DynamoDB Local enforces no IAM, so every key each function's real
+ * code touches is recorded (support/key-observer.ts): after every test file of the suite, nothing may be
+ * outside its grants (support/env.ts). This file takes each function through its work (every route through
+ * the local gateway, the deliverer and the sweeper on real receivers; the stream consumer has a file of its
+ * own) and shows that each grant is used: none is wider than the code needs.
  */
 const api = useApi();
 const receivers = useReceivers();
+
+const DELIVERER = webhookDelivery.deliverer.handler;
+const SWEEPER = webhookDelivery.sweeper.handler;
 
 async function endpointAt(caller: Caller, types: string[]): Promise<{ id: number; receiver: Receiver }> {
   const receiver = await startReceiver();
@@ -43,63 +53,114 @@ async function endpointAt(caller: Caller, types: string[]): Promise<{ id: number
   return { id: created.body.id, receiver };
 }
 
-/** Each touched key that is outside `partitions`, or on an index, as `command pk` (none expected). */
-const outside = (keys: TouchedKey[], partitions: readonly string[]) =>
-  keys
-    .filter((key) => key.indexName !== undefined || !withinPartitions(key.pk, partitions))
-    .map((key) => `${key.command} ${key.pk}${key.indexName ? ` (index ${key.indexName})` : ''}`);
-
-describe('least privilege: what the code touches is what the stack grants', () => {
-  it('the authorizer reads (and may update) only tokens', async () => {
-    observeFile('functions/authorizer.ts', 'authorizer');
+describe('least privilege: each function touches what its role grants, and uses every grant', () => {
+  it('every route, through the local gateway and its authorizer', async () => {
     const caller = await api.caller();
-    expect((await caller.client.get('/api/v1/brands')).status).toBe(200);
-    const refused = await fetch(`${api.url}/api/v1/brands`, { headers: { authorization: 'Bearer tm_nope' } });
-    expect(refused.status).toBe(401);
+    const { client, teamId } = caller;
+    const ok = async (call: Promise<{ status: number }>, status = 200) =>
+      expect((await call).status).toBe(status);
 
-    for (const other of [teamPk(caller.teamId), webhooksPk(caller.teamId), eventsPk(caller.teamId)]) {
-      expect(withinPartitions(other, PARTITION_BOUNDARIES.authorizer.partitions), other).toBe(false);
-    }
-    const keys = touchedBy('authorizer');
-    expect(keys.length).toBeGreaterThan(0);
-    expect(outside(keys, PARTITION_BOUNDARIES.authorizer.partitions)).toEqual([]);
-    expect(keys.filter((key) => !['Get', 'GetItem', 'Update', 'UpdateItem'].includes(key.command))).toEqual(
-      [],
-    );
-    const allowed = updatableWith(PARTITION_BOUNDARIES.authorizer.updatableAttributes);
-    for (const update of keys.filter((key) => key.command.startsWith('Update'))) {
-      expect(update.attributes?.filter((name) => !allowed.includes(name))).toEqual([]);
-      expect(BOUNDED_RETURN_VALUES).toContain(update.returnValues ?? 'NONE');
-    }
-  });
+    // The public routes and the one that reads nothing of the table.
+    const anonymous = apiClient(api.url);
+    await ok(anonymous.get('/api/v1/openapi.json'));
+    await ok(anonymous.get('/docs'));
+    await ok(anonymous.get('/docs/redoc.standalone.js'));
+    await ok(client.get('/api/v1/contact-fields/types'));
 
-  it("auto-configure, which fetches the caller's page, touches only its team's slots", async () => {
-    // The handler's calls, and the slot's release, which runs from the module that took it (not under the
-    // handler's frames: it goes out when the fetches end).
-    observeFile('functions/brands/auto-configure.ts', 'auto-configure');
-    observeFile('shared/autoconfigure/team-share.ts', 'auto-configure');
+    const field = await client.post('/api/v1/contact-fields', {
+      name: 'Plan',
+      tag: 'plan',
+      type: 'text',
+      contact_type: 'person',
+    });
+    expect(field.status).toBe(201);
+    await ok(client.get('/api/v1/contact-fields'));
+    await ok(client.get(`/api/v1/contact-fields/${field.body.id}`));
+    await ok(client.put(`/api/v1/contact-fields/${field.body.id}`, { name: 'Plan name' }));
+    // A misspelled key: the stored field is read before the 422 says which key was meant.
+    await ok(client.put(`/api/v1/contact-fields/${field.body.id}`, { nmae: 'Plan name' }), 422);
+    await ok(client.get('/api/v1/pages'));
+
+    // An endpoint first (made again with its Idempotency-Key: the replay opens its secret), so that the
+    // brand's changes are delivered to it.
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpointBody = { url: receiver.url, event_types: ['brand.updated'] };
+    const endpoint = await client.post('/api/v1/webhook-endpoints', endpointBody, {
+      'Idempotency-Key': 'tour',
+    });
+    expect(endpoint.status).toBe(201);
+    const replay = await client.post('/api/v1/webhook-endpoints', endpointBody, {
+      'Idempotency-Key': 'tour',
+    });
+    expect(replay.body.id).toBe(endpoint.body.id);
+    receiver.secrets = [endpoint.body.secret];
+    const endpointPath = `/api/v1/webhook-endpoints/${endpoint.body.id}`;
+    await ok(client.get('/api/v1/webhook-endpoints'));
+    await ok(client.get(endpointPath));
+
+    // A brand naming a verified sender (its create checks the identity in its transaction).
+    const email = await createIdentity(teamId, 'email', 'tour@example.com', true);
+    const brand = await client.post('/api/v1/brands', { name: 'Tour', email_address_id: email.id });
+    expect(brand.status).toBe(201);
+    await ok(client.get('/api/v1/brands'));
+    await ok(client.get(`/api/v1/brands/${brand.body.id}`));
+    await ok(client.put(`/api/v1/brands/${brand.body.id}`, { name: 'Tour two' }));
+    // Naming a sender: in a transaction that checks it.
+    await ok(client.put(`/api/v1/brands/${brand.body.id}`, { email_address_id: email.id }));
+
+    // Its change, delivered by the run's pipeline; then read, and sent again, through the event routes.
+    const [delivered] = await receiver.received(1);
+    const [updated] = await eventsOf(client, 1, '&type=brand.updated');
+    expect(delivered?.id).toBe(updated?.id);
+    await ok(client.get('/api/v1/events'));
+    await ok(client.get(`/api/v1/events/${updated?.id}`));
+    await ok(client.get(`/api/v1/events/${updated?.id}/deliveries`));
+    await ok(client.post(`/api/v1/events/${updated?.id}/redeliver`, { endpoint_id: endpoint.body.id }), 202);
+    await ok(client.get(`${endpointPath}/deliveries`));
+    await ok(client.get(`${endpointPath}/attempts`));
+    await ok(client.post(`${endpointPath}/secret/rotate`));
+
+    // A delivery given up, recovered; one parked while the endpoint was disabled, due again when enabled.
+    const [givenUp, parked] = await writeEvents(teamId, 2);
+    await createDelivery(teamId, endpoint.body.id, givenUp?.id as string, Date.now() - 60_000, 'failed');
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const recovered = await client.post(`${endpointPath}/recover`, { since });
+    expect(recovered.body.deliveries).toBe(1);
+    await ok(client.put(endpointPath, { disabled: true }));
+    await createDelivery(teamId, endpoint.body.id, parked?.id as string, Date.now());
+    expect(await parkDelivery(teamId, endpoint.body.id, parked?.id as string, Date.now())).toBe(true);
+    await ok(client.put(endpointPath, { disabled: false }));
+    expect((await storedDelivery(teamId, endpoint.body.id, parked?.id as string)).parked).toBeUndefined();
+
+    // Another team's ids: 403, as the spec requires, told from none by the id index.
+    const stranger = (await api.caller()).client;
+    const ids = [`/api/v1/brands/${brand.body.id}`, `/api/v1/contact-fields/${field.body.id}`, endpointPath];
+    for (const path of ids) {
+      await ok(stranger.get(path), 403);
+      await ok(stranger.put(path, { name: 'Not yours' }), 403);
+      await ok(stranger.delete(path), 403);
+    }
+    for (const action of ['deliveries', 'attempts']) await ok(stranger.get(`${endpointPath}/${action}`), 403);
+    await ok(stranger.post(`${endpointPath}/secret/rotate`), 403);
+    await ok(stranger.post(`${endpointPath}/recover`, { since }), 403);
+    await ok(client.delete(`/api/v1/brands/${brand.body.id}`));
+    await ok(client.delete(`/api/v1/contact-fields/${field.body.id}`));
+    const other = await endpointAt(caller, ['brand.created']);
+    await ok(client.delete(`/api/v1/webhook-endpoints/${other.id}`));
+
+    await ok(client.get('/api/v1/limits'));
+    await ok(client.post('/api/v1/files', { path: 'logo.png', content_type: 'image/png', size: 68 }));
     const site = await startFixtureServer({ '/': html('<title>Observed</title>') });
     try {
-      const caller = await api.caller();
-      // A page read (a slot taken and let go), and a URL refused before any fetch (a slot taken and let go).
-      const read = await caller.client.post('/api/v1/brands/auto-configure', { url: site.url('/') });
-      expect(read.status).toBe(200);
-      const refused = await caller.client.post('/api/v1/brands/auto-configure', { url: site.url('/none') });
-      expect(refused.status).toBe(422);
+      await ok(client.post('/api/v1/brands/auto-configure', { url: site.url('/') }));
+      await ok(client.post('/api/v1/brands/auto-configure', { url: site.url('/none') }), 422);
     } finally {
       await site.close();
     }
-    const { partitions } = PARTITION_BOUNDARIES.autoConfigureSlots;
-    for (const other of [teamPk(1), webhooksPk(1), eventsPk(1), tokenKey('0'.repeat(64)).pk]) {
-      expect(withinPartitions(other, partitions), other).toBe(false);
-    }
-    const keys = touchedBy('auto-configure');
-    // Each call's take and release.
-    expect(keys.filter((key) => key.command.startsWith('Update')).length).toBeGreaterThanOrEqual(4);
-    expect(outside(keys, partitions)).toEqual([]);
   });
 
-  it('the deliverer and the sweeper touch only the webhooks, endpoint and event partitions', async () => {
+  it('the deliverer and the sweeper, through retries, a burst, a redelivery and a disabled endpoint', async () => {
     const caller = await api.caller();
     const { teamId } = caller;
     const a = await endpointAt(caller, ['brand.updated']);
@@ -109,14 +170,14 @@ describe('least privilege: what the code touches is what the stack grants', () =
     const [retried, gone, ...burst] = events.map((event) => event.id) as [string, string, ...string[]];
     let now = Date.now();
     const deliver = (endpointId: number, eventIds: string[], first?: true) =>
-      observe('deliverer', () =>
+      observe(DELIVERER, () =>
         deliverToEndpoint(
           { team_id: teamId, endpoint_id: endpointId, event_ids: eventIds, ...(first && { first }) },
           { now: () => now, attemptsKept: 2, pruneEvery: 1 },
         ),
       );
     const sweep = async () => {
-      const requests = await observe('sweeper', () => dueRequests(now));
+      const requests = await observe(SWEEPER, () => dueRequests(now));
       return Promise.all(
         requests
           .filter((request) => request.team_id === teamId)
@@ -163,34 +224,47 @@ describe('least privilege: what the code touches is what the stack grants', () =
     await until(async () => (await storedDelivery(teamId, a.id, retried)).parked === true);
 
     // What Lambda gives up on reaches the sweeper (its on-failure destination), which leaves it due.
-    await observe('sweeper', () =>
-      sweeperHandler({ requestPayload: { team_id: teamId, endpoint_id: b.id, event_ids: [burst[0]] } }),
-    );
+    await sweeperHandler({ requestPayload: { team_id: teamId, endpoint_id: b.id, event_ids: [burst[0]] } });
+  });
 
-    // The bound leaves out the team's own partition (brands, fields, idempotency records), tokens, ids.
-    for (const other of [teamPk(teamId), tokenKey('0'.repeat(64)).pk, sequenceKey('webhook').pk]) {
-      expect(withinPartitions(other, PARTITION_BOUNDARIES.deliverer.partitions), other).toBe(false);
-      expect(withinPartitions(other, PARTITION_BOUNDARIES.sweeper.partitions), other).toBe(false);
-    }
-    const delivererKeys = touchedBy('deliverer');
-    expect(outside(delivererKeys, PARTITION_BOUNDARIES.deliverer.partitions)).toEqual([]);
-    // It did touch each of its partitions: the bound is not looser than what it does.
-    for (const partition of PARTITION_BOUNDARIES.deliverer.partitions) {
-      expect(
-        delivererKeys.some((key) => withinPartitions(key.pk, [partition])),
-        partition,
-      ).toBe(true);
-    }
-    expect(delivererKeys.map((key) => key.command)).toEqual(
-      expect.arrayContaining(['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem']),
+  it('each function used every grant it has, and nothing outside them', () => {
+    // The stream consumer's: test/least-privilege-stream.test.ts.
+    const report = grantReport().filter((row) => row.file !== streamConsumer.handler);
+    expect(report).toHaveLength(34);
+    // A function without table access touched nothing; one with it did, all within its grants, each used.
+    const wrong = report.filter(
+      (row) => row.touched !== row.declared || row.outside.length > 0 || row.unused.length > 0,
     );
-    const sweeperKeys = touchedBy('sweeper');
-    const onIndex = sweeperKeys.filter((key) => key.indexName !== undefined);
-    expect(new Set(onIndex.map((key) => `${key.command} ${key.indexName}`))).toEqual(
-      new Set([`Query ${TABLE_SCHEMA.dueIndex.name}`]),
+    expect(wrong).toEqual([]);
+  });
+
+  it('the check finds a grant narrower, or wider, than the code', () => {
+    const handler = 'functions/brands/create.ts';
+    const keys = touchedByFunction().get(handler) ?? [];
+    const declared = findRoute('POST', '/api/v1/brands')?.table;
+    if (!declared?.reads || !declared.writes) throw new Error('POST /api/v1/brands declares no table access');
+    // Without the brands' id sequence, its reservation of ids is outside.
+    expect(outsideGrants(keys, tableStatements({ ...declared, writes: ['team'] }))).toContain(
+      'dynamodb:UpdateItem SEQ#brand',
     );
-    const onTable = sweeperKeys.filter((key) => key.indexName === undefined);
-    expect(onTable.length).toBeGreaterThan(0);
-    expect(outside(onTable, PARTITION_BOUNDARIES.sweeper.partitions)).toEqual([]);
+    // With the event log added, that read is never used.
+    expect(
+      unusedGrants(keys, tableStatements({ ...declared, reads: [...declared.reads, 'events'] })),
+    ).toEqual(['read EVENTS#*']);
+    // With the id index, which a create never queries.
+    expect(unusedGrants(keys, tableStatements({ ...declared, indexes: ['idIndex'] }))).toEqual([
+      'query byId',
+    ]);
+  });
+
+  it('the authorizer writes only when a token was last used, asking nothing else back', () => {
+    const keys = touchedByFunction().get(authorizer.handler) ?? [];
+    expect(keys.map((key) => key.command).sort()).toEqual(expect.arrayContaining(['GetItem', 'UpdateItem']));
+    expect(keys.filter((key) => !['GetItem', 'UpdateItem'].includes(key.command))).toEqual([]);
+    const allowed = updatableWith(AUTHORIZER_UPDATABLE_ATTRIBUTES);
+    for (const update of keys.filter((key) => key.command === 'UpdateItem')) {
+      expect(update.attributes?.filter((name) => !allowed.includes(name))).toEqual([]);
+      expect(BOUNDED_RETURN_VALUES).toContain(update.returnValues ?? 'NONE');
+    }
   });
 });

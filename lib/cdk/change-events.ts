@@ -124,9 +124,7 @@ export class ChangeEvents extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // It reads brands, the default pointer and the team's webhook endpoints, and writes event and delivery
-    // items; it never needs the id index.
-    grantTableAccess(this.consumer, 'write', table, { idIndex: false });
+    grantTableAccess(this.consumer, table, streamConsumer.table);
     this.bus.grantPutEventsTo(this.consumer);
     if (streamConsumer.deliversWebhooks) props.webhookDeliveries.allowStart(this.consumer);
     acknowledgeObjectWildcards(this.consumer, grantImageMarking(this.consumer, props.publicFiles));

@@ -3,30 +3,16 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
-import type { Route } from '../../shared/routes.ts';
+import { partitionPattern } from '../../shared/data/keys.ts';
+import { authorizer, type Route, type TableAccess } from '../../shared/routes.ts';
 import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import type { ApiFunction } from './api-function.ts';
 import {
+  AUTHORIZER_UPDATABLE_ATTRIBUTES,
   BOUNDED_RETURN_VALUES,
-  PARTITION_BOUNDARIES,
-  type PartitionBoundary,
+  tableStatements,
   updatableWith,
 } from './partition-boundaries.ts';
-
-/** IAM actions behind the route table's `table` access levels (transactions need the per-item actions). */
-const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:ConditionCheckItem',
-];
-const TABLE_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
 
 /** Objects of the private library live under `teams/<team id>/`, public brand images under `brands/`. */
 const PRIVATE_LIBRARY_KEYS = 'teams/*';
@@ -55,13 +41,7 @@ export interface ObjectGrant {
  */
 export function grantRouteAccess(fn: ApiFunction, route: Route, resources: RouteResources): ObjectGrant[] {
   const { privateFiles, publicFiles } = resources;
-  grantTableAccess(
-    fn,
-    route.table,
-    resources.table,
-    // A route bounded to its own partitions needs no id index (it tells no 403 from 404).
-    route.partitions && { idIndex: false, boundary: PARTITION_BOUNDARIES[route.partitions] },
-  );
+  grantTableAccess(fn, resources.table, route.table);
   const objects: ObjectGrant[] = [];
   const grantObjects = (action: string, bucket: Bucket, keys: string) => {
     fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [bucket.arnForObjects(keys)] }));
@@ -106,35 +86,25 @@ export function grantImageMarking(fn: ApiFunction, publicFiles: Bucket): ObjectG
 }
 
 /**
- * The table actions of an access level, and the `byId` index every route may need to tell 403 from 404
- * (`idIndex: false` for a function that never answers a request: the change-event consumer, the webhook
- * deliverer and sweeper).
- */
-export function grantTableAccess(
-  fn: ApiFunction,
-  access: Route['table'],
-  table: TableV2,
-  { idIndex = true, boundary }: { idIndex?: boolean; boundary?: PartitionBoundary } = {},
-): void {
-  if (access === 'none') return;
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: access === 'write' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
-      resources: [table.tableArn],
-      conditions: boundary && leadingKeys(boundary),
-    }),
-  );
-  // Every route may need to tell 403 from 404 through the id index.
-  if (idIndex) grantIndexQuery(fn, table, TABLE_SCHEMA.idIndex.name);
-}
-
-/**
- * Only items whose partition key matches one of the boundary's patterns (lib/cdk/partition-boundaries.ts).
+ * Exactly the function's table access (partition-boundaries.ts): each statement's actions on the table,
+ * bounded to its kinds of partition, or Query on one index (IAM names each index apart from its table).
  * ForAllValues: every key a request names (a batch's, a transaction's) must match; the actions bounded so
  * name their keys (no Scan is granted, which names none and would pass).
  */
-export const leadingKeys = (boundary: PartitionBoundary) => ({
-  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...boundary.partitions] },
+export function grantTableAccess(fn: ApiFunction, table: TableV2, access: TableAccess | undefined): void {
+  for (const statement of tableStatements(access)) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...statement.actions],
+        resources: [statement.index ? `${table.tableArn}/index/${statement.index}` : table.tableArn],
+        conditions: statement.partitions && leadingKeys(statement.partitions),
+      }),
+    );
+  }
+}
+
+const leadingKeys = (partitions: readonly string[]) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] },
 });
 
 /**
@@ -142,12 +112,12 @@ export const leadingKeys = (boundary: PartitionBoundary) => ({
  * `last_used_on` and answering none of the item's other attributes. No index: it never tells 403 from 404.
  */
 export function grantTokenAccess(fn: ApiFunction, table: TableV2): void {
-  const { authorizer } = PARTITION_BOUNDARIES;
+  const tokens = authorizer.table.reads.map(partitionPattern);
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['dynamodb:GetItem'],
       resources: [table.tableArn],
-      conditions: leadingKeys(authorizer),
+      conditions: leadingKeys(tokens),
     }),
   );
   fn.addToRolePolicy(
@@ -155,20 +125,12 @@ export function grantTokenAccess(fn: ApiFunction, table: TableV2): void {
       actions: ['dynamodb:UpdateItem'],
       resources: [table.tableArn],
       conditions: {
-        ...leadingKeys(authorizer),
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': updatableWith(authorizer.updatableAttributes) },
+        ...leadingKeys(tokens),
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': updatableWith(AUTHORIZER_UPDATABLE_ATTRIBUTES),
+        },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': BOUNDED_RETURN_VALUES },
       },
-    }),
-  );
-}
-
-/** Query on one index of the table (IAM names each index apart from its table), and on no other. */
-export function grantIndexQuery(fn: ApiFunction, table: TableV2, indexName: string): void {
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${table.tableArn}/index/${indexName}`],
     }),
   );
 }

@@ -1,48 +1,73 @@
-import { autoConfigurePk, endpointPk, eventsPk, tokenKey, webhooksPk } from '../../shared/data/keys.ts';
+import { partitionPattern } from '../../shared/data/keys.ts';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
-import type { Route } from '../../shared/routes.ts';
+import {
+  authorizer,
+  type Route,
+  routes,
+  streamConsumer,
+  type TableAccess,
+  webhookDelivery,
+} from '../../shared/routes.ts';
 
 /**
- * The partitions of the table a function may touch, where it is bounded at all: IAM conditions on the
- * partition key (`dynamodb:LeadingKeys`), so that a function that talks to third parties, or holds every
- * team's tokens, reads and writes only its own kinds of item. The stack grants these (grants.ts) and
- * test/least-privilege.test.ts checks that the code touches nothing else (DynamoDB Local enforces no IAM).
+ * What each function may do with the single table, as IAM statements: the route table's (and the other
+ * functions') `table` declarations made into actions bounded by `dynamodb:LeadingKeys` (StringLike patterns
+ * of partition keys: shared/data/keys.ts PARTITION_KINDS). The stack grants exactly these (grants.ts);
+ * test/support/key-observer.ts holds every key each function's code touches in the suite to them
+ * (DynamoDB Local enforces no IAM).
  */
-
-/** `EVENTS#7` -> `EVENTS#*`: every partition of a kind, by its key's prefix (keys.ts makes the keys). */
-const everyPartitionLike = (pk: string): string => `${pk.slice(0, pk.indexOf('#') + 1)}*`;
-
-export interface PartitionBoundary {
-  /** `dynamodb:LeadingKeys` patterns (StringLike): the partition keys it may name. */
-  partitions: readonly string[];
-  /** The only attributes its UpdateItem may name, when bounded so (`dynamodb:Attributes`). */
-  updatableAttributes?: readonly string[];
+export interface TableStatement {
+  actions: readonly string[];
+  /** The partition keys it may name (the table's statements), or the index it may query. */
+  partitions?: readonly string[];
+  index?: string;
 }
 
-export const PARTITION_BOUNDARIES = {
-  /**
-   * The TOKEN authorizer runs on every request and reads tokens only: their items, and of them it may
-   * change one attribute only (`updatableAttributes`: when the token was last used, at most once a day).
-   */
-  authorizer: {
-    partitions: [everyPartitionLike(tokenKey('').pk)],
-    updatableAttributes: ['last_used_on'],
-  },
-  /**
-   * The webhook deliverer sends to hosts a caller chooses: the team's endpoints and sender leases, the
-   * endpoints' deliveries and attempts, the events it sends; never a team's brands, fields, tokens or
-   * Idempotency-Key records.
-   */
-  deliverer: { partitions: [webhooksPk(0), endpointPk(0, 0), eventsPk(0)].map(everyPartitionLike) },
-  /** The sweeper (and the deliverer's on-failure destination) writes due deliveries only. */
-  sweeper: { partitions: [everyPartitionLike(endpointPk(0, 0))] },
-  /**
-   * Auto-configure fetches pages a caller chooses: it takes and lets go its team's slots, and reaches no
-   * brand, field, token or webhook (a route row names it: shared/routes.ts `partitions`).
-   */
-  autoConfigureSlots: { partitions: [everyPartitionLike(autoConfigurePk(0))] },
-} as const satisfies Record<string, PartitionBoundary> &
-  Record<NonNullable<Route['partitions']>, PartitionBoundary>;
+/** IAM actions behind reads and writes (transactions need the per-item actions). */
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/** Read actions on what it reads, write actions on what it writes, Query on each index it names. */
+export function tableStatements(access: TableAccess | undefined): TableStatement[] {
+  if (!access) return [];
+  const bounded = (actions: string[], partitions: TableAccess['reads']): TableStatement[] =>
+    partitions?.length ? [{ actions, partitions: partitions.map(partitionPattern) }] : [];
+  return [
+    ...bounded(TABLE_READ_ACTIONS, access.reads),
+    ...bounded(TABLE_WRITE_ACTIONS, access.writes),
+    ...(access.indexes ?? []).map((index) => ({
+      actions: ['dynamodb:Query'],
+      index: TABLE_SCHEMA[index].name,
+    })),
+  ];
+}
+
+/** Every function's table access, by its handler file: the routes', the authorizer's and the background ones'. */
+export function tableAccessByHandler(): Map<string, TableAccess | undefined> {
+  return new Map<string, TableAccess | undefined>([
+    ...routes.map((route: Route) => [route.handler, route.table] as const),
+    [authorizer.handler, authorizer.table],
+    [streamConsumer.handler, streamConsumer.table],
+    [webhookDelivery.deliverer.handler, webhookDelivery.deliverer.table],
+    [webhookDelivery.sweeper.handler, webhookDelivery.sweeper.table],
+  ]);
+}
+
+/**
+ * The authorizer runs on every request and holds every team's tokens: of a token it may change one
+ * attribute only (when it was last used, at most once a day), and GetItem is all it reads with.
+ */
+export const AUTHORIZER_UPDATABLE_ATTRIBUTES = ['last_used_on'] as const;
 
 /**
  * The attributes an UpdateItem bounded to `updatable` may name (`dynamodb:Attributes`): those, and the

@@ -6,19 +6,11 @@ import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { EventInvokeConfig } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { SDK_CALL_BUDGET_MS } from '../../shared/limits.ts';
 import { webhookDelivery } from '../../shared/routes.ts';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/schedule.ts';
 import { ApiFunction } from './api-function.ts';
-import {
-  grantDeliveryStart,
-  grantIndexQuery,
-  grantSigningSecrets,
-  grantTableAccess,
-  leadingKeys,
-} from './grants.ts';
-import { PARTITION_BOUNDARIES } from './partition-boundaries.ts';
+import { grantDeliveryStart, grantSigningSecrets, grantTableAccess } from './grants.ts';
 
 /**
  * What one deliverer invocation does at most (the handler's batch): this many deliveries of one endpoint,
@@ -127,13 +119,7 @@ export class WebhookDeliveries extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency?.deliverer,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // Reads an endpoint and its deliveries, writes their outcome and the attempts; never the id index. It
-    // sends to hosts a caller chooses: bounded to the webhooks', endpoints' and events' partitions, never a
-    // team's other items (partition-boundaries.ts).
-    grantTableAccess(this.deliverer, 'write', table, {
-      idIndex: false,
-      boundary: PARTITION_BOUNDARIES.deliverer,
-    });
+    grantTableAccess(this.deliverer, table, webhookDelivery.deliverer.table);
     // Signs: decrypts the data keys of the endpoints' secrets (the sweeper never signs).
     grantSigningSecrets(this.deliverer, props.signingSecrets, 'open');
 
@@ -146,19 +132,7 @@ export class WebhookDeliveries extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency?.sweeper,
       logRemovalPolicy: props.logRemovalPolicy,
     });
-    // Reads the due index (keys only), nothing else of the table's indexes; as the deliverer's on-failure
-    // destination it writes due records (a put only if absent, an update of the due keys), nothing else.
-    // Its table actions are bounded to the endpoints' partitions, where due records are; the index's are not
-    // (its keys are the due index's shards, not the table's partition keys).
-    grantTableAccess(this.sweeper, 'read', table, { idIndex: false, boundary: PARTITION_BOUNDARIES.sweeper });
-    grantIndexQuery(this.sweeper, table, TABLE_SCHEMA.dueIndex.name);
-    this.sweeper.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: leadingKeys(PARTITION_BOUNDARIES.sweeper),
-      }),
-    );
+    grantTableAccess(this.sweeper, table, webhookDelivery.sweeper.table);
     this.allowStart(this.sweeper);
 
     // The deliverer's retries and its on-failure destination, the sweeper. The permission to invoke it is a

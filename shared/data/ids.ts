@@ -1,23 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { dynamo, tableName } from './dynamo.ts';
-import { sequenceKey } from './keys.ts';
+import { type Sequence, sequenceKey } from './keys.ts';
 
 /**
  * Global per-entity id sequences (ids are unique across teams, which is what lets an id route tell
  * "another team's" from "none"). Each process reserves a block of ids with one atomic counter update, so
- * a create costs no extra round trip until its block runs out.
+ * a create costs no extra round trip until its block runs out (the sequences: keys.ts).
  */
-export type Sequence =
-  | 'team'
-  | 'brand'
-  | 'field'
-  | 'site'
-  | 'page'
-  | 'identity'
-  | 'list'
-  | 'webhook'
-  | 'token';
 
 interface Block {
   next: number;

@@ -176,7 +176,45 @@ export const revokedTokenIndexKeys = (teamId: number, tokenId: number) => ({
   gsi1pk: `REVOKEDTOKENS#${teamId}`,
   gsi1sk: `${TOKEN_SK}#${padId(tokenId)}`,
 });
-export const sequenceKey = (sequence: string) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });
+/** Global per-entity id sequences (ids.ts): one item each. */
+export const SEQUENCES = [
+  'team',
+  'brand',
+  'field',
+  'site',
+  'page',
+  'identity',
+  'list',
+  'webhook',
+  'token',
+] as const;
+export type Sequence = (typeof SEQUENCES)[number];
+export const sequenceKey = (sequence: Sequence) => ({ pk: `SEQ#${sequence}`, sk: 'SEQ' });
 
 /** The id index entry of an entity: lets an id be found without knowing its team (403 vs 404). */
 export const idIndexKeys = (kind: string, id: number) => ({ gsi1pk: `${kind}#${id}`, gsi1sk: kind });
+
+/** `EVENTS#7` -> `EVENTS#*`: every partition of a kind, by its key's prefix. */
+const everyPartitionLike = (pk: string): string => `${pk.slice(0, pk.indexOf('#') + 1)}*`;
+
+/**
+ * The kinds of partition above, as the patterns IAM matches partition keys with (`dynamodb:LeadingKeys`,
+ * StringLike). A function's role names the kinds it reaches (shared/routes.ts `table`), and only those.
+ */
+export const PARTITION_KINDS = {
+  team: everyPartitionLike(teamPk(0)),
+  webhooks: everyPartitionLike(webhooksPk(0)),
+  endpoints: everyPartitionLike(endpointPk(0, 0)),
+  events: everyPartitionLike(eventsPk(0)),
+  autoConfigureSlots: everyPartitionLike(autoConfigurePk(0)),
+  tokens: everyPartitionLike(tokenKey('').pk),
+} as const;
+
+/** A kind of partition, or one id sequence's item (`sequence:brand`). */
+export type Partition = keyof typeof PARTITION_KINDS | `sequence:${Sequence}`;
+
+/** The partition keys a `Partition` stands for, as an IAM StringLike pattern. */
+export const partitionPattern = (partition: Partition): string =>
+  partition.startsWith('sequence:')
+    ? sequenceKey(partition.slice('sequence:'.length) as Sequence).pk
+    : PARTITION_KINDS[partition as keyof typeof PARTITION_KINDS];

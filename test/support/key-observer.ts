@@ -1,4 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  type TableStatement,
+  tableAccessByHandler,
+  tableStatements,
+  withinPartitions,
+} from '../../lib/cdk/partition-boundaries.ts';
 import { dynamo } from '../../shared/data/dynamo.ts';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 
@@ -64,6 +70,100 @@ export function observe<T>(who: string, work: () => Promise<T>): Promise<T> {
 export function observeFile(file: string, who: string): void {
   install();
   byFile.set(file, who);
+}
+
+/**
+ * Every call of a function's handler, as the tests load it (vitest.config.ts wraps each `functions/` module's
+ * `handler`), is that function's work: its file names it. The async context follows what the call starts
+ * (a slot let go after the answer, a delivery started), which a stack would not show.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any handler's signature passes through unchanged.
+export function observedHandler<F extends (...args: any[]) => any>(file: string, handler: F): F {
+  install();
+  return ((...args: Parameters<F>) => actor.run(file, () => handler(...args))) as F;
+}
+
+/** Every function (handler file) that touched the table so far, with what it touched. */
+export function touchedByFunction(): Map<string, TouchedKey[]> {
+  const byFunction = new Map<string, TouchedKey[]>();
+  for (const key of touched) {
+    if (!key.actor.startsWith('functions/')) continue;
+    byFunction.set(key.actor, [...(byFunction.get(key.actor) ?? []), key]);
+  }
+  return byFunction;
+}
+
+/** The IAM action a recorded command needs: a transaction's item needs its own action. */
+export function iamActionOf(command: string): string {
+  const operation = command.replace(/^Transact(Write|Get)(Items)?\./, '').replace(/Item$/, '');
+  return `dynamodb:${['Query', 'Scan'].includes(operation) ? operation : `${operation}Item`}`;
+}
+
+/** Whether IAM would allow the touch under these statements (actions, partition patterns, index). */
+export const allowedBy = (key: TouchedKey, statements: readonly TableStatement[]): boolean =>
+  statements.some(
+    (statement) =>
+      statement.actions.includes(iamActionOf(key.command)) &&
+      (key.indexName === undefined
+        ? statement.partitions !== undefined && withinPartitions(key.pk, statement.partitions)
+        : statement.index === key.indexName),
+  );
+
+/** Each of `keys` that the statements would refuse, as `action pk`. */
+export const outsideGrants = (keys: readonly TouchedKey[], statements: readonly TableStatement[]): string[] =>
+  keys
+    .filter((key) => !allowedBy(key, statements))
+    .map((key) => `${iamActionOf(key.command)} ${key.pk}${key.indexName ? ` (index ${key.indexName})` : ''}`);
+
+/**
+ * Each partition pattern or index the statements grant that none of `keys` used with the statement's
+ * actions, as `read TEAM#*`, `write SEQ#brand`, `query byId`: a grant wider than the code needs.
+ */
+export const unusedGrants = (keys: readonly TouchedKey[], statements: readonly TableStatement[]): string[] =>
+  statements.flatMap((statement) => {
+    const used = (key: TouchedKey, target: string) =>
+      statement.actions.includes(iamActionOf(key.command)) &&
+      (statement.index
+        ? key.indexName === target
+        : key.indexName === undefined && withinPartitions(key.pk, [target]));
+    const kind = statement.index
+      ? 'query'
+      : statement.actions.includes('dynamodb:PutItem')
+        ? 'write'
+        : 'read';
+    return (statement.index ? [statement.index] : (statement.partitions ?? []))
+      .filter((target) => !keys.some((key) => used(key, target)))
+      .map((target) => `${kind} ${target}`);
+  });
+
+/**
+ * Each touch in this process that the function's grants would refuse, as `function: action pk`: every
+ * function is held to its declaration (shared/routes.ts `table`) after each test file (support/env.ts).
+ */
+export function touchesOutsideGrants(): string[] {
+  const access = tableAccessByHandler();
+  return [...touchedByFunction()].flatMap(([file, keys]) =>
+    outsideGrants(keys, tableStatements(access.get(file))).map((touch) => `${file}: ${touch}`),
+  );
+}
+
+/**
+ * For every function: whether it declares table access and touched the table in this process, what it
+ * touched outside its grants, and what it was granted and never used.
+ */
+export function grantReport() {
+  const touched = touchedByFunction();
+  return [...tableAccessByHandler()].map(([file, access]) => {
+    const keys = touched.get(file) ?? [];
+    const statements = tableStatements(access);
+    return {
+      file,
+      declared: access !== undefined,
+      touched: keys.length > 0,
+      outside: outsideGrants(keys, statements),
+      unused: unusedGrants(keys, statements),
+    };
+  });
 }
 
 /** What `who` touched so far. */
