@@ -15,7 +15,7 @@ export interface Route {
   /** What it reads and writes of the single table; none when absent. */
   table?: TableAccess;
   /** Access to the file libraries: read the private one, write the private one, write the public `brands/`. */
-  files?: Array<'private:read' | 'private:write' | 'public:write'>;
+  files?: FileAccess[];
   /** Makes outbound web requests (auto-configure): longer timeout. */
   fetchesWeb?: boolean;
   /** Starts webhook deliveries now (invokes webhookDelivery.deliverer asynchronously). */
@@ -38,6 +38,12 @@ export interface Route {
    */
   scope?: Scope;
 }
+
+/**
+ * Access to the file libraries: read the private one, write the private one, write the public `brands/`,
+ * mark public images no brand names (lib/cdk/object-grants.ts).
+ */
+export type FileAccess = 'private:read' | 'private:write' | 'public:write' | 'public:mark';
 
 /**
  * What a function may do with the single table, and all the stack grants it there (lib/cdk/grants.ts): read
@@ -386,6 +392,8 @@ export const streamConsumer = {
    * team's endpoints, writes the event log and leaves deliveries due; nothing else (it reads what teams write).
    */
   table: { reads: ['team', 'webhooks'], writes: ['events', 'endpoints'] } satisfies TableAccess,
+  /** It marks public images a change leaves no brand naming (shared/files/orphaned-images.ts). */
+  files: ['public:mark'] satisfies FileAccess[],
   /** It fans events out to webhook endpoints and starts their deliveries. */
   deliversWebhooks: true,
 } as const;

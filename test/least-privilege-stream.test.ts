@@ -6,16 +6,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as consumerHandler } from '../functions/events/stream-consumer.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { brandKey } from '../shared/data/keys.ts';
+import { putPrivateFile } from '../shared/files/library.ts';
 import { streamConsumer } from '../shared/routes.ts';
 import { type Caller, useApi } from './support/api.ts';
+import { PNG } from './support/images.ts';
 import { grantReport } from './support/key-observer.ts';
 import { useSettings } from './support/settings.ts';
 import { type Receiver, startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
  * The stream consumer reads what teams write: it is held to its grants as every function is (support/env.ts,
- * test/least-privilege.test.ts), here on real records of a brand made and deleted, with the team's endpoint
- * subscribed. The Lambda API is down for this file's own starts of deliveries, so that what the consumer
+ * test/least-privilege.test.ts), here on real records of a brand with an image made and deleted, with the
+ * team's endpoint subscribed. The Lambda API is down for this file's own starts of deliveries, so that what the consumer
  * then leaves due for the sweeper (its write of the endpoints' partitions) happens here; a file of its own,
  * as the process's Lambda client is made once.
  */
@@ -69,12 +71,18 @@ const storedBrand = async (teamId: number, brandId: number) =>
   ).Item as Record<string, unknown>;
 
 describe('least privilege: the stream consumer', () => {
-  it('touches what its role grants, and uses every grant, on records of a brand made and deleted', async () => {
+  it('touches what its role grants, and uses every grant, on records of a brand with an image made and deleted', async () => {
     const caller = await api.caller();
     const { teamId } = caller;
     // Subscribed: the fan-out reads the team's endpoints and, with the Lambda API down, leaves them due.
     await endpointAt(caller, ['brand.created', 'brand.deleted']);
-    const made = await caller.client.post('/api/v1/brands', { name: 'Streamed' });
+    // With a public image, which its removal leaves no brand naming: the consumer marks it.
+    await putPrivateFile(teamId, 'streamed.png', PNG, 'image/png');
+    const made = await caller.client.post('/api/v1/brands', {
+      name: 'Streamed',
+      logo_image_path: 'streamed.png',
+    });
+    expect(made.status).toBe(201);
     const item = await storedBrand(teamId, made.body.id);
     // Deleted, so that its removal's record finds the delete's tombstone (the request that deleted it).
     await caller.client.delete(`/api/v1/brands/${made.body.id}`);

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
 import { streamConsumer } from '../../shared/routes.ts';
 import { ApiFunction } from './api-function.ts';
-import { grantImageMarking, grantTableAccess } from './grants.ts';
+import { grantObjectAccess, grantTableAccess } from './grants.ts';
 import { acknowledgeFailedRecordsQueue, acknowledgeObjectWildcards } from './nag.ts';
 import type { WebhookDeliveries } from './webhook-deliveries.ts';
 
@@ -127,7 +127,7 @@ export class ChangeEvents extends Construct {
     grantTableAccess(this.consumer, table, streamConsumer.table);
     this.bus.grantPutEventsTo(this.consumer);
     if (streamConsumer.deliversWebhooks) props.webhookDeliveries.allowStart(this.consumer);
-    acknowledgeObjectWildcards(this.consumer, grantImageMarking(this.consumer, props.publicFiles));
+    acknowledgeObjectWildcards(this.consumer, grantObjectAccess(this.consumer, streamConsumer.files, props));
 
     this.consumer.addEventSource(
       new DynamoEventSource(table, {

@@ -4,19 +4,16 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { partitionPattern } from '../../shared/data/keys.ts';
-import { authorizer, type Route, type TableAccess } from '../../shared/routes.ts';
+import { authorizer, type FileAccess, type Route, type TableAccess } from '../../shared/routes.ts';
 import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import type { ApiFunction } from './api-function.ts';
+import { objectStatements } from './object-grants.ts';
 import {
   AUTHORIZER_UPDATABLE_ATTRIBUTES,
   BOUNDED_RETURN_VALUES,
   tableStatements,
   updatableWith,
 } from './partition-boundaries.ts';
-
-/** Objects of the private library live under `teams/<team id>/`, public brand images under `brands/`. */
-const PRIVATE_LIBRARY_KEYS = 'teams/*';
-const PUBLIC_BRAND_KEYS = 'brands/*';
 
 /** What the route table's access levels refer to. */
 export interface RouteResources {
@@ -40,49 +37,31 @@ export interface ObjectGrant {
  * prefixes granted (the wildcards cdk-nag asks about), in grant order.
  */
 export function grantRouteAccess(fn: ApiFunction, route: Route, resources: RouteResources): ObjectGrant[] {
-  const { privateFiles, publicFiles } = resources;
   grantTableAccess(fn, resources.table, route.table);
-  const objects: ObjectGrant[] = [];
-  const grantObjects = (action: string, bucket: Bucket, keys: string) => {
-    fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [bucket.arnForObjects(keys)] }));
-    objects.push({ bucket, keys });
-  };
   if (route.deliversWebhooks) resources.webhookDeliveries.allowStart(fn);
   if (route.signingSecrets) grantSigningSecrets(fn, resources.signingSecrets, route.signingSecrets);
-  const files = new Set(route.files ?? []);
-  if (files.has('private:read')) {
-    // GetObject also covers HeadObject and the source side of CopyObject.
-    grantObjects('s3:GetObject', privateFiles, PRIVATE_LIBRARY_KEYS);
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        // Without ListBucket S3 answers a missing key with 403 AccessDenied instead of 404 NoSuchKey, and
-        // "no such file in your library" could not be told from a real failure (s3rver always says 404).
-        actions: ['s3:ListBucket'],
-        resources: [privateFiles.bucketArn],
-      }),
-    );
-  }
-  // Also what presigned upload URLs signed by this function's role are allowed to do.
-  if (files.has('private:write')) grantObjects('s3:PutObject', privateFiles, PRIVATE_LIBRARY_KEYS);
-  // The destination side of CopyObject (promoting a library image to the public brand images).
-  if (files.has('public:write')) grantObjects('s3:PutObject', publicFiles, PUBLIC_BRAND_KEYS);
-  return objects;
+  return grantObjectAccess(fn, route.files, resources);
 }
 
 /**
- * The change-event consumer marks public brand images no brand names (shared/files/orphaned-images.ts):
- * it reads one (HeadObject, and the source side of its copy onto itself), writes it (the copy) and tags
- * it; ListBucket so that a copy already gone is a 404, not a 403. Returns the object prefix granted.
+ * Exactly the function's file access (object-grants.ts): each statement's actions on one key prefix of one
+ * bucket, or on the bucket. Returns the object prefixes granted.
  */
-export function grantImageMarking(fn: ApiFunction, publicFiles: Bucket): ObjectGrant[] {
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['s3:GetObject', 's3:PutObject', 's3:PutObjectTagging'],
-      resources: [publicFiles.arnForObjects(PUBLIC_BRAND_KEYS)],
-    }),
-  );
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [publicFiles.bucketArn] }));
-  return [{ bucket: publicFiles, keys: PUBLIC_BRAND_KEYS }];
+export function grantObjectAccess(
+  fn: ApiFunction,
+  files: readonly FileAccess[] | undefined,
+  buckets: Partial<Pick<RouteResources, 'privateFiles' | 'publicFiles'>>,
+): ObjectGrant[] {
+  const objects: ObjectGrant[] = [];
+  for (const statement of objectStatements(files)) {
+    const bucket = statement.bucket === 'private' ? buckets.privateFiles : buckets.publicFiles;
+    if (!bucket)
+      throw new Error(`${fn.node.path} is granted the ${statement.bucket} bucket, which it is not given`);
+    const resource = statement.keys ? bucket.arnForObjects(statement.keys) : bucket.bucketArn;
+    fn.addToRolePolicy(new PolicyStatement({ actions: [...statement.actions], resources: [resource] }));
+    if (statement.keys) objects.push({ bucket, keys: statement.keys });
+  }
+  return objects;
 }
 
 /**

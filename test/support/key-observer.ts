@@ -1,20 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { fileAccessByHandler, type ObjectStatement, objectStatements } from '../../lib/cdk/object-grants.ts';
 import {
   type TableStatement,
   tableAccessByHandler,
   tableStatements,
   withinPartitions,
 } from '../../lib/cdk/partition-boundaries.ts';
+import { config } from '../../shared/config.ts';
 import { dynamo } from '../../shared/data/dynamo.ts';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { presigner, s3 } from '../../shared/files/s3.ts';
 
 /**
- * Which items each function touches, seen on the real DynamoDB client (a wrapper that records, nothing
- * mocked): DynamoDB Local enforces no IAM, so this is how a test shows that the code stays within the
- * partitions the stack grants (lib/cdk/partition-boundaries.ts).
+ * Which items and objects each function touches, seen on the real DynamoDB and S3 clients (a wrapper that
+ * records, nothing mocked): DynamoDB Local and s3rver enforce no IAM, so this is how the suite shows that
+ * the code stays within what the stack grants (lib/cdk/partition-boundaries.ts, lib/cdk/object-grants.ts).
  *
- * A call is the work of `actor` when it is made inside `observe(actor, ...)`, or when its call stack runs
- * through a file `byFile` names (the local gateway runs the authorizer in this process).
+ * A call is the work of `actor` when it is made inside `observe(actor, ...)`: every function's handler runs
+ * so (observedHandler).
  */
 export interface TouchedKey {
   actor: string;
@@ -27,8 +30,17 @@ export interface TouchedKey {
   returnValues?: string;
 }
 
+/** An S3 call's object (or bucket), and what IAM asks of it: a copy reads its source and writes its target. */
+export interface TouchedObject {
+  actor: string;
+  action: string;
+  bucket: 'private' | 'public' | 'other';
+  /** The object's key; none for a bucket-level call (ListObjectsV2). */
+  key?: string;
+}
+
 const actor = new AsyncLocalStorage<string>();
-const byFile = new Map<string, string>();
+const touchedObjects: TouchedObject[] = [];
 const touched: TouchedKey[] = [];
 let installed = false;
 
@@ -38,38 +50,63 @@ function install(): void {
   installed = true;
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
-      const who = actor.getStore() ?? actorOfStack();
+      const who = actor.getStore();
       if (who) {
         for (const key of keysOf(context.commandName ?? '?', args.input as Input))
           touched.push({ actor: who, ...key });
       }
       return next(args);
     },
-    // First of all, while the caller's frames are still on the stack.
     { step: 'initialize', name: 'observeTouchedKeys', priority: 'high' },
   );
+  // The presigner's signing runs the same step: a signed upload URL is the signer's PutObject.
+  for (const client of [s3(), presigner()]) {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const who = actor.getStore();
+        if (who) touchedObjects.push(...objectsOf(context.commandName ?? '?', args.input as Input, who));
+        return next(args);
+      },
+      { step: 'initialize', name: 'observeTouchedObjects', priority: 'high' },
+    );
+  }
 }
 
-function actorOfStack(): string | undefined {
-  if (byFile.size === 0) return undefined;
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 100;
-  const stack = new Error().stack ?? '';
-  Error.stackTraceLimit = limit;
-  for (const [file, who] of byFile) if (stack.includes(file)) return who;
-  return undefined;
+const bucketKind = (bucket: unknown): TouchedObject['bucket'] =>
+  bucket === config.privateBucket() ? 'private' : bucket === config.publicBucket() ? 'public' : 'other';
+
+/** The IAM actions an S3 command asks of its objects. */
+function objectsOf(command: string, input: Input, who: string): TouchedObject[] {
+  const name = command.replace(/Command$/, '');
+  const target = { actor: who, bucket: bucketKind(input.Bucket), key: input.Key as string | undefined };
+  switch (name) {
+    case 'HeadObject':
+    case 'GetObject':
+      return [{ ...target, action: 's3:GetObject' }];
+    case 'ListObjectsV2':
+      return [{ actor: who, bucket: bucketKind(input.Bucket), action: 's3:ListBucket' }];
+    case 'CopyObject': {
+      const source = decodeURIComponent(String(input.CopySource).replace(/^\//, ''));
+      const slash = source.indexOf('/');
+      return [
+        {
+          actor: who,
+          action: 's3:GetObject',
+          bucket: bucketKind(source.slice(0, slash)),
+          key: source.slice(slash + 1),
+        },
+        { ...target, action: 's3:PutObject' },
+      ];
+    }
+    default:
+      return [{ ...target, action: `s3:${name}` }];
+  }
 }
 
 /** Calls made while `work` runs (in its async context) are `who`'s. */
 export function observe<T>(who: string, work: () => Promise<T>): Promise<T> {
   install();
   return actor.run(who, work);
-}
-
-/** Calls whose stack runs through `file` (a path ending, e.g. `functions/authorizer.ts`) are `who`'s. */
-export function observeFile(file: string, who: string): void {
-  install();
-  byFile.set(file, who);
 }
 
 /**
@@ -136,32 +173,102 @@ export const unusedGrants = (keys: readonly TouchedKey[], statements: readonly T
       .map((target) => `${kind} ${target}`);
   });
 
+/** Whether IAM would allow the S3 call under these statements (action, bucket, key prefix). */
+const objectAllowedBy = (object: TouchedObject, statements: readonly ObjectStatement[]): boolean =>
+  statements.some(
+    (statement) =>
+      statement.actions.includes(object.action) &&
+      statement.bucket === object.bucket &&
+      (statement.keys === undefined
+        ? object.key === undefined
+        : object.key !== undefined && withinPartitions(object.key, [statement.keys])),
+  );
+
+/** Each of `objects` that the statements would refuse, as `action bucket/key`. */
+export const objectsOutsideGrants = (
+  objects: readonly TouchedObject[],
+  statements: readonly ObjectStatement[],
+): string[] =>
+  objects
+    .filter((object) => !objectAllowedBy(object, statements))
+    .map((object) => `${object.action} ${object.bucket}/${object.key ?? ''}`);
+
+/**
+ * Each key prefix the statements grant that none of `objects` used, as `s3:GetObject private/teams/*`.
+ * ListBucket is never called: it is what lets S3 answer a missing key 404 rather than 403.
+ */
+export const unusedObjectGrants = (
+  objects: readonly TouchedObject[],
+  statements: readonly ObjectStatement[],
+): string[] =>
+  statements
+    .filter((statement) => statement.keys !== undefined)
+    .flatMap((statement) =>
+      statement.actions
+        .filter(
+          (action) =>
+            !objects.some(
+              (object) =>
+                object.action === action &&
+                object.bucket === statement.bucket &&
+                object.key !== undefined &&
+                withinPartitions(object.key, [statement.keys as string]),
+            ),
+        )
+        .map((action) => `${action} ${statement.bucket}/${statement.keys}`),
+    );
+
+/** Every function that called S3 so far, with what it touched. */
+export function objectsByFunction(): Map<string, TouchedObject[]> {
+  const byFunction = new Map<string, TouchedObject[]>();
+  for (const object of touchedObjects) {
+    if (!object.actor.startsWith('functions/')) continue;
+    byFunction.set(object.actor, [...(byFunction.get(object.actor) ?? []), object]);
+  }
+  return byFunction;
+}
+
 /**
  * Each touch in this process that the function's grants would refuse, as `function: action pk`: every
  * function is held to its declaration (shared/routes.ts `table`) after each test file (support/env.ts).
  */
 export function touchesOutsideGrants(): string[] {
   const access = tableAccessByHandler();
-  return [...touchedByFunction()].flatMap(([file, keys]) =>
-    outsideGrants(keys, tableStatements(access.get(file))).map((touch) => `${file}: ${touch}`),
-  );
+  const files = fileAccessByHandler();
+  return [
+    ...[...touchedByFunction()].flatMap(([file, keys]) =>
+      outsideGrants(keys, tableStatements(access.get(file))).map((touch) => `${file}: ${touch}`),
+    ),
+    ...[...objectsByFunction()].flatMap(([file, objects]) =>
+      objectsOutsideGrants(objects, objectStatements(files.get(file))).map((touch) => `${file}: ${touch}`),
+    ),
+  ];
 }
 
 /**
  * For every function: whether it declares table access and touched the table in this process, what it
- * touched outside its grants, and what it was granted and never used.
+ * touched outside its grants (items and objects), and what it was granted and never used.
  */
 export function grantReport() {
   const touched = touchedByFunction();
+  const objects = objectsByFunction();
+  const files = fileAccessByHandler();
   return [...tableAccessByHandler()].map(([file, access]) => {
     const keys = touched.get(file) ?? [];
     const statements = tableStatements(access);
+    const objectGrants = objectStatements(files.get(file));
     return {
       file,
       declared: access !== undefined,
       touched: keys.length > 0,
-      outside: outsideGrants(keys, statements),
-      unused: unusedGrants(keys, statements),
+      outside: [
+        ...outsideGrants(keys, statements),
+        ...objectsOutsideGrants(objects.get(file) ?? [], objectGrants),
+      ],
+      unused: [
+        ...unusedGrants(keys, statements),
+        ...unusedObjectGrants(objects.get(file) ?? [], objectGrants),
+      ],
     };
   });
 }

@@ -6,8 +6,9 @@ import { issueToken, listTokens, revokeTokenById, TokenLimitError } from '../../
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import type { RateLimits } from '../../shared/rate-limits.ts';
+import { authorizer } from '../../shared/routes.ts';
 import { apiClient, newTeam, startApi } from '../support/api.ts';
-import { observeFile, touchedBy } from '../support/key-observer.ts';
+import { touchedBy } from '../support/key-observer.ts';
 
 /**
  * The front door: a caller without an account cannot close it for the teams. Against the local
@@ -30,8 +31,6 @@ const TYPES = '/api/v1/contact-fields/types';
 let api: Awaited<ReturnType<typeof startApi>>;
 beforeAll(async () => {
   api = await startApi(LIMITS_UNDER_TEST);
-  // The authorizer runs in this process (the local gateway's): its reads are told by its file.
-  observeFile('functions/authorizer.ts', 'authorizer');
 });
 afterAll(() => api?.close());
 
@@ -67,7 +66,7 @@ const inventedToken = () =>
 
 /** The authorizer's reads of token items so far (its once-a-day write of `last_used_on` aside). */
 const tokenReads = () =>
-  touchedBy('authorizer').filter((key) => key.pk.startsWith('TOKEN#') && key.command.startsWith('Get'))
+  touchedBy(authorizer.handler).filter((key) => key.pk.startsWith('TOKEN#') && key.command.startsWith('Get'))
     .length;
 
 /** Runs `task` `total` times, `width` at a time. */
