@@ -35,6 +35,12 @@ export class ImageFault extends Error {
 export const MAX_IMAGE_SIDE = 16_384;
 
 /**
+ * The most chunks, marker segments or blocks a file may have. Real images have tens to hundreds (an
+ * animation a few thousand); 2 MiB of empty ones would be 175,000, each a step of the walk.
+ */
+export const MAX_IMAGE_PARTS = 10_000;
+
+/**
  * Markup an HTML tokenizer acts on: a start or end tag with a plain name (`<script`, `<img`, `</p>`), a
  * comment, doctype or CDATA section (`<!`), a processing instruction other than XMP's `<?xpacket` (`<?xml`
  * makes a document XML). XMP's own elements are namespace-prefixed (`<x:xmpmeta`, `<rdf:RDF>`), which no
@@ -63,49 +69,68 @@ const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, 
 
 /** Throws when text metadata carries markup. */
 function refuseMarkup(data: Uint8Array, where: string): void {
-  if (HTML_MARKUP.test(view(data).toString('latin1'))) {
+  // Most text has no `<` at all: no string is made of it.
+  if (data.indexOf(0x3c) >= 0 && HTML_MARKUP.test(view(data).toString('latin1'))) {
     throw new ImageFault('markup', `markup in ${where}`);
   }
 }
 
-/** A bounds-checked cursor: reading past the end is a truncated file. */
+/**
+ * A bounds-checked cursor: reading past the end is a truncated file. Reads make no objects but the slices
+ * asked for (a hostile file may hold a million tiny chunks).
+ */
 class Reader {
   offset = 0;
-  constructor(readonly bytes: Uint8Array) {}
+  private parts = 0;
+  private readonly data: DataView;
+  constructor(readonly bytes: Uint8Array) {
+    this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
 
   get left(): number {
     return this.bytes.length - this.offset;
   }
 
-  take(length: number, what: string): Uint8Array {
+  /** Moves past `length` bytes and returns where they start. */
+  skip(length: number, what: string): number {
     if (length > this.left) throw malformed(`the file ends inside ${what}`);
-    const slice = this.bytes.subarray(this.offset, this.offset + length);
     this.offset += length;
-    return slice;
+    return this.offset - length;
+  }
+
+  take(length: number, what: string): Uint8Array {
+    const start = this.skip(length, what);
+    return this.bytes.subarray(start, start + length);
   }
 
   u8(what: string): number {
-    return this.take(1, what)[0] as number;
+    return this.data.getUint8(this.skip(1, what));
   }
 
   u16be(what: string): number {
-    return view(this.take(2, what)).readUInt16BE(0);
+    return this.data.getUint16(this.skip(2, what));
   }
 
   u16le(what: string): number {
-    return view(this.take(2, what)).readUInt16LE(0);
+    return this.data.getUint16(this.skip(2, what), true);
   }
 
   u32be(what: string): number {
-    return view(this.take(4, what)).readUInt32BE(0);
+    return this.data.getUint32(this.skip(4, what));
   }
 
   u32le(what: string): number {
-    return view(this.take(4, what)).readUInt32LE(0);
+    return this.data.getUint32(this.skip(4, what), true);
   }
 
   ascii(length: number, what: string): string {
     return view(this.take(length, what)).toString('latin1');
+  }
+
+  /** Counts a chunk, segment or block. */
+  part(): void {
+    if (++this.parts > MAX_IMAGE_PARTS)
+      throw malformed(`more than ${MAX_IMAGE_PARTS} chunks, segments or blocks`);
   }
 
   /** Nothing may follow the image's end. */
@@ -134,11 +159,11 @@ const PNG_DEPTHS: Record<number, number[]> = {
 const PNG_TEXT_CHUNKS = new Set(['tEXt', 'zTXt', 'iTXt']);
 
 function walkPng(reader: Reader): void {
-  reader.take(8, 'the signature');
+  reader.skip(8, 'the signature');
   const ihdr = pngChunk(reader);
   if (ihdr.type !== 'IHDR') throw malformed('the first chunk is not IHDR');
   const colourType = checkIhdr(ihdr.data);
-  let seen = { plte: false, idat: false, idatEnded: false };
+  const seen = { plte: false, idat: false, idatEnded: false };
   for (;;) {
     const { type, data } = pngChunk(reader);
     if (type === 'IEND') {
@@ -147,18 +172,24 @@ function walkPng(reader: Reader): void {
       reader.end('the IEND chunk');
       return;
     }
-    seen = pngOrder(type, seen, colourType);
+    pngOrder(type, seen, colourType);
     if (PNG_TEXT_CHUNKS.has(type)) refuseMarkup(data, `a text chunk (${type})`);
   }
 }
 
+const isLetter = (byte: number) => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
+
 function pngChunk(reader: Reader): { type: string; data: Uint8Array } {
+  reader.part();
   const length = reader.u32be('a chunk length');
   if (length > 0x7fffffff) throw malformed('a chunk length over 2^31-1');
   const typeAndData = reader.take(4 + length, 'a chunk');
-  const type = view(typeAndData).toString('latin1', 0, 4);
-  if (!/^[A-Za-z]{4}$/.test(type)) throw malformed('a chunk type that is not four letters');
-  if (reader.u32be(`the ${type} chunk's CRC`) !== crc32(typeAndData)) {
+  const [a, b, c, d] = [typeAndData[0], typeAndData[1], typeAndData[2], typeAndData[3]] as number[];
+  if (!isLetter(a as number) || !isLetter(b as number) || !isLetter(c as number) || !isLetter(d as number)) {
+    throw malformed('a chunk type that is not four letters');
+  }
+  const type = String.fromCharCode(a as number, b as number, c as number, d as number);
+  if (reader.u32be('a chunk CRC') !== crc32(typeAndData)) {
     throw malformed(`a wrong CRC-32 in the ${type} chunk`);
   }
   return { type, data: typeAndData.subarray(4) };
@@ -177,26 +208,27 @@ function checkIhdr(data: Uint8Array): number {
   return colourType as number;
 }
 
-/** The critical chunks' order: IHDR once, PLTE before IDAT, IDAT chunks in one run. */
+/** The critical chunks' order (IHDR once, PLTE before IDAT, IDAT chunks in one run), noted in `seen`. */
 function pngOrder(
   type: string,
   seen: { plte: boolean; idat: boolean; idatEnded: boolean },
   colourType: number,
-): typeof seen {
+): void {
   if (type === 'IHDR') throw malformed('a second IHDR chunk');
   if (type === 'PLTE') {
     if (seen.plte || seen.idat) throw malformed('a PLTE chunk out of place');
     if (colourType === 0 || colourType === 4) throw malformed('a PLTE chunk in a greyscale image');
-    return { ...seen, plte: true };
-  }
-  if (type === 'IDAT') {
+    seen.plte = true;
+  } else if (type === 'IDAT') {
     if (seen.idatEnded) throw malformed('IDAT chunks that are not consecutive');
     if (colourType === 3 && !seen.plte) throw malformed('a palette image with no PLTE chunk');
-    return { ...seen, idat: true };
+    seen.idat = true;
+  } else if (type.charCodeAt(0) < 0x61) {
+    // An unknown critical chunk (upper-case first letter) is one a decoder must refuse.
+    throw malformed(`an unknown critical chunk ${type}`);
+  } else {
+    seen.idatEnded = seen.idat;
   }
-  // An unknown critical chunk (upper-case first letter) is one a decoder must refuse.
-  if (/^[A-Z]/.test(type)) throw malformed(`an unknown critical chunk ${type}`);
-  return { ...seen, idatEnded: seen.idat };
 }
 
 // JPEG (ITU T.81): SOI, marker segments (0xFF, a marker, a 16-bit length that counts itself), a frame
@@ -221,7 +253,7 @@ function walkJpeg(reader: Reader): void {
     }
     const length = reader.u16be('a segment length');
     if (length < 2) throw malformed(`a segment length under 2 (marker 0xFF${hex(marker)})`);
-    const data = reader.take(length - 2, `a segment (marker 0xFF${hex(marker)})`);
+    const data = reader.take(length - 2, 'a segment');
     if (SOF_MARKERS.has(marker)) {
       if (frame) throw malformed('a second frame header');
       checkFrameHeader(data);
@@ -241,6 +273,7 @@ const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, '0');
 
 /** The next marker: 0xFF (fill bytes 0xFF may repeat) and a marker byte. */
 function jpegMarker(reader: Reader): number {
+  reader.part();
   if (reader.u8('a marker') !== 0xff) throw malformed('a segment not starting with a marker');
   let marker = reader.u8('a marker');
   while (marker === 0xff) marker = reader.u8('a marker');
@@ -304,6 +337,7 @@ function walkGif(reader: Reader): void {
   const globalTable = colourTable(reader, packed);
   let images = 0;
   for (;;) {
+    reader.part();
     const introducer = reader.u8('a block');
     if (introducer === 0x3b) {
       if (images === 0) throw malformed('no image before the trailer');
@@ -361,7 +395,7 @@ function subBlocks(reader: Reader): { raw: Uint8Array; count: number } {
   const start = reader.offset;
   let count = 0;
   for (let size = reader.u8('a sub-block'); size > 0; size = reader.u8('a sub-block')) {
-    reader.take(size, 'a sub-block');
+    reader.skip(size, 'a sub-block');
     count++;
   }
   return { raw: reader.bytes.subarray(start, reader.offset), count };
@@ -387,6 +421,7 @@ function walkWebp(reader: Reader): void {
 }
 
 function webpChunk(reader: Reader): { fourCC: string; data: Uint8Array } {
+  reader.part();
   const fourCC = reader.ascii(4, 'a chunk header');
   const size = reader.u32le('a chunk header');
   const data = reader.take(size, `the ${fourCC} chunk`);

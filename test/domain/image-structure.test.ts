@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkImageStructure, ImageFault } from '../../shared/files/image-structure.ts';
+import { checkImageStructure, ImageFault, MAX_IMAGE_PARTS } from '../../shared/files/image-structure.ts';
 import { decode, encode, FORMATS, type Format, type Pixels } from '../support/image-codecs.ts';
 import { GIF, JPEG, PNG, WEBP } from '../support/images.ts';
 
@@ -176,6 +176,18 @@ describe('a PNG', () => {
     expect(faultOf(change(Buffer.from(PNG)), 'PNG')).toMatchObject({ kind: 'malformed', reason });
   });
 
+  it('with more chunks than any image has is refused before its walk costs much', async () => {
+    const empty = chunk('zzZz', '');
+    const many = (count: number) =>
+      pngChunksBefore(Buffer.from(PNG), PNG.length - 12, Array(count).fill(empty));
+    // IHDR, IDAT and IEND are three of the parts.
+    await expectAccepted(many(MAX_IMAGE_PARTS - 3), 'PNG');
+    expect(faultOf(many(MAX_IMAGE_PARTS - 2), 'PNG')).toMatchObject({
+      kind: 'malformed',
+      reason: 'more than 10000 chunks, segments or blocks',
+    });
+  });
+
   it('keeps XMP (namespaced XML in an iTXt chunk) and refuses a page hidden in it', async () => {
     const xmp = (inner: string) =>
       `XML:com.adobe.xmp\0\0\0\0\0<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description>${inner}</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
@@ -203,7 +215,7 @@ describe('a JPEG', () => {
     [
       'a segment length past the end',
       (bytes: Buffer) => withJpegLength(bytes, 0xdb, 0xffff),
-      'the file ends inside a segment (marker 0xFFDB)',
+      'the file ends inside a segment',
     ],
     [
       'a second SOI',
