@@ -184,11 +184,9 @@ function pngChunk(reader: Reader): { type: string; data: Uint8Array } {
   const length = reader.u32be('a chunk length');
   if (length > 0x7fffffff) throw malformed('a chunk length over 2^31-1');
   const typeAndData = reader.take(4 + length, 'a chunk');
-  const [a, b, c, d] = [typeAndData[0], typeAndData[1], typeAndData[2], typeAndData[3]] as number[];
-  if (!isLetter(a as number) || !isLetter(b as number) || !isLetter(c as number) || !isLetter(d as number)) {
-    throw malformed('a chunk type that is not four letters');
-  }
-  const type = String.fromCharCode(a as number, b as number, c as number, d as number);
+  const letters = typeAndData.subarray(0, 4);
+  if (!letters.every(isLetter)) throw malformed('a chunk type that is not four letters');
+  const type = String.fromCharCode(...letters);
   if (reader.u32be('a chunk CRC') !== crc32(typeAndData)) {
     throw malformed(`a wrong CRC-32 in the ${type} chunk`);
   }
@@ -198,14 +196,14 @@ function pngChunk(reader: Reader): { type: string; data: Uint8Array } {
 function checkIhdr(data: Uint8Array): number {
   if (data.length !== 13) throw malformed('an IHDR chunk that is not 13 bytes');
   checkSides(view(data).readUInt32BE(0), view(data).readUInt32BE(4), 'IHDR');
-  const [depth, colourType, compression, filter, interlace] = data.subarray(8) as unknown as number[];
-  if (!PNG_DEPTHS[colourType as number]?.includes(depth as number)) {
+  const [depth = 0, colourType = 0, compression, filter, interlace] = data.subarray(8);
+  if (!PNG_DEPTHS[colourType]?.includes(depth)) {
     throw malformed(`colour type ${colourType} with bit depth ${depth}`);
   }
   if (compression !== 0 || filter !== 0 || (interlace !== 0 && interlace !== 1)) {
     throw malformed('an unknown compression, filter or interlace method in IHDR');
   }
-  return colourType as number;
+  return colourType;
 }
 
 /** The critical chunks' order (IHDR once, PLTE before IDAT, IDAT chunks in one run), noted in `seen`. */
