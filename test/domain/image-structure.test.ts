@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkImageStructure, ImageFault, MAX_IMAGE_PARTS } from '../../shared/files/image-structure.ts';
 import { decode, encode, FORMATS, type Format, type Pixels } from '../support/image-codecs.ts';
-import { GIF, JPEG, PNG, WEBP } from '../support/images.ts';
+import { GIF, JPEG, PNG, PNG_2X1, pngOfSize, WEBP } from '../support/images.ts';
 
 /**
  * A brand image is exactly one well-formed image, whole (shared/files/image-structure.ts): real images made
@@ -266,12 +266,17 @@ describe('a WebP', () => {
       RUNS,
     );
   });
+});
 
-  it('the test images are real', async () => {
+describe('the images the API tests upload', () => {
+  it('are accepted, and read by their decoders', async () => {
     await expectAccepted(WEBP, 'WebP');
     await expectAccepted(JPEG, 'JPEG');
     await expectAccepted(GIF, 'GIF');
     await expectAccepted(PNG, 'PNG');
+    await expectAccepted(PNG_2X1, 'PNG');
+    // The file of a slot's byte limit the API tests publish.
+    await expectAccepted(pngOfSize(2 * 1024 * 1024), 'PNG');
   });
 });
 
