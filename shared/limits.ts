@@ -40,8 +40,6 @@ export const LIMITS = {
     footer_image: 1024 * 1024,
     social_share_image: 2 * 1024 * 1024,
   },
-  /** The first bytes of a brand image read to judge its type (magic numbers; WebP needs 12). */
-  brandImageSniffBytes: 32,
   /**
    * Days a public brand image stays after the last brand of its team stops naming it (mails already sent
    * still show it): the public bucket's lifecycle rule deletes it then, unless a brand names it again.

@@ -13,7 +13,7 @@ import { s3 } from '../shared/files/s3.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 import { apiClient, newTeam, useApi } from './support/api.ts';
-import { fetchBytes, GIF, PNG } from './support/images.ts';
+import { fetchBytes, GIF, PNG, PNG_2X1 } from './support/images.ts';
 import { pathOfBytes } from './support/library-paths.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
@@ -177,7 +177,7 @@ describe('brand images in the path form', () => {
     // The same file version again is the same public object; a new version is a new URL.
     const again = await client.put(`${BRANDS}/${brand.id}`, { logo_image_path: 'img/logo.png' });
     expect(again.body.logo_image).toBe(brand.logo_image);
-    await putPrivateFile(teamId, 'img/logo.png', Buffer.concat([PNG, Buffer.from([0])]), 'image/png');
+    await putPrivateFile(teamId, 'img/logo.png', PNG_2X1, 'image/png');
     const updated = await client.put(`${BRANDS}/${brand.id}`, {
       logo_image_path: 'img/logo.png',
       header_image: null,
@@ -186,10 +186,7 @@ describe('brand images in the path form', () => {
     expect(updated.body.logo_image).not.toBe(brand.logo_image);
     expect(updated.body.header_image).toBeNull();
     expect(updated.body.footer_image).toBe(brand.footer_image);
-    expect(await fetchBytes(updated.body.logo_image)).toMatchObject({
-      status: 200,
-      bytes: Buffer.concat([PNG, Buffer.from([0])]),
-    });
+    expect(await fetchBytes(updated.body.logo_image)).toMatchObject({ status: 200, bytes: PNG_2X1 });
     expect(await fetchBytes(brand.logo_image)).toMatchObject({ status: 200, bytes: PNG });
   });
 
@@ -600,7 +597,7 @@ describe('brand images under a new public base URL', () => {
 
     // A new image written under the new base is rendered under it too, by an update in place and by one
     // in a transaction (the default changes).
-    await putPrivateFile(teamId, 'logo.png', Buffer.concat([PNG, Buffer.from([1])]), 'image/png');
+    await putPrivateFile(teamId, 'logo.png', PNG_2X1, 'image/png');
     const updated = await client.put(`${BRANDS}/${brand.id}`, { footer_image_path: 'logo.png' });
     expect(updated.body.footer_image).toMatch(new RegExp(`^${after}/brands/${teamId}/`));
     const undefaulted = await client.put(`${BRANDS}/${brand.id}`, {

@@ -5,7 +5,8 @@ import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { describeError, logger } from '../telemetry.ts';
-import { IMAGE_TYPE_NAMES, mediaType, sniffImageType } from './image-types.ts';
+import { checkImageStructure, ImageFault } from './image-structure.ts';
+import { IMAGE_TYPE_NAMES, type ImageType, mediaType, sniffImageType } from './image-types.ts';
 import { privateObjectKey } from './library.ts';
 import { brandImagePrefix, publicUrl } from './public-urls.ts';
 import { s3 } from './s3.ts';
@@ -14,16 +15,19 @@ import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from '.
 /**
  * Brand images given in the path form: files of the team's private library, copied to the public library
  * under `brands/`. Each file is judged first, with one ranged GetObject (its declared type, its size, its
- * ETag and its first bytes in one call): it must be a PNG, JPEG, GIF or WebP by its bytes (image-types.ts),
- * declared as what it is, and within its slot's size (LIMITS.brandImageBytes); else a 422 naming the field
- * and nothing is copied. The copy is made only after the brand write succeeded, so a request refused for
- * any reason (another team's brand, a missing one, a failed If-Match, a quota, a field) publishes nothing:
- * the public key is derived from the source file and its version (ETag), so the write can store it before
- * the copy exists. The copy is conditioned on that ETag: the public file is exactly the file judged. When
- * the copy fails after the write, the write is undone (`publish`) and the caller gets the copy's error. A
- * public URL never changes content (mails already sent show it); a copy no brand names any longer is
- * removed after LIMITS.orphanedImageDays (orphaned-images.ts). The URL handed back is the one a client
- * would send; the brand stores it as the copy's key and renders it on read (public-urls.ts).
+ * ETag and its bytes up to the largest limit of the slots naming it, in one call): it must be within its
+ * slot's size (LIMITS.brandImageBytes), a PNG, JPEG, GIF or WebP by its bytes (image-types.ts) declared as
+ * what it is, and exactly one well-formed image of that format, whole (image-structure.ts); else a 422
+ * naming the field and nothing is copied. The copy's name ends with the extension of the type its bytes
+ * are, whatever the library's file is called. The copy is made only after the brand write succeeded, so a
+ * request refused for any reason (another team's brand, a missing one, a failed If-Match, a quota, a
+ * field) publishes nothing: the public key is derived from the source file and its version (ETag), so the
+ * write can store it before the copy exists. The copy is conditioned on that ETag: the public file is
+ * exactly the file judged. When the copy fails after the write, the write is undone (`publish`) and the
+ * caller gets the copy's error. A public URL never changes content (mails already sent show it); a copy no
+ * brand names any longer is removed after LIMITS.orphanedImageDays (orphaned-images.ts). The URL handed
+ * back is the one a client would send; the brand stores it as the copy's key and renders it on read
+ * (public-urls.ts).
  */
 type ImageInput = Partial<Record<ImageUrlField | ImagePathField, string | null>>;
 
@@ -34,15 +38,15 @@ interface CheckedFile {
   etag: string | undefined;
   /** The whole file's bytes. */
   size: number;
-  /** Its first bytes (at most LIMITS.brandImageSniffBytes). */
-  head: Uint8Array;
+  /** Its bytes read: all of them, unless it is larger than every slot naming it allows. */
+  bytes: Uint8Array;
 }
 
 /** A file judged fit for the public library: where it goes and the type it is served with. */
 interface PendingCopy {
   file: CheckedFile;
   publicKey: string;
-  type: string;
+  type: ImageType;
   fields: ImagePathField[];
 }
 
@@ -84,7 +88,11 @@ export async function checkImagePaths<T extends ImageInput>(
   const slots = IMAGE_SLOTS.filter((slot) => typeof input[slot.path] === 'string');
   const paths = [...new Set(slots.map((slot) => input[slot.path] as string))];
   const files = new Map(
-    await Promise.all(paths.map(async (path) => [path, await checkFile(teamId, path)] as const)),
+    await Promise.all(
+      paths.map(
+        async (path) => [path, await checkFile(teamId, path, readLimit(slots, input, path))] as const,
+      ),
+    ),
   );
 
   const errors: Record<string, string[]> = {};
@@ -96,13 +104,13 @@ export async function checkImagePaths<T extends ImageInput>(
       continue;
     }
     const judged = judge(slot.path, slot.url, file);
-    if (typeof judged !== 'string') {
+    if (Array.isArray(judged)) {
       errors[slot.path] = judged;
       continue;
     }
     const copy = copies.get(file.path) ?? {
       file,
-      publicKey: publicObjectKey(teamId, file),
+      publicKey: publicObjectKey(teamId, file, judged.extension),
       type: judged,
       fields: [],
     };
@@ -143,8 +151,22 @@ function mergedRefusals(results: PromiseSettledResult<unknown>[]): ValidationErr
   return new ValidationError(errors);
 }
 
-/** The type the file is served with, or why it cannot fill the slot (each reason a message). */
-function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): string | string[] {
+/**
+ * The most of a file worth reading: the largest limit of the slots naming it. A larger file is refused by
+ * its size, and the ranged GET's Content-Range still tells that size.
+ */
+function readLimit(
+  slots: ReadonlyArray<(typeof IMAGE_SLOTS)[number]>,
+  input: ImageInput,
+  path: string,
+): number {
+  return Math.max(
+    ...slots.filter((slot) => input[slot.path] === path).map((slot) => LIMITS.brandImageBytes[slot.url]),
+  );
+}
+
+/** The type the file is, or why it cannot fill the slot (each reason a message). */
+function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): ImageType | string[] {
   const the = `The ${field.replaceAll('_', ' ')} field`;
   if (file.size === 0) return [`${the} names an empty file.`];
   const declared = mediaType(file.contentType);
@@ -158,7 +180,7 @@ function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): s
       `${the} must name a file of at most ${limit} bytes (${limit / 1024} KiB) for the ${slot.replaceAll('_', ' ')} (this one has ${file.size}).`,
     );
   }
-  const actual = sniffImageType(file.head);
+  const actual = sniffImageType(file.bytes);
   if (declared === 'image/svg+xml') {
     messages.push(`${the} must name a ${IMAGE_TYPE_NAMES} image: SVG is not accepted (it can carry script).`);
   } else if (!actual) {
@@ -168,35 +190,62 @@ function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): s
       `${the} names a ${actual.name} image uploaded as ${declared}: upload it again as ${actual.type}.`,
     );
   }
-  return messages.length > 0 || !actual ? messages : actual.type;
+  if (messages.length > 0 || !actual) return messages;
+  // Within the slot's limit, so read whole.
+  const fault = structureFault(file.bytes, actual);
+  return fault ? [`${the} ${fault}`] : actual;
 }
 
-/** The file's declared type, size, version and first bytes (one ranged GET), or how S3 refused it. */
-async function checkFile(teamId: number, path: string): Promise<CheckedFile | FileRefusal> {
+/** Each file's structure is walked once, however many slots name it. */
+const structureFaults = new WeakMap<Uint8Array, string | undefined>();
+
+/** What is wrong with the file as an image of its type, as the end of a message; undefined if nothing. */
+function structureFault(bytes: Uint8Array, type: ImageType): string | undefined {
+  if (!structureFaults.has(bytes)) structureFaults.set(bytes, walkedFault(bytes, type));
+  return structureFaults.get(bytes);
+}
+
+function walkedFault(bytes: Uint8Array, type: ImageType): string | undefined {
+  try {
+    checkImageStructure(bytes, type.name);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ImageFault)) throw error;
+    return error.kind === 'markup'
+      ? `names a ${type.name} image with ${error.reason}: export it again without text metadata.`
+      : `names a file that is not a well-formed ${type.name}: ${error.reason}.`;
+  }
+}
+
+/**
+ * The file's declared type, size, version and bytes up to `limit` (one ranged GET: the whole file when it
+ * fits), or how S3 refused it.
+ */
+async function checkFile(teamId: number, path: string, limit: number): Promise<CheckedFile | FileRefusal> {
   const key = privateObjectKey(teamId, path);
   try {
     const answer = await s3().send(
       new GetObjectCommand({
         Bucket: config.privateBucket(),
         Key: key,
-        Range: `bytes=0-${LIMITS.brandImageSniffBytes - 1}`,
+        Range: `bytes=0-${limit - 1}`,
       }),
     );
-    const head = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
-    // `bytes 0-31/<size>`: the whole file's size after the slash.
+    const bytes = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
+    // `bytes 0-<last>/<size>`: the whole file's size after the slash.
     const total = Number(answer.ContentRange?.split('/')[1]);
     return {
       path,
       key,
       contentType: answer.ContentType ?? '',
       etag: answer.ETag,
-      size: Number.isSafeInteger(total) ? total : (answer.ContentLength ?? head.length),
-      head: head.subarray(0, LIMITS.brandImageSniffBytes),
+      size: Number.isSafeInteger(total) ? total : (answer.ContentLength ?? bytes.length),
+      bytes: bytes.subarray(0, limit),
     };
   } catch (error) {
     // S3 answers a range of an empty file so: it exists, and has no bytes.
     if (error instanceof S3ServiceException && error.name === 'InvalidRange') {
-      return { path, key, contentType: '', etag: undefined, size: 0, head: new Uint8Array() };
+      return { path, key, contentType: '', etag: undefined, size: 0, bytes: new Uint8Array() };
     }
     const refusal = fileFault(error);
     if (refusal) return refusal;
@@ -213,29 +262,38 @@ async function copyToPublic({ file, publicKey, type }: PendingCopy): Promise<voi
       CopySourceIfMatch: file.etag,
       MetadataDirective: 'REPLACE',
       // The type its bytes are, whatever it was uploaded as (they agree, or it was refused).
-      ContentType: type,
+      ContentType: type.type,
       CacheControl: PUBLIC_CACHE_CONTROL,
       // Tags are the source's (a library file has none): a copy made again is no longer marked orphaned.
     }),
   );
 }
 
-/** Where a file version is copied to: derived from its key and ETag, its name cut to fit the URL. */
-export function publicObjectKey(teamId: number, file: Pick<CheckedFile, 'path' | 'key' | 'etag'>): string {
+/**
+ * Where a file version is copied to: derived from its key and ETag, its name cut to fit the URL and ending
+ * with the extension of its type (`evil.html` holding a PNG is published as `evil.png`).
+ */
+export function publicObjectKey(
+  teamId: number,
+  file: Pick<CheckedFile, 'path' | 'key' | 'etag'>,
+  extension: string,
+): string {
   const version = createHash('sha256')
     .update(`${file.key}\n${file.etag}`)
     .digest('hex')
     .slice(0, VERSION_LENGTH);
   const prefix = `${brandImagePrefix(teamId)}${version}/`;
   const room = MAX_URL_LENGTH - config.publicBaseUrl().length - 1 - prefix.length;
-  return prefix + publicFileName(file.path, Math.min(LIMITS.publicFileNameLength, room));
+  return prefix + publicFileName(file.path, extension, Math.min(LIMITS.publicFileNameLength, room));
 }
 
-/** The file's name reduced to URL-safe characters and a length that keeps the URL within 255 characters. */
-function publicFileName(path: string, maxLength: number): string {
-  const name = (path.split('/').at(-1) ?? '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
-  if (name.length <= maxLength) return name || 'image';
+/**
+ * The file's name without its extension, reduced to URL-safe characters and cut so that with `extension`
+ * it keeps the URL within 255 characters.
+ */
+function publicFileName(path: string, extension: string, maxLength: number): string {
+  const name = path.split('/').at(-1) ?? '';
   const dot = name.lastIndexOf('.');
-  const extension = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : '';
-  return name.slice(0, Math.max(1, maxLength - extension.length)) + extension;
+  const stem = (dot >= 0 ? name.slice(0, dot) : name).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+  return (stem || 'image').slice(0, Math.max(1, maxLength - extension.length)) + extension;
 }

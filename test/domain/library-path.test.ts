@@ -111,16 +111,28 @@ describe("a brand image's public key", () => {
   it('is at most 120 ASCII bytes for the largest team id and the longest path: within S3 whatever the path', () => {
     const path = pathOfBytes('a', MAX_PATH_BYTES);
     const file = { path, key: privateObjectKey(LARGEST_TEAM_ID, path), etag: '"0123"' };
-    const key = publicObjectKey(LARGEST_TEAM_ID, file);
-    expect(key).toMatch(/^brands\/999999999999999\/[0-9a-f]{32}\/a{64}$/);
+    const key = publicObjectKey(LARGEST_TEAM_ID, file, '.webp');
+    expect(key).toMatch(/^brands\/999999999999999\/[0-9a-f]{32}\/a{59}\.webp$/);
     expect(bytes(key)).toBe(MAX_PUBLIC_KEY_BYTES);
     expect(MAX_PUBLIC_KEY_BYTES).toBe(120);
     expect(MAX_PUBLIC_KEY_BYTES).toBeLessThan(LIMITS.objectKeyBytes);
   });
 
+  it.each([
+    ['evil.html', '.png', 'evil.png'],
+    ['logos/photo.JPEG', '.jpg', 'photo.jpg'],
+    ['archive.tar.gz', '.gif', 'archive.tar.gif'],
+    ['no-extension', '.webp', 'no-extension.webp'],
+    ['.png', '.png', 'image.png'],
+    [`${'b'.repeat(100)}.html`, '.png', `${'b'.repeat(60)}.png`],
+  ])('names %s holding a %s image by its type: %s', (path, extension, name) => {
+    const key = publicObjectKey(1, { path, key: privateObjectKey(1, path), etag: '"1"' }, extension);
+    expect(key.split('/').at(-1)).toBe(name);
+  });
+
   it('keeps a file name of CJK or emoji to URL-safe ASCII', () => {
     const path = `${'漢'.repeat(85)}/${'😀'.repeat(62)}.png`;
-    const key = publicObjectKey(1, { path, key: privateObjectKey(1, path), etag: undefined });
+    const key = publicObjectKey(1, { path, key: privateObjectKey(1, path), etag: undefined }, '.png');
     expect(key).toMatch(/^brands\/1\/[0-9a-f]{32}\/[A-Za-z0-9._-]+$/);
     expect(bytes(key)).toBe(key.length);
   });

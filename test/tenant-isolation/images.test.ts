@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { GetObjectTaggingCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -17,7 +18,7 @@ import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { s3 } from '../../shared/files/s3.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { apiClient, newTeam, useApi } from '../support/api.ts';
-import { fetchBytes, GIF, PNG, SVG_WITH_SCRIPT } from '../support/images.ts';
+import { fetchBytes, GIF, JPEG, PNG, pngOfSize, SVG_WITH_SCRIPT, WEBP } from '../support/images.ts';
 import { roundTrips } from '../support/round-trips.ts';
 import { type Synthesized, synthesize } from '../support/synth.ts';
 import { idOf } from '../support/template.ts';
@@ -29,6 +30,7 @@ import { idOf } from '../support/template.ts';
  */
 const api = useApi();
 const BRANDS = '/api/v1/brands';
+const FILES = '/api/v1/files';
 const MiB = 1024 * 1024;
 
 /** Every key of the team's public brand images: what the team has made public. */
@@ -82,11 +84,8 @@ afterEach(() => {
   s3().middlewareStack.remove(FAULT);
 });
 
-/** A PNG (its signature, then `size` bytes in all): what the type check reads is its first bytes. */
-const pngOf = (size: number) => Buffer.concat([PNG, Buffer.alloc(size - PNG.length)]);
-
 describe('1. any image/* upload of any size was made public: each slot has a byte limit', () => {
-  it('1a. 60 MiB of zeros typed image/png is 422 on the field (over the limit, and no image), read 32 bytes of it, and nothing is public', async () => {
+  it("1a. 60 MiB of zeros typed image/png is 422 on the field (over the limit, and no image), read up to the slot's limit in one ranged GET, and nothing is public", async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'zeros.png', Buffer.alloc(60 * MiB), 'image/png');
     const { result: response, calls } = await s3Calls(() =>
@@ -99,7 +98,7 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
         "The social share image path field must name a PNG, JPEG, GIF or WebP image (the file's bytes are none of them).",
       ],
     });
-    // One ranged GET (LIMITS.brandImageSniffBytes), no copy.
+    // One ranged GET (of at most the slot's limit), no copy.
     expect(calls).toEqual(['GetObjectCommand']);
     expect(await publicCopies(teamId)).toEqual([]);
     expect((await client.get(BRANDS)).body).toEqual([]);
@@ -109,8 +108,8 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
     const { teamId, client } = await api.caller();
     const limit = LIMITS.brandImageBytes.social_share_image;
     expect(limit).toBe(2 * MiB);
-    await putPrivateFile(teamId, 'at-limit.png', pngOf(limit), 'image/png');
-    await putPrivateFile(teamId, 'over-limit.png', pngOf(limit + 1), 'image/png');
+    await putPrivateFile(teamId, 'at-limit.png', pngOfSize(limit), 'image/png');
+    await putPrivateFile(teamId, 'over-limit.png', pngOfSize(limit + 1), 'image/png');
     const over = await client.post(BRANDS, { name: 'Over', social_share_image_path: 'over-limit.png' });
     expect(over.status).toBe(422);
     expect(over.body.errors).toEqual({
@@ -128,7 +127,7 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
   it('1c. each slot has its own limit: one file named for two slots meets both, each field refused on its own', async () => {
     const { teamId, client } = await api.caller();
     const logoLimit = LIMITS.brandImageBytes.logo_image;
-    await putPrivateFile(teamId, 'banner.png', pngOf(logoLimit + 1), 'image/png');
+    await putPrivateFile(teamId, 'banner.png', pngOfSize(logoLimit + 1), 'image/png');
     const response = await client.post(BRANDS, {
       name: 'Two slots',
       logo_image_path: 'banner.png',
@@ -204,14 +203,13 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
 
   it('3c. a real image is served with the type of its bytes (image/jpeg for a JPEG declared image/jpg)', async () => {
     const { teamId, client } = await api.caller();
-    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, ...Buffer.from('JFIF')]);
-    await putPrivateFile(teamId, 'photo.jpg', jpeg, 'image/jpg');
+    await putPrivateFile(teamId, 'photo.jpg', JPEG, 'image/jpg');
     const response = await client.post(BRANDS, { name: 'Photo', header_image_path: 'photo.jpg' });
     expect(response.status).toBe(201);
     expect(await fetchBytes(response.body.header_image)).toEqual({
       status: 200,
       type: 'image/jpeg',
-      bytes: jpeg,
+      bytes: JPEG,
     });
   });
 });
@@ -465,6 +463,114 @@ describe('6. public copies no brand names any longer are removed', () => {
     expect(await publicCopies(teamId)).toEqual([key]);
   });
 });
+
+describe('7. a PNG header followed by a page was published under the name the caller chose: the whole file must be one image, named by its type', () => {
+  /** Uploads as a client does: POST /files, then a PUT of the bytes to the presigned URL. */
+  async function upload(client: ReturnType<typeof apiClient>, path: string, bytes: Buffer, type: string) {
+    const answer = await client.post(FILES, { path, content_type: type, size: bytes.length });
+    expect(answer.status).toBe(200);
+    const put = await fetch(answer.body.upload_url, {
+      method: 'PUT',
+      headers: answer.body.headers,
+      body: bytes,
+    });
+    expect(put.status).toBe(200);
+  }
+
+  /** A real PNG signature and IHDR chunk, then a web page: what the type check of the first bytes let through. */
+  const POLYGLOT = Buffer.concat([
+    PNG.subarray(0, 33),
+    Buffer.from(
+      `<!DOCTYPE html><html><body><script>alert(document.domain)</script>${'x'.repeat(1000)}</body></html>`,
+    ),
+  ]);
+
+  it('7a. a PNG header and a page uploaded as evil.html is 422 on the field, on create and update, and nothing is written or public', async () => {
+    const { teamId, client } = await api.caller();
+    await upload(client, 'evil.html', POLYGLOT, 'image/png');
+    const { result: created, calls } = await s3Calls(() =>
+      client.post(BRANDS, { name: 'Polyglot', logo_image_path: 'evil.html' }),
+    );
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual({
+      logo_image_path: [
+        'The logo image path field names a file that is not a well-formed PNG: the file ends inside a chunk.',
+      ],
+    });
+    expect(calls).toEqual(['GetObjectCommand']);
+    expect((await client.get(BRANDS)).body).toEqual([]);
+
+    const brand = await client.post(BRANDS, { name: 'Kept' });
+    const updated = await client.put(`${BRANDS}/${brand.body.id}`, { social_share_image_path: 'evil.html' });
+    expect(updated.status).toBe(422);
+    expect(Object.keys(updated.body.errors)).toEqual(['social_share_image_path']);
+    const after = await client.get(`${BRANDS}/${brand.body.id}`);
+    expect(after.body).toEqual(brand.body);
+    expect(after.headers.get('etag')).toBe(brand.headers.get('etag'));
+    expect(await publicCopies(teamId)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a page after a whole PNG',
+      Buffer.concat([PNG, Buffer.from('<html><script>alert(1)</script></html>')]),
+      'image/png',
+      'names a file that is not a well-formed PNG: data after the IEND chunk.',
+    ],
+    [
+      'a page after a whole GIF',
+      Buffer.concat([GIF, Buffer.from('<html>')]),
+      'image/gif',
+      'names a file that is not a well-formed GIF: data after the trailer.',
+    ],
+    [
+      'a JPEG cut short',
+      JPEG.subarray(0, -2),
+      'image/jpeg',
+      'names a file that is not a well-formed JPEG: the file ends inside scan data.',
+    ],
+    [
+      'a page in a PNG text chunk',
+      withPngText(PNG, 'Comment\0<script>alert(1)</script>'),
+      'image/png',
+      'names a PNG image with markup in a text chunk (tEXt): export it again without text metadata.',
+    ],
+  ])('7b. %s is 422 saying what is wrong, and nothing is public', async (_case, bytes, type, message) => {
+    const { teamId, client } = await api.caller();
+    await upload(client, 'image', bytes, type);
+    const response = await client.post(BRANDS, { name: 'Refused', header_image_path: 'image' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ header_image_path: [`The header image path field ${message}`] });
+    expect((await client.get(BRANDS)).body).toEqual([]);
+    expect(await publicCopies(teamId)).toEqual([]);
+  });
+
+  it.each([
+    ['a PNG uploaded as logo.html', 'logo.html', PNG, 'image/png', 'logo.png'],
+    ['a JPEG uploaded as photo.JPEG', 'photo.JPEG', JPEG, 'image/jpeg', 'photo.jpg'],
+    ['a GIF uploaded as banner.gif.html', 'banner.gif.html', GIF, 'image/gif', 'banner.gif.gif'],
+    ['a WebP uploaded with no extension', 'brand/mark', WEBP, 'image/webp', 'mark.webp'],
+  ])('7c. %s is published under a name ending with its type', async (_case, path, bytes, type, name) => {
+    const { teamId, client } = await api.caller();
+    await upload(client, path, bytes, type);
+    const response = await client.post(BRANDS, { name: 'Renamed', logo_image_path: path });
+    expect(response.status).toBe(201);
+    const [key] = await publicCopies(teamId);
+    expect(key).toMatch(new RegExp(`^brands/${teamId}/[0-9a-f]{32}/${name.replaceAll('.', '\\.')}$`));
+    expect(response.body.logo_image).toBe(`${config.publicBaseUrl()}/${key}`);
+    expect(await fetchBytes(response.body.logo_image)).toEqual({ status: 200, type, bytes });
+  });
+});
+
+/** The PNG with a tEXt chunk of `data` (keyword, NUL, text) before IEND, its CRC-32 right. */
+function withPngText(png: Buffer, data: string): Buffer {
+  const body = Buffer.from(`tEXt${data}`, 'latin1');
+  const chunk = Buffer.alloc(body.length + 8);
+  chunk.writeUInt32BE(body.length - 4, 0);
+  body.copy(chunk, 4);
+  chunk.writeUInt32BE(crc32(body), body.length + 4);
+  return Buffer.concat([png.subarray(0, -12), chunk, png.subarray(-12)]);
+}
 
 describe('6d. the lifecycle rule that deletes marked copies (AWS enforces it; read from the template)', () => {
   let synth: Synthesized;
