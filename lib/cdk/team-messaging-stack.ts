@@ -31,6 +31,7 @@ import {
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -39,6 +40,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { LIBRARIES_PREFIX } from '../../shared/files/library.ts';
 import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
@@ -325,9 +327,10 @@ export class TeamMessagingStack extends Stack {
 
   /** The teams' private file libraries (`teams/<team id>/<path>`). */
   private privateLibrary(dev: boolean, removalPolicy: RemovalPolicy, uploadOrigins: string[]): Bucket {
-    return new Bucket(this, 'PrivateFiles', {
+    const bucket = new Bucket(this, 'PrivateFiles', {
       ...this.bucketDefaults(dev, removalPolicy),
-      // An overwritten or deleted library file can be recovered for 30 days.
+      // A deleted library file (an operator's doing: the API deletes none) can be recovered for 30 days.
+      // Nothing overwrites one (below), so every version was written by one upload, counted in its quota.
       versioned: true,
       lifecycleRules: [
         {
@@ -346,6 +349,22 @@ export class TeamMessagingStack extends Stack {
         },
       ],
     });
+    // A library file is written once: a write under `teams/` must be conditioned on the key holding no
+    // object (`If-None-Match: *`, signed into every upload URL: shared/files/uploads.ts). Else one URL
+    // could be PUT again and again for its 15 minutes, and S3 would keep every version, past the quota
+    // that counted it once. It also refuses multipart uploads there (their parts carry no condition),
+    // which no one makes: a presigned PUT cannot start one.
+    bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'LibraryFilesAreWrittenOnce',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${LIBRARIES_PREFIX}*`)],
+        conditions: { Null: { 's3:if-none-match': 'true' } },
+      }),
+    );
+    return bucket;
   }
 
   /** Brand images copied out of the private libraries (`brands/...`), served by the CDN only. */

@@ -43,8 +43,11 @@ export function checkLibraryPath(path: string, field = 'path'): string {
   return path;
 }
 
+/** Where the libraries are in the private bucket: `teams/<team id>/<path>`. */
+export const LIBRARIES_PREFIX = 'teams/';
+
 export const privateObjectKey = (teamId: number, path: string): string =>
-  `teams/${teamId}/${checkLibraryPath(path)}`;
+  `${LIBRARIES_PREFIX}${teamId}/${checkLibraryPath(path)}`;
 
 /**
  * A file written once into a team's library (the admin CLI's `file put`). As an upload URL's PUT, it is
