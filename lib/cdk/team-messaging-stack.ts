@@ -32,7 +32,7 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
 import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -73,6 +73,7 @@ import {
   readSettings,
   type Settings,
 } from './settings.ts';
+import { allowOperatorsToSeal, allowSigningSecretsUse, signingSecretsKey } from './signing-secrets-key.ts';
 import { WebhookDeliveries } from './webhook-deliveries.ts';
 
 const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
@@ -156,6 +157,11 @@ export interface TeamMessagingStackProps extends StackProps {
   dev?: boolean;
   /** Browser origins allowed to PUT presigned uploads into the private library. @default ['*'] */
   uploadOrigins?: string[];
+  /**
+   * Roles (ARNs) of the operators who run `admin migrate`, which seals secrets kept in clear: the signing
+   * secrets' key lets them seal, never open (signing-secrets-key.ts). @default [] (no one but the functions)
+   */
+  signingSecretSealers?: string[];
   /** What cdk.json's context configures (lib/cdk/settings.ts). @default DEFAULT_SETTINGS */
   settings?: Settings;
 }
@@ -214,12 +220,9 @@ export class TeamMessagingStack extends Stack {
       limits: rateLimits,
     });
     // Kept as long as the table is (production: retained), since the table's secrets open only under it;
-    // KMS rotates its key material yearly, and what it sealed before still opens.
-    this.signingSecrets = new Key(this, 'SigningSecretsKey', {
-      description: 'Seals the webhook signing secrets of the table (envelope encryption)',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
+    // KMS rotates its key material yearly, and what it sealed before still opens. Its policy names who
+    // may use it (signing-secrets-key.ts), once the functions exist (below).
+    this.signingSecrets = signingSecretsKey(this, 'SigningSecretsKey', removalPolicy);
     new CfnOutput(this, 'SigningSecretsKeyArn', {
       description: 'admin migrate: SIGNING_SECRETS_KEY (seals secrets kept in clear)',
       value: this.signingSecrets.keyArn,
@@ -255,6 +258,12 @@ export class TeamMessagingStack extends Stack {
       },
       rateLimitsEnvironment(settings),
     );
+    // The key's users, each named in its policy for what IAM grants it (the route table's signingSecrets).
+    for (const { route, fn, id } of this.routeFunctions) {
+      if (route.signingSecrets) allowSigningSecretsUse(this.signingSecrets, fn, route.signingSecrets, id);
+    }
+    allowSigningSecretsUse(this.signingSecrets, this.webhookDeliveries.deliverer, 'open', 'WebhookDeliverer');
+    allowOperatorsToSeal(this.signingSecrets, props.signingSecretSealers ?? []);
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
       table: this.table,
       publicFiles: this.publicFiles,
@@ -649,9 +658,14 @@ export function createApp(props: AppProps = {}): App {
   const app = new App(props);
   const dev = [true, 'true'].includes(app.node.tryGetContext('dev'));
   const uploadOrigins = app.node.tryGetContext('uploadOrigins') as string | undefined;
+  // A list in cdk.json, comma-separated text with -c.
+  const sealers = app.node.tryGetContext('signingSecretSealers') as string | string[] | undefined;
   new TeamMessagingStack(app, dev ? 'TeamMessagingApiDev' : 'TeamMessagingApi', {
     dev,
     uploadOrigins: uploadOrigins?.split(',').map((origin) => origin.trim()),
+    signingSecretSealers: (typeof sealers === 'string' ? sealers.split(',') : (sealers ?? []))
+      .map((arn) => arn.trim())
+      .filter(Boolean),
     settings: readSettings(app.node),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });
