@@ -9,6 +9,7 @@
 
 /** The part of Koa's context this reads and writes (s3rver is a Koa application). */
 export interface S3Context {
+  req: import('node:http').IncomingMessage;
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -30,11 +31,13 @@ export function conditionalWrites(store: {
     if (!target) return next();
     const name = `${target.bucket}/${target.key}`;
     if (writing.has(name)) {
+      await drained(context.req);
       return refuse(context, 409, 'ConditionalRequestConflict', CONFLICT_MESSAGE);
     }
     writing.add(name);
     try {
       if (await store.existsObject(target.bucket, target.key)) {
+        await drained(context.req);
         return refuse(context, 412, 'PreconditionFailed', PRECONDITION_MESSAGE, 'If-None-Match');
       }
       return await next();
@@ -64,6 +67,21 @@ function conditionalWrite(context: S3Context): { bucket: string; key: string } |
   } catch {
     return undefined; // a malformed escape: s3rver answers it
   }
+}
+
+/**
+ * The refused upload's body read and dropped: answered before it is read, the client would still be
+ * sending it on a connection the server is done with.
+ */
+function drained(request: import('node:http').IncomingMessage): Promise<void> {
+  if (request.readableEnded) return Promise.resolve();
+  return new Promise((done) => {
+    request
+      .on('end', done)
+      .on('error', () => done())
+      .on('close', () => done());
+    request.resume();
+  });
 }
 
 function refuse(context: S3Context, status: number, code: string, message: string, condition?: string) {
