@@ -527,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * A presigned URL to upload one file to the team library
-         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.
+         * @description PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`. A library file is written once: the URL stores one file, and a path already written refuses the PUT (S3: 412).
          *
          *     Requires the `files:write` scope.
          */
@@ -1302,7 +1302,7 @@ export interface components {
             path: string;
             /**
              * Format: uri
-             * @description The presigned URL to PUT the file to (an S3 URL: it carries its own signature, so send no `Authorization`). The size of the file is not limited.
+             * @description The presigned URL to PUT the file to (an S3 URL: it carries its own signature, so send no `Authorization`). It stores exactly `size` bytes, once, and only while `path` holds no file: a second PUT on it, or a PUT to a path already written, is refused by S3 (412 PreconditionFailed).
              */
             upload_url: string;
             /**
@@ -1310,10 +1310,15 @@ export interface components {
              * @constant
              */
             method: "PUT";
-            /** @description The headers the upload must send: the Content-Type is part of the signature. */
+            /** @description The headers the upload must send, each part of the signature: send them as given. */
             headers: {
                 /** @description The `content_type` asked for: the file is stored with it. */
                 "Content-Type": string;
+                /**
+                 * @description `*`: S3 writes the file only if the path holds none (a conditional write).
+                 * @constant
+                 */
+                "If-None-Match": "*";
             };
             /**
              * Format: int64
@@ -7252,7 +7257,8 @@ export interface operations {
                      *       "upload_url": "https://bucket.s3.amazonaws.com/teams/51/logos/acme.png?X-Amz-Signature=abc123",
                      *       "method": "PUT",
                      *       "headers": {
-                     *         "Content-Type": "image/png"
+                     *         "Content-Type": "image/png",
+                     *         "If-None-Match": "*"
                      *       },
                      *       "expires_in": 900
                      *     }

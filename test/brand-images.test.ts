@@ -1,14 +1,14 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { CopyObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../shared/config.ts';
 import { dynamo } from '../shared/data/dynamo.ts';
 import { brandKey } from '../shared/data/keys.ts';
-import { putPrivateFile } from '../shared/files/library.ts';
+import { privateObjectKey, putPrivateFile } from '../shared/files/library.ts';
 import { s3 } from '../shared/files/s3.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
@@ -28,6 +28,17 @@ async function publicCopies(teamId: number): Promise<string[]> {
     new ListObjectsV2Command({ Bucket: config.publicBucket(), Prefix: `brands/${teamId}/` }),
   );
   return (Contents ?? []).map((object) => object.Key as string);
+}
+
+/**
+ * New bytes for a path, as an operator would give them: a library file is written once (the private
+ * bucket's policy), so a path takes a new file only once its file is deleted.
+ */
+async function replacePrivateFile(teamId: number, path: string, bytes: Buffer): Promise<void> {
+  await s3().send(
+    new DeleteObjectCommand({ Bucket: config.privateBucket(), Key: privateObjectKey(teamId, path) }),
+  );
+  await putPrivateFile(teamId, path, bytes, 'image/png');
 }
 
 /** Keys in the team's private library. */
@@ -51,7 +62,7 @@ describe('the files endpoint', () => {
       path: 'logos/main logo.png',
       upload_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/.+X-Amz-Signature=/),
       method: 'PUT',
-      headers: { 'Content-Type': 'image/png' },
+      headers: { 'Content-Type': 'image/png', 'If-None-Match': '*' },
       expires_in: 900,
     });
     expect(upload.body.upload_url).toContain(`/teams/${teamId}/logos/main%20logo.png?`);
@@ -83,7 +94,7 @@ describe('the files endpoint', () => {
     // In AWS, S3 refuses a PUT whose Content-Type differs from the signed one; s3rver does not check V4
     // signatures, so here the stored type is what the brand endpoints must check.
     expect(new URL(upload.body.upload_url).searchParams.get('X-Amz-SignedHeaders')).toBe(
-      'content-length;content-type;host',
+      'content-length;content-type;host;if-none-match',
     );
     const put = await fetch(upload.body.upload_url, {
       method: 'PUT',
@@ -143,7 +154,10 @@ describe('the files endpoint', () => {
       size: 1,
     });
     expect(response.status).toBe(200);
-    expect(response.body.headers).toEqual({ 'Content-Type': 'text/plain; charset=utf-8' });
+    expect(response.body.headers).toEqual({
+      'Content-Type': 'text/plain; charset=utf-8',
+      'If-None-Match': '*',
+    });
   });
 });
 
@@ -177,7 +191,7 @@ describe('brand images in the path form', () => {
     // The same file version again is the same public object; a new version is a new URL.
     const again = await client.put(`${BRANDS}/${brand.id}`, { logo_image_path: 'img/logo.png' });
     expect(again.body.logo_image).toBe(brand.logo_image);
-    await putPrivateFile(teamId, 'img/logo.png', PNG_2X1, 'image/png');
+    await replacePrivateFile(teamId, 'img/logo.png', PNG_2X1);
     const updated = await client.put(`${BRANDS}/${brand.id}`, {
       logo_image_path: 'img/logo.png',
       header_image: null,
@@ -597,12 +611,12 @@ describe('brand images under a new public base URL', () => {
 
     // A new image written under the new base is rendered under it too, by an update in place and by one
     // in a transaction (the default changes).
-    await putPrivateFile(teamId, 'logo.png', PNG_2X1, 'image/png');
-    const updated = await client.put(`${BRANDS}/${brand.id}`, { footer_image_path: 'logo.png' });
+    await putPrivateFile(teamId, 'footer.png', PNG_2X1, 'image/png');
+    const updated = await client.put(`${BRANDS}/${brand.id}`, { footer_image_path: 'footer.png' });
     expect(updated.body.footer_image).toMatch(new RegExp(`^${after}/brands/${teamId}/`));
     const undefaulted = await client.put(`${BRANDS}/${brand.id}`, {
       is_default: false,
-      social_share_image_path: 'logo.png',
+      social_share_image_path: 'footer.png',
     });
     expect(undefaulted.status).toBe(200);
     expect(undefaulted.body).toMatchObject({

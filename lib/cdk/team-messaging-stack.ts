@@ -31,7 +31,8 @@ import {
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
@@ -39,6 +40,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../shared/data/table-schema.ts';
+import { LIBRARIES_PREFIX } from '../../shared/files/library.ts';
 import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { BEARER_CHALLENGE, MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS, TIMEOUTS } from '../../shared/limits.ts';
@@ -71,6 +73,7 @@ import {
   readSettings,
   type Settings,
 } from './settings.ts';
+import { allowOperatorsToSeal, allowSigningSecretsUse, signingSecretsKey } from './signing-secrets-key.ts';
 import { WebhookDeliveries } from './webhook-deliveries.ts';
 
 const { partitionKey, sortKey, idIndex, dueIndex, ttlAttribute } = TABLE_SCHEMA;
@@ -154,6 +157,11 @@ export interface TeamMessagingStackProps extends StackProps {
   dev?: boolean;
   /** Browser origins allowed to PUT presigned uploads into the private library. @default ['*'] */
   uploadOrigins?: string[];
+  /**
+   * Roles (ARNs) of the operators who run `admin migrate`, which seals secrets kept in clear: the signing
+   * secrets' key lets them seal, never open (signing-secrets-key.ts). @default [] (no one but the functions)
+   */
+  signingSecretSealers?: string[];
   /** What cdk.json's context configures (lib/cdk/settings.ts). @default DEFAULT_SETTINGS */
   settings?: Settings;
 }
@@ -212,12 +220,9 @@ export class TeamMessagingStack extends Stack {
       limits: rateLimits,
     });
     // Kept as long as the table is (production: retained), since the table's secrets open only under it;
-    // KMS rotates its key material yearly, and what it sealed before still opens.
-    this.signingSecrets = new Key(this, 'SigningSecretsKey', {
-      description: 'Seals the webhook signing secrets of the table (envelope encryption)',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
+    // KMS rotates its key material yearly, and what it sealed before still opens. Its policy names who
+    // may use it (signing-secrets-key.ts), once the functions exist (below).
+    this.signingSecrets = signingSecretsKey(this, 'SigningSecretsKey', removalPolicy);
     new CfnOutput(this, 'SigningSecretsKeyArn', {
       description: 'admin migrate: SIGNING_SECRETS_KEY (seals secrets kept in clear)',
       value: this.signingSecrets.keyArn,
@@ -253,6 +258,12 @@ export class TeamMessagingStack extends Stack {
       },
       rateLimitsEnvironment(settings),
     );
+    // The key's users, each named in its policy for what IAM grants it (the route table's signingSecrets).
+    for (const { route, fn, id } of this.routeFunctions) {
+      if (route.signingSecrets) allowSigningSecretsUse(this.signingSecrets, fn, route.signingSecrets, id);
+    }
+    allowSigningSecretsUse(this.signingSecrets, this.webhookDeliveries.deliverer, 'open', 'WebhookDeliverer');
+    allowOperatorsToSeal(this.signingSecrets, props.signingSecretSealers ?? []);
     this.changeEvents = new ChangeEvents(this, 'ChangeEvents', {
       table: this.table,
       publicFiles: this.publicFiles,
@@ -325,9 +336,10 @@ export class TeamMessagingStack extends Stack {
 
   /** The teams' private file libraries (`teams/<team id>/<path>`). */
   private privateLibrary(dev: boolean, removalPolicy: RemovalPolicy, uploadOrigins: string[]): Bucket {
-    return new Bucket(this, 'PrivateFiles', {
+    const bucket = new Bucket(this, 'PrivateFiles', {
       ...this.bucketDefaults(dev, removalPolicy),
-      // An overwritten or deleted library file can be recovered for 30 days.
+      // A deleted library file (an operator's doing: the API deletes none) can be recovered for 30 days.
+      // Nothing overwrites one (below), so every version was written by one upload, counted in its quota.
       versioned: true,
       lifecycleRules: [
         {
@@ -346,6 +358,22 @@ export class TeamMessagingStack extends Stack {
         },
       ],
     });
+    // A library file is written once: a write under `teams/` must be conditioned on the key holding no
+    // object (`If-None-Match: *`, signed into every upload URL: shared/files/uploads.ts). Else one URL
+    // could be PUT again and again for its 15 minutes, and S3 would keep every version, past the quota
+    // that counted it once. It also refuses multipart uploads there (their parts carry no condition),
+    // which no one makes: a presigned PUT cannot start one.
+    bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'LibraryFilesAreWrittenOnce',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${LIBRARIES_PREFIX}*`)],
+        conditions: { Null: { 's3:if-none-match': 'true' } },
+      }),
+    );
+    return bucket;
   }
 
   /** Brand images copied out of the private libraries (`brands/...`), served by the CDN only. */
@@ -630,9 +658,14 @@ export function createApp(props: AppProps = {}): App {
   const app = new App(props);
   const dev = [true, 'true'].includes(app.node.tryGetContext('dev'));
   const uploadOrigins = app.node.tryGetContext('uploadOrigins') as string | undefined;
+  // A list in cdk.json, comma-separated text with -c.
+  const sealers = app.node.tryGetContext('signingSecretSealers') as string | string[] | undefined;
   new TeamMessagingStack(app, dev ? 'TeamMessagingApiDev' : 'TeamMessagingApi', {
     dev,
     uploadOrigins: uploadOrigins?.split(',').map((origin) => origin.trim()),
+    signingSecretSealers: (typeof sealers === 'string' ? sealers.split(',') : (sealers ?? []))
+      .map((arn) => arn.trim())
+      .filter(Boolean),
     settings: readSettings(app.node),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   });

@@ -25,6 +25,7 @@ import { createEventBus } from './event-bus.ts';
 import { createFunctionInvoker } from './function-invoker.ts';
 import { load } from './gateway.ts';
 import { createKms, localKmsKey } from './kms.ts';
+import { conditionalWrites } from './s3-conditional-writes.ts';
 
 /**
  * DynamoDB Local (a Java child process) and s3rver (in this process), for `npm start` and the tests. Each
@@ -290,6 +291,8 @@ export function createS3rver(options: S3rverOptions): S3rver {
     const stored = `\\${createHash('sha256').update(name).digest('hex')}`;
     return resourcePath(bucket, [...folders, stored].join('/'), resource);
   };
+  // S3's conditional writes, ahead of s3rver's routes (the last middleware), after its path handling.
+  server.middleware.splice(server.middleware.length - 1, 0, conditionalWrites(store));
   return server;
 }
 

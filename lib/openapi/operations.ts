@@ -801,7 +801,8 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'PUT the file to `upload_url` within `expires_in` seconds, with the `headers` given and exactly `size` ' +
       "bytes; a brand then names it by `path` in an `*_image_path` field. Takes one of the team's `uploads` " +
-      'and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`.',
+      'and `size` of its `upload_bytes` (GET /limits); past either, a 422 on `quota`. A library file is ' +
+      'written once: the URL stores one file, and a path already written refuses the PUT (S3: 412).',
     body: described(uploadRequest, UPLOAD_INPUT),
     success: UploadUrl,
     example: {
@@ -810,7 +811,7 @@ export const OPERATIONS: Record<string, Operation> = {
         path: 'logos/acme.png',
         upload_url: 'https://bucket.s3.amazonaws.com/teams/51/logos/acme.png?X-Amz-Signature=abc123',
         method: 'PUT',
-        headers: { 'Content-Type': 'image/png' },
+        headers: { 'Content-Type': 'image/png', 'If-None-Match': '*' },
         expires_in: 900,
       },
     },

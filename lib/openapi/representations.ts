@@ -581,7 +581,8 @@ export const UploadUrl = z
     upload_url: described(
       z.string().meta({ format: 'uri' }),
       'The presigned URL to PUT the file to (an S3 URL: it carries its own signature, so send no ' +
-        '`Authorization`). The size of the file is not limited.',
+        '`Authorization`). It stores exactly `size` bytes, once, and only while `path` holds no file: a ' +
+        'second PUT on it, or a PUT to a path already written, is refused by S3 (412 PreconditionFailed).',
     ),
     method: described(z.literal('PUT'), 'The method of the upload: `PUT`.'),
     headers: z
@@ -590,9 +591,15 @@ export const UploadUrl = z
           z.string().max(LIMITS.textLength).regex(MIME_TYPE),
           'The `content_type` asked for: the file is stored with it.',
         ),
+        'If-None-Match': described(
+          z.literal('*'),
+          '`*`: S3 writes the file only if the path holds none (a conditional write).',
+        ),
       })
       .strict()
-      .meta({ description: 'The headers the upload must send: the Content-Type is part of the signature.' }),
+      .meta({
+        description: 'The headers the upload must send, each part of the signature: send them as given.',
+      }),
     expires_in: z.int().meta({
       description: `Seconds the URL stays valid: ${UPLOAD_URL_TTL_SECONDS} (${UPLOAD_URL_TTL_SECONDS / 60} minutes).`,
     }),

@@ -187,7 +187,7 @@ function judge(field: ImagePathField, slot: ImageUrlField, file: CheckedFile): I
     messages.push(`${the} must name a ${IMAGE_TYPE_NAMES} image (the file's bytes are none of them).`);
   } else if (!actual.declaredAs.includes(declared)) {
     messages.push(
-      `${the} names a ${actual.name} image uploaded as ${declared}: upload it again as ${actual.type}.`,
+      `${the} names a ${actual.name} image uploaded as ${declared}: upload it again as ${actual.type}, under a new path.`,
     );
   }
   if (messages.length > 0 || !actual) return messages;

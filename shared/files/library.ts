@@ -1,4 +1,4 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
 import { ValidationError } from '../http/errors.ts';
 import { LIMITS } from '../limits.ts';
@@ -43,9 +43,17 @@ export function checkLibraryPath(path: string, field = 'path'): string {
   return path;
 }
 
-export const privateObjectKey = (teamId: number, path: string): string =>
-  `teams/${teamId}/${checkLibraryPath(path)}`;
+/** Where the libraries are in the private bucket: `teams/<team id>/<path>`. */
+export const LIBRARIES_PREFIX = 'teams/';
 
+export const privateObjectKey = (teamId: number, path: string): string =>
+  `${LIBRARIES_PREFIX}${teamId}/${checkLibraryPath(path)}`;
+
+/**
+ * A file written once into a team's library (the admin CLI's `file put`). As an upload URL's PUT, it is
+ * conditioned on the path holding no file (the private bucket's policy refuses any other write under
+ * `teams/`): a path already written is a 422 naming it.
+ */
 export async function putPrivateFile(
   teamId: number,
   path: string,
@@ -57,6 +65,19 @@ export async function putPrivateFile(
     Key: privateObjectKey(teamId, path),
     Body: bytes,
     ContentType: contentType,
+    IfNoneMatch: '*',
   });
-  await callerFileCall(['path'], () => s3().send(put));
+  const written = () =>
+    s3()
+      .send(put)
+      .catch((error: unknown) => {
+        if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412) {
+          throw ValidationError.single(
+            'path',
+            'The path field names a file that already exists: a library file is written once; use a new path.',
+          );
+        }
+        throw error;
+      });
+  await callerFileCall(['path'], written);
 }

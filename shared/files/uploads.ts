@@ -8,17 +8,24 @@ import { presigner } from './s3.ts';
 /**
  * Uploads into a team's private file library: a short-lived presigned PUT URL for one path. The signature
  * covers the Content-Type, so the file is stored with the type that was asked for (brand images are
- * checked against it), and the Content-Length, so S3 takes exactly the `size` the request declared (at
- * most LIMITS.uploadFileBytes) and refuses any other length (403 SignatureDoesNotMatch). The team's
- * upload quotas are taken first (quotas.ts): one upload and `size` bytes.
+ * checked against it), the Content-Length, so S3 takes exactly the `size` the request declared (at most
+ * LIMITS.uploadFileBytes) and refuses any other length (403 SignatureDoesNotMatch), and `If-None-Match: *`,
+ * so S3 writes only while the path holds no file: the URL stores its `size` bytes once, and a second PUT
+ * on it (or on any URL for a path already written) is 412 PreconditionFailed. The private bucket keeps
+ * every version, so an overwrite would keep both; with one write per URL, what S3 keeps of a team is
+ * within what its URLs took of its quotas (quotas.ts: one upload and `size` bytes, taken first). The
+ * bucket's policy refuses any PutObject under `teams/` without the header (lib/cdk/team-messaging-stack.ts).
  */
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+
+/** S3's condition that the key holds no object yet (a conditional write). */
+export const WRITE_ONCE = '*';
 
 export interface UploadTarget {
   path: string;
   upload_url: string;
   method: 'PUT';
-  headers: { 'Content-Type': string };
+  headers: { 'Content-Type': string; 'If-None-Match': typeof WRITE_ONCE };
   expires_in: number;
 }
 
@@ -33,6 +40,7 @@ export async function createUploadUrl(
     Key: privateObjectKey(teamId, path),
     ContentType: contentType,
     ContentLength: size,
+    IfNoneMatch: WRITE_ONCE,
   });
   // Signed here, without a call to S3: S3 answers the upload to the caller, so the path's rules, checked
   // before (privateObjectKey), are what keeps a caller from an upload URL S3 or a file system would refuse.
@@ -40,7 +48,7 @@ export async function createUploadUrl(
   const [uploadUrl] = await Promise.all([
     getSignedUrl(presigner(), command, {
       expiresIn: UPLOAD_URL_TTL_SECONDS,
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
     }),
     takeUploadQuota(teamId, size),
   ]);
@@ -48,7 +56,7 @@ export async function createUploadUrl(
     path,
     upload_url: uploadUrl,
     method: 'PUT',
-    headers: { 'Content-Type': contentType },
+    headers: { 'Content-Type': contentType, 'If-None-Match': WRITE_ONCE },
     expires_in: UPLOAD_URL_TTL_SECONDS,
   };
 }

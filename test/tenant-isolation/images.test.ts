@@ -169,7 +169,7 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({
       header_image_path: [
-        'The header image path field names a GIF image uploaded as image/png: upload it again as image/gif.',
+        'The header image path field names a GIF image uploaded as image/png: upload it again as image/gif, under a new path.',
       ],
     });
     expect(await publicCopies(teamId)).toEqual([]);

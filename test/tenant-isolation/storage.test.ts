@@ -1,4 +1,4 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,8 +10,8 @@ import { setQuota } from '../../shared/data/quotas.ts';
 import { entryBytes, PUT_EVENTS, publishEvents } from '../../shared/events/bus.ts';
 import { withinEventBytes } from '../../shared/events/change-events.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
-import { privateObjectKey } from '../../shared/files/library.ts';
-import { presigner } from '../../shared/files/s3.ts';
+import { privateObjectKey, putPrivateFile } from '../../shared/files/library.ts';
+import { presigner, s3 } from '../../shared/files/s3.ts';
 import { LIMITS, QUOTA_DEFAULTS } from '../../shared/limits.ts';
 import { useApi } from '../support/api.ts';
 import { loggedEvents } from '../support/events.ts';
@@ -30,6 +30,41 @@ const FILES = '/api/v1/files';
 const upload = (size: number, path = 'files/a.bin') => ({ path, content_type: 'application/pdf', size });
 
 afterEach(() => restoreSettings());
+
+/** The signature of an upload URL for `files/a.bin` of `length` bytes, signed at `signingDate`. */
+async function signatureOf(
+  teamId: number,
+  signingDate: Date,
+  length: number,
+  ifNoneMatch: string | null = '*',
+): Promise<string | null> {
+  const signed = await getSignedUrl(
+    presigner(),
+    new PutObjectCommand({
+      Bucket: config.privateBucket(),
+      Key: privateObjectKey(teamId, 'files/a.bin'),
+      ContentType: 'application/pdf',
+      ContentLength: length,
+      IfNoneMatch: ifNoneMatch ?? undefined,
+    }),
+    {
+      expiresIn: 900,
+      signingDate,
+      signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
+    },
+  );
+  return new URL(signed).searchParams.get('X-Amz-Signature');
+}
+
+/** The bytes of a file of the team's library, as S3 keeps them. */
+async function privateBytes(teamId: number, path: string): Promise<Buffer> {
+  const object = await s3().send(
+    new GetObjectCommand({ Bucket: config.privateBucket(), Key: privateObjectKey(teamId, path) }),
+  );
+  return Buffer.from(
+    await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+  );
+}
 
 describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
   it(`a file is at most ${LIMITS.uploadFileBytes} bytes (25 MiB): a size over it or none is a 422 on size`, async () => {
@@ -59,6 +94,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
       'content-length',
       'content-type',
       'host',
+      'if-none-match',
     ]);
     // S3 recomputes the signature from the request's own Content-Length: the URL's signature is the one of
     // exactly `size` bytes, and another length signs otherwise (AWS answers it 403 SignatureDoesNotMatch).
@@ -66,25 +102,110 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
     const signingDate = new Date(
       `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`,
     );
-    const signatureFor = async (length: number) =>
-      new URL(
-        await getSignedUrl(
-          presigner(),
-          new PutObjectCommand({
-            Bucket: config.privateBucket(),
-            Key: privateObjectKey(teamId, 'files/a.bin'),
-            ContentType: 'application/pdf',
-            ContentLength: length,
-          }),
-          { expiresIn: 900, signingDate, signableHeaders: new Set(['content-type', 'content-length']) },
-        ),
-      ).searchParams.get('X-Amz-Signature');
-    expect(await signatureFor(size)).toBe(url.searchParams.get('X-Amz-Signature'));
-    expect(await signatureFor(size + 1)).not.toBe(url.searchParams.get('X-Amz-Signature'));
-    expect(await signatureFor(LIMITS.uploadFileBytes)).not.toBe(url.searchParams.get('X-Amz-Signature'));
+    const signature = url.searchParams.get('X-Amz-Signature');
+    expect(await signatureOf(teamId, signingDate, size)).toBe(signature);
+    expect(await signatureOf(teamId, signingDate, size + 1)).not.toBe(signature);
+    expect(await signatureOf(teamId, signingDate, LIMITS.uploadFileBytes)).not.toBe(signature);
     // s3rver does not check V4 signatures (AWS does): here the exact size is stored as sent.
     const put = await fetch(url, { method: 'PUT', headers: answer.body.headers, body: Buffer.alloc(size) });
     expect(put.status).toBe(200);
+  });
+
+  it('the URL stores its bytes once: a second PUT on it is 412, the file and GET /limits keep the first', async () => {
+    const { teamId, client } = await api.caller();
+    const size = 1024 * 1024;
+    const answer = await client.post(FILES, upload(size));
+    expect(answer.body.headers).toEqual({ 'Content-Type': 'application/pdf', 'If-None-Match': '*' });
+    const put = (fill: number) =>
+      fetch(answer.body.upload_url, {
+        method: 'PUT',
+        headers: answer.body.headers,
+        body: Buffer.alloc(size, fill),
+      });
+    expect((await put(1)).status).toBe(200);
+    // S3 keeps every version of a key in the private bucket: each accepted PUT would be `size` bytes more.
+    for (const fill of [2, 3]) {
+      const again = await put(fill);
+      expect([again.status, await again.text()]).toEqual([
+        412,
+        expect.stringContaining('<Code>PreconditionFailed</Code>'),
+      ]);
+    }
+    // Buffer.equals: a deep comparison of 1 MiB ties the test's process up for seconds.
+    expect((await privateBytes(teamId, 'files/a.bin')).equals(Buffer.alloc(size, 1))).toBe(true);
+    const limits = (await client.get('/api/v1/limits')).body.quotas;
+    expect([limits.uploads.used, limits.upload_bytes.used]).toEqual([1, size]);
+  });
+
+  it('the URL signs If-None-Match: *: a PUT without it, or with another value, is not the signed request (S3: 403)', async () => {
+    const { teamId, client } = await api.caller();
+    const answer = await client.post(FILES, upload(10));
+    const url = new URL(answer.body.upload_url);
+    const date = url.searchParams.get('X-Amz-Date') as string;
+    const signingDate = new Date(
+      `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`,
+    );
+    const signature = url.searchParams.get('X-Amz-Signature');
+    expect(await signatureOf(teamId, signingDate, 10)).toBe(signature);
+    // S3 signs the headers the request carries under the names the URL lists: without the header, or with
+    // an ETag in it, the signature it computes is another one (s3rver does not check V4 signatures).
+    expect(await signatureOf(teamId, signingDate, 10, null)).not.toBe(signature);
+    expect(await signatureOf(teamId, signingDate, 10, '"0cc175b9c0f1b6a831c399e269772661"')).not.toBe(
+      signature,
+    );
+  });
+
+  it('a second URL for a path already written counts, and its PUT is 412: a library file is written once', async () => {
+    const { teamId, client } = await api.caller();
+    const first = await client.post(FILES, upload(4, 'logos/a.png'));
+    const second = await client.post(FILES, upload(4, 'logos/a.png'));
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const put = (target: { upload_url: string; headers: Record<string, string> }, bytes: string) =>
+      fetch(target.upload_url, { method: 'PUT', headers: target.headers, body: bytes });
+    expect((await put(first.body, 'one!')).status).toBe(200);
+    expect((await put(second.body, 'two!')).status).toBe(412);
+    expect((await privateBytes(teamId, 'logos/a.png')).toString()).toBe('one!');
+    const limits = (await client.get('/api/v1/limits')).body.quotas;
+    expect([limits.uploads.used, limits.upload_bytes.used]).toEqual([2, 8]);
+  });
+
+  it('10 parallel PUTs on one URL store one file: the others are 412 or 409 (a concurrent conditional write)', async () => {
+    const { teamId, client } = await api.caller();
+    const size = 64 * 1024;
+    const answer = await client.post(FILES, upload(size));
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const put = await fetch(answer.body.upload_url, {
+          method: 'PUT',
+          headers: answer.body.headers,
+          body: Buffer.alloc(size, i),
+        });
+        await put.arrayBuffer();
+        return put.status;
+      }),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status !== 200).every((status) => [409, 412].includes(status))).toBe(
+      true,
+    );
+    const winner = statuses.indexOf(200);
+    expect((await privateBytes(teamId, 'files/a.bin')).equals(Buffer.alloc(size, winner))).toBe(true);
+  });
+
+  it("the admin CLI's file put writes once too: a path already written is refused, the file kept", async () => {
+    const { teamId } = await api.caller();
+    await putPrivateFile(teamId, 'docs/a.txt', Buffer.from('first'), 'text/plain');
+    await expect(
+      putPrivateFile(teamId, 'docs/a.txt', Buffer.from('second'), 'text/plain'),
+    ).rejects.toMatchObject({
+      status: 422,
+      errors: {
+        path: [
+          'The path field names a file that already exists: a library file is written once; use a new path.',
+        ],
+      },
+    });
+    expect((await privateBytes(teamId, 'docs/a.txt')).toString()).toBe('first');
   });
 
   it('one UpdateItem of the team item takes both quotas before the URL is signed', async () => {
