@@ -135,7 +135,7 @@ const SIGNING_SECRET_ACTIONS = {
 /**
  * The signing secrets' key for one use, and only for data keys of that purpose (the encryption context
  * shared/webhooks/secret-envelope.ts sends), and its ARN in `SIGNING_SECRETS_KEY` (shared/config.ts). The
- * key's policy leaves its use to IAM, so these are the only principals that can seal or open a secret.
+ * key's own policy names the same roles for the same uses (signing-secrets-key.ts): IAM alone opens nothing.
  */
 export function grantSigningSecrets(
   fn: ApiFunction,
