@@ -267,7 +267,7 @@ export interface paths {
          * The team's change events, newest first
          * @description Newest first, in pages: at most `limit` events (1 to 200), and 200 without it (the log is never answered whole). While more follow, a `Link: <url>; rel="next"` header whose URL (the same filters, the `limit` if one was given, a new `cursor`) answers the next page; the last page has none. Paging is stable while changes happen: no event twice, none that existed throughout skipped (newer events come before the first page). `type` (repeatable: events of any of the types) and `resource` filter; an unknown type or a malformed resource is a 422 naming it. A cursor that is not from this list, team and filters is a 400. Events are kept 30 days.
          *
-         *     Requires the `events:read` scope (or `events:write`).
+         *     Requires the `events:read` scope (or `events:write`). Lists only the events of the families the token reads (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`. A token of `events:read` alone lists none (an empty page, not an error); the `type` and `resource` filters narrow that further, and pages and cursors go as with any filter.
          */
         get: operations["listEvents"];
         put?: never;
@@ -289,7 +289,7 @@ export interface paths {
          * One change event
          * @description Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
          *
-         *     Requires the `events:read` scope (or `events:write`).
+         *     Requires the `events:read` scope (or `events:write`). Also needs the read scope of the event's family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since the event carries its resource; without it, a 403 `insufficient_scope` naming that scope.
          */
         get: operations["getEvent"];
         put?: never;
@@ -309,7 +309,7 @@ export interface paths {
         };
         /**
          * The event's delivery to each webhook endpoint, and where it stands
-         * @description One item per endpoint of the team's that the event was delivered to (subscribed to its type when it happened, or sent it by `redeliver`), by endpoint id: pending with its next try, being sent, succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
+         * @description One item per endpoint of the team's that the event was delivered to (subscribed to its type when it happened), by endpoint id: pending with its next try, being sent, succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.
          *
          *     Requires the `webhooks:read` scope (or `webhooks:write`).
          */
@@ -333,9 +333,9 @@ export interface paths {
         put?: never;
         /**
          * Send an event to webhook endpoints again
-         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
+         * @description To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. Only again: an event goes only to an endpoint that was sent it, one subscribed to its type when it was made (its delivery is in `GET /events/{id}/deliveries`); an endpoint registered or subscribed later is a 422 naming `endpoint_id`, and is left out of a redelivery to every endpoint. A delivery being tried is never sent twice at once: a redelivery during its try runs once more after that try ends, however many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a 403; an unknown id, or an event older than 30 days, a 404.
          *
-         *     Requires the `webhooks:write` scope.
+         *     Requires the `webhooks:write` scope. Also needs the read scope of the event's family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since a delivery carries the event's body to the endpoint's URL; without it, a 403 `insufficient_scope` naming that scope.
          */
         post: operations["redeliverEvent"];
         delete?: never;
@@ -363,7 +363,7 @@ export interface paths {
          * Create a webhook endpoint
          * @description Events of the types it names are POSTed to its URL from now on, signed with its secret, which this answer alone shows. A replay with the same `Idempotency-Key` shows it again while it is the endpoint's current secret; after a rotation or a deletion the replay has no `secret` and has `secret_shown: false` (the Idempotency-Key record never holds a secret). The URL is checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota (`GET /limits` tells it) is a 422 naming `quota`.
          *
-         *     Requires the `webhooks:write` scope.
+         *     Requires the `webhooks:write` scope. Also needs, for each of `event_types`, the read scope of its family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since each delivery carries the event's body to the URL; without them, a 403 `insufficient_scope` whose message names every scope lacking (`required_scope` and `WWW-Authenticate` the first), and nothing is created or kept under the `Idempotency-Key`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -390,7 +390,7 @@ export interface paths {
          * Update a webhook endpoint
          * @description Only the supplied fields change; a new URL is checked as at creation. `disabled: false` enables a disabled endpoint again (what failed meanwhile is sent again on `recover`).
          *
-         *     Requires the `webhooks:write` scope.
+         *     Requires the `webhooks:write` scope. Also needs the read scope of the family (or the family's `:write`) of each type it adds to `event_types`, and, when `url` is another than the endpoint's, of every type the endpoint subscribes to (its events would go to the new URL): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`. Without them, a 403 `insufficient_scope` whose message names every scope lacking, and nothing changes. A body that repeats the settings the endpoint has (read and sent back) needs no more than `webhooks:write`.
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
@@ -4873,14 +4873,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource, or the token lacks the `events:read` scope (`insufficient_scope`) */
+            /** @description Another team's resource, or the token lacks the `events:read` scope (`insufficient_scope`). Also needs the read scope of the event's family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since the event carries its resource; without it, a 403 `insufficient_scope` naming that scope. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="events:read"` */
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="events:read"`, or the read scope of an event type's family it lacks (`scope="brands:read"`, …) */
                     "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
@@ -5207,14 +5207,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`). Also needs the read scope of the event's family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since a delivery carries the event's body to the endpoint's URL; without it, a 403 `insufficient_scope` naming that scope. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"`, or the read scope of an event type's family it lacks (`scope="brands:read"`, …) */
                     "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
@@ -5598,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Forbidden: the token lacks the `webhooks:write` scope (`insufficient_scope`) */
+            /** @description Forbidden: the token lacks the `webhooks:write` scope (`insufficient_scope`). Also needs, for each of `event_types`, the read scope of its family (or the family's `:write`): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`, since each delivery carries the event's body to the URL; without them, a 403 `insufficient_scope` whose message names every scope lacking (`required_scope` and `WWW-Authenticate` the first), and nothing is created or kept under the `Idempotency-Key`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5606,7 +5606,7 @@ export interface operations {
                     "Idempotent-Replay": components["headers"]["IdempotentReplay"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"`, or the read scope of an event type's family it lacks (`scope="brands:read"`, …) */
                     "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
@@ -6007,14 +6007,14 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`) */
+            /** @description Another team's resource, or the token lacks the `webhooks:write` scope (`insufficient_scope`). Also needs the read scope of the family (or the family's `:write`) of each type it adds to `event_types`, and, when `url` is another than the endpoint's, of every type the endpoint subscribes to (its events would go to the new URL): `brands:read` for `brand.*`, `contact_fields:read` for `contact_field.*`, `webhooks:read` for `webhook_endpoint.*`. Without them, a 403 `insufficient_scope` whose message names every scope lacking, and nothing changes. A body that repeats the settings the endpoint has (read and sent back) needs no more than `webhooks:write`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"` */
+                    /** @description On an `insufficient_scope` answer: `Bearer realm="team-messaging-api", error="insufficient_scope", scope="webhooks:write"`, or the read scope of an event type's family it lacks (`scope="brands:read"`, …) */
                     "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };

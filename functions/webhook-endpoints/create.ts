@@ -6,6 +6,7 @@ import {
   webhookEndpointView,
 } from '../../shared/data/webhook-endpoints.ts';
 import { createWebhookEndpointSchema } from '../../shared/domain/webhook-input.ts';
+import { requireEventTypeReads } from '../../shared/http/event-scopes.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
@@ -24,6 +25,9 @@ const recorded = (endpoint: WebhookEndpoint) =>
 
 export const handler = idempotentHandler(async (req, idempotency) => {
   const input = validate(createWebhookEndpointSchema, req.body);
+  // Its events will carry their resources to a URL of the caller's choosing: it must read them (403 before
+  // anything is looked up or written; not kept under an Idempotency-Key, as the route's own scope check).
+  requireEventTypeReads(req, input.event_types, (types) => `to subscribe to ${types}`);
   const url = await checkWebhookUrl(input.url);
   const made = await createWebhookEndpoint(req.teamId, { ...input, url }, idempotency.commitsWith(recorded));
   return respond(made);

@@ -32,7 +32,7 @@ import {
   RETRY_DELAYS_MS,
 } from '../../shared/webhooks/schedule.ts';
 import { EVENT_RESOURCE_LENGTH } from './descriptions.ts';
-import { OPERATIONS, type Operation, WEBHOOK_EXAMPLES } from './operations.ts';
+import { EVENT_FAMILY_SCOPES, OPERATIONS, type Operation, WEBHOOK_EXAMPLES } from './operations.ts';
 import * as representations from './representations.ts';
 
 /**
@@ -203,6 +203,15 @@ function authentication(): string {
       'admin -- token create --team <team id> [--name <name>] [--scopes brands:read,webhooks:write] ' +
       '[--expires 2027-01-01]`.',
     ['| scope | allows |', '| --- | --- |', ...rows].join('\n'),
+    `**Events follow their resources' scopes.** An event carries its resource (a brand, a contact field, a ` +
+      "webhook endpoint and its URL), so each event type belongs to its resource's family, whose read " +
+      `scope reads its events: ${EVENT_FAMILY_SCOPES} (or the family's \`:write\`). \`GET /api/v1/events\` ` +
+      'lists only the events of families the token reads ' +
+      '(with `events:read` alone, none: an empty list); `GET /api/v1/events/{id}` of another family is a ' +
+      '`403 insufficient_scope` naming its scope. Sending events somewhere needs what reading them needs: ' +
+      'subscribing an endpoint to a type (`POST /api/v1/webhook-endpoints`, or a `PUT` that adds it or ' +
+      "gives the endpoint another `url`) and `POST /api/v1/events/{id}/redeliver` need the family's read " +
+      'scope besides `webhooks:write`.',
     `**403 \`insufficient_scope\`.** A token without the operation's scope is refused before anything of ` +
       'the request is read or done: `403 {"message": "This token lacks the scope brands:write, which POST ' +
       '/api/v1/brands needs.", "error_code": "insufficient_scope", "required_scope": "brands:write"}` with ' +
@@ -273,29 +282,40 @@ function scopesGranting(scope: Scope): Scope[] {
   return scope.endsWith(':read') ? [scope, scope.replace(/:read$/, ':write') as Scope] : [scope];
 }
 
-/** The line of an operation's description that names its scope (the reference page shows it). */
-function scopeLine(route: Route): string | undefined {
+/**
+ * The line of an operation's description that names its scope (the reference page shows it), and what it
+ * needs beyond it by the event types it touches (Operation.eventScopes).
+ */
+function scopeLine(route: Route, operation: Operation): string | undefined {
   if (route.public) return undefined;
   if (!route.scope) return 'Any valid token may call it, whatever its scopes.';
   const [needed, alternative] = scopesGranting(route.scope);
-  return `Requires the \`${needed}\` scope${alternative ? ` (or \`${alternative}\`)` : ''}.`;
+  const line = `Requires the \`${needed}\` scope${alternative ? ` (or \`${alternative}\`)` : ''}.`;
+  return operation.eventScopes ? `${line} ${operation.eventScopes.needs}` : line;
 }
 
 /**
  * A 403 of a route that needs a scope: the token lacks it (insufficient_scope), or, where the route answers
- * 403 of its own (another team's resource), that {message}.
+ * 403 of its own (another team's resource), that {message}; and what the operation needs beyond its scope
+ * by the event types it touches.
  */
-function forbidden(route: Route & { scope: Scope }, headers: Record<string, unknown>) {
+function forbidden(route: Route & { scope: Scope }, operation: Operation, headers: Record<string, unknown>) {
   const own = route.statuses.includes(403);
   const lacking = `the token lacks the \`${route.scope}\` scope (\`insufficient_scope\`)`;
   const scoped = { $ref: '#/components/schemas/InsufficientScope' };
+  const base = own ? `${ERROR_BODIES[403]?.description}, or ${lacking}` : `Forbidden: ${lacking}`;
+  const family = operation.eventScopes?.refuses ? operation.eventScopes.needs : undefined;
+  // For an event type's family, the challenge names the family's read scope (the first one lacking).
+  const more = family
+    ? ', or the read scope of an event type\'s family it lacks (`scope="brands:read"`, …)'
+    : '';
   return {
-    description: own ? `${ERROR_BODIES[403]?.description}, or ${lacking}` : `Forbidden: ${lacking}`,
+    description: family ? `${base}. ${family}` : base,
     headers: {
       ...headers,
       'WWW-Authenticate': {
         ...headerRef('WwwAuthenticate'),
-        description: `On an \`insufficient_scope\` answer: \`${insufficientScopeChallenge(route.scope)}\``,
+        description: `On an \`insufficient_scope\` answer: \`${insufficientScopeChallenge(route.scope)}\`${more}`,
       },
     },
     content: {
@@ -335,7 +355,7 @@ function responses(route: Route, operation: Operation) {
       headers.RateLimit = headerRef('RateLimit');
       if (status === 304) return [String(status), { description: 'Not modified', headers }];
       if (status === 403 && route.scope)
-        return [String(status), forbidden({ ...route, scope: route.scope }, headers)];
+        return [String(status), forbidden({ ...route, scope: route.scope }, operation, headers)];
       if (status < 300) {
         if (!operation.success && !operation.successMediaType) {
           throw new Error(`${operation.id}: no success body`);
@@ -474,7 +494,7 @@ function parameters(route: Route, operation: Operation): unknown[] {
 }
 
 function operationObject(route: Route, operation: Operation) {
-  const description = [operation.description, scopeLine(route)].filter(Boolean).join('\n\n');
+  const description = [operation.description, scopeLine(route, operation)].filter(Boolean).join('\n\n');
   return {
     operationId: operation.id,
     tags: [operation.tag],

@@ -17,7 +17,13 @@ import {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
+import {
+  EVENT_ID,
+  EVENT_ID_LENGTH,
+  EVENT_TYPES,
+  type EventType,
+  eventReadScope,
+} from '../../shared/events/event-shape.ts';
 import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
@@ -96,7 +102,26 @@ export interface Operation {
   paged?: true;
   /** The page size without `limit` (the events); a paged list without one answers all of it. */
   defaultLimit?: number;
+  /**
+   * What the operation needs beyond its scope, by the event types it lists, reads, subscribes to or sends
+   * (each type's family: EVENT_TYPE_FAMILIES, shared/events/event-shape.ts): `needs`, sentences after the
+   * scope line of its description, and in its 403's description when it `refuses` a token without them
+   * (a list leaves their events out instead).
+   */
+  eventScopes?: { needs: string; refuses: boolean };
 }
+
+/**
+ * Each event type's family, as the scope that reads it: `` `brands:read` for `brand.*`, … `` (from
+ * EVENT_TYPE_FAMILIES, shared/events/event-shape.ts).
+ */
+export const EVENT_FAMILY_SCOPES = [
+  ...new Map(EVENT_TYPES.map((type) => [type.split('.')[0], eventReadScope(type)])).entries(),
+]
+  .map(([kind, scope]) => `\`${scope}\` for \`${kind}.*\``)
+  .join(', ');
+/** Said after what a token lacking a family's read scope gets. */
+const OR_WRITE = "(or the family's `:write`)";
 
 const brandExample = {
   id: 7,
@@ -568,6 +593,13 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Events',
     summary: "The team's change events, newest first",
     description: EVENTS_PAGED,
+    eventScopes: {
+      needs:
+        `Lists only the events of the families the token reads ${OR_WRITE}: ${EVENT_FAMILY_SCOPES}. A ` +
+        'token of `events:read` alone lists none (an empty page, not an error); the `type` and `resource` ' +
+        'filters narrow that further, and pages and cursors go as with any filter.',
+      refuses: false,
+    },
     query: eventsQuery,
     repeatable: ['type'],
     paged: true,
@@ -581,6 +613,12 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'One change event',
     description:
       "Another team's event is a 403; an unknown or malformed id, or an event older than 30 days, a 404.",
+    eventScopes: {
+      needs:
+        `Also needs the read scope of the event's family ${OR_WRITE}: ${EVENT_FAMILY_SCOPES}, since the ` +
+        'event carries its resource; without it, a 403 `insufficient_scope` naming that scope.',
+      refuses: true,
+    },
     pathParameters: { id: EVENT_ID_PARAMETER },
     success: Event,
     example: { response: brandUpdatedEvent },
@@ -591,7 +629,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The event's delivery to each webhook endpoint, and where it stands",
     description:
       "One item per endpoint of the team's that the event was delivered to (subscribed to its type when " +
-      'it happened, or sent it by `redeliver`), by endpoint id: pending with its next try, being sent, ' +
+      'it happened), by endpoint id: pending with its next try, being sent, ' +
       "succeeded, or given up; the endpoint's attempts list has each try. Another team's event is a 403; " +
       'an unknown or malformed id, or an event older than 30 days, a 404.',
     pathParameters: { id: EVENT_ID_PARAMETER },
@@ -606,10 +644,20 @@ export const OPERATIONS: Record<string, Operation> = {
       'To the endpoint named, or to every enabled endpoint subscribed to its type: each delivery starts ' +
       'the retry schedule again, now, with the same `webhook-id` (a receiver that has it can tell). 202: ' +
       "the deliveries are queued; the endpoint's attempts tell how they went. The body is optional: " +
-      'without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. A delivery being tried is ' +
+      'without one (or with `{}`), the event goes to every enabled endpoint subscribed to its type. Only ' +
+      'again: an event goes only to an endpoint that was sent it, one subscribed to its type when it was ' +
+      'made (its delivery is in `GET /events/{id}/deliveries`); an endpoint registered or subscribed later ' +
+      'is a 422 naming `endpoint_id`, and is left out of a redelivery to every endpoint. A delivery being tried is ' +
       'never sent twice at once: a redelivery during its try runs once more after that try ends, however ' +
       "many are asked for meanwhile, and a repeated call answers the same 202. Another team's event is a " +
       '403; an unknown id, or an event older than 30 days, a 404.',
+    eventScopes: {
+      needs:
+        `Also needs the read scope of the event's family ${OR_WRITE}: ${EVENT_FAMILY_SCOPES}, since a ` +
+        "delivery carries the event's body to the endpoint's URL; without it, a 403 `insufficient_scope` " +
+        'naming that scope.',
+      refuses: true,
+    },
     pathParameters: { id: EVENT_ID_PARAMETER },
     body: described(redeliverSchema, REDELIVER_INPUT),
     bodyOptional: true,
@@ -641,6 +689,14 @@ export const OPERATIONS: Record<string, Operation> = {
       '`secret_shown: false` (the Idempotency-Key record never holds a secret). The URL is ' +
       "checked as a delivery is (a refused one is a 422 naming `url`). A create beyond the team's quota " +
       '(`GET /limits` tells it) is a 422 naming `quota`.',
+    eventScopes: {
+      needs:
+        `Also needs, for each of \`event_types\`, the read scope of its family ${OR_WRITE}: ` +
+        `${EVENT_FAMILY_SCOPES}, since each delivery carries the event's body to the URL; without them, a 403 ` +
+        '`insufficient_scope` whose message names every scope lacking (`required_scope` and ' +
+        '`WWW-Authenticate` the first), and nothing is created or kept under the `Idempotency-Key`.',
+      refuses: true,
+    },
     body: withItems(
       described(createWebhookEndpointSchema, WEBHOOK_ENDPOINT_INPUT),
       'event_types',
@@ -674,6 +730,15 @@ export const OPERATIONS: Record<string, Operation> = {
     description:
       'Only the supplied fields change; a new URL is checked as at creation. `disabled: false` enables a ' +
       'disabled endpoint again (what failed meanwhile is sent again on `recover`).',
+    eventScopes: {
+      needs:
+        `Also needs the read scope of the family ${OR_WRITE} of each type it adds to \`event_types\`, and, ` +
+        "when `url` is another than the endpoint's, of every type the endpoint subscribes to (its events " +
+        `would go to the new URL): ${EVENT_FAMILY_SCOPES}. Without them, a 403 \`insufficient_scope\` whose ` +
+        'message names every scope lacking, and nothing changes. A body that repeats the settings the ' +
+        'endpoint has (read and sent back) needs no more than `webhooks:write`.',
+      refuses: true,
+    },
     body: withItems(
       described(updateWebhookEndpointSchema, WEBHOOK_ENDPOINT_PATCH),
       'event_types',

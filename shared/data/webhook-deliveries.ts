@@ -225,12 +225,15 @@ async function dueAtLeaseEnd(
 export type Restarted = 'restarted' | 'after-try';
 
 /**
- * Makes a delivery due again from the start of the schedule (a redelivery or a recovery), creating it if
- * the endpoint never had one of the event. A try in flight (a live lease) keeps its claim: the delivery is
- * marked to run again (`rerun`), and the try's settle makes it due again instead of settling it, so the
- * delivery is never sent twice at once, and any number of restarts during one try make one more run.
- * `onlyIfFailed` (recover) restarts only a delivery given up, which no try holds. False when nothing
- * changed (recover: not given up).
+ * Makes a delivery due again from the start of the schedule (a redelivery or a recovery). Only a delivery
+ * that exists: the item is the record that the endpoint was sent the event (the deliverer's first try
+ * writes it as its claim, or records it given up for a disabled endpoint; an event handed over that could
+ * not start is written due), so an endpoint is never sent by a restart an event it was not subscribed to
+ * when the event was made: `absent`, and nothing is written (the write's own condition: no read first). A
+ * try in flight (a live lease) keeps its claim: the delivery is marked to run again (`rerun`), and the
+ * try's settle makes it due again instead of settling it, so the delivery is never sent twice at once, and
+ * any number of restarts during one try make one more run. `onlyIfFailed` (recover) restarts only a
+ * delivery given up, which no try holds. False when nothing changed (recover: not given up).
  */
 export async function restartDelivery(
   teamId: number,
@@ -238,10 +241,10 @@ export async function restartDelivery(
   eventId: string,
   dueAt: number,
   onlyIfFailed = false,
-): Promise<Restarted | false> {
+): Promise<Restarted | 'absent' | false> {
   const due = dueKeys(teamId, endpointId, eventId, dueAt);
   const key = keyOf(teamId, endpointId, eventId);
-  const notInFlight = '(attribute_not_exists(lease_until) OR lease_until <= :due)';
+  const notInFlight = 'attribute_exists(pk) AND (attribute_not_exists(lease_until) OR lease_until <= :due)';
   // Names this restart: a write the SDK sent again (its answer was late) finds its own restart done.
   const restart = randomUUID();
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -279,6 +282,7 @@ export async function restartDelivery(
         }),
       ),
     );
+    if (restarted === 'absent') return 'absent';
     if (restarted) return 'restarted';
     if (onlyIfFailed) return false;
     // A try holds it: run again after that try (the lease may end meanwhile: then restart it as above).
@@ -298,14 +302,19 @@ export async function restartDelivery(
   return false;
 }
 
-/** True when written, or when the condition failed on the item as this same restart left it. */
-async function writtenOrOwn(restart: string, write: Promise<unknown>): Promise<boolean> {
+/**
+ * True when written, or when the condition failed on the item as this same restart left it; `absent` when
+ * it failed for want of an item (DynamoDB hands back no old item then).
+ */
+async function writtenOrOwn(restart: string, write: Promise<unknown>): Promise<boolean | 'absent'> {
   try {
     await write;
     return true;
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return plainItem(error.Item)?.restart === restart;
+    const old = plainItem(error.Item);
+    if (old === undefined) return 'absent';
+    return old.restart === restart;
   }
 }
 

@@ -1,6 +1,9 @@
+import { allows, type Scope, type ScopeFamily } from '../scopes.ts';
+
 /**
- * What a change event is, with nothing to load: its types, its shape and its id. The request schemas and
- * the OpenAPI document read it without the data modules (and their SDK clients) that make events.
+ * What a change event is, with nothing to load (the scopes' module has no imports): its types and their
+ * families, its shape and its id. The request schemas and the OpenAPI document read it without the data
+ * modules (and their SDK clients) that make events.
  */
 export const EVENT_TYPES = [
   'brand.created',
@@ -12,6 +15,31 @@ export const EVENT_TYPES = [
   'webhook_endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The resource family each event type belongs to (the family of token scopes, shared/scopes.ts): an event
+ * carries its resource's representation and former values, so what a token sees of it follows what it may
+ * read of that resource directly. Listing events keeps only those of families the token reads; reading one
+ * by id, subscribing an endpoint to its type and redelivering it need `<family>:read` (or `:write`) besides
+ * the route's own scope. The one place this is spelled: every check and the documents derive from it.
+ */
+export const EVENT_TYPE_FAMILIES = {
+  'brand.created': 'brands',
+  'brand.updated': 'brands',
+  'brand.deleted': 'brands',
+  'contact_field.created': 'contact_fields',
+  'contact_field.updated': 'contact_fields',
+  'contact_field.deleted': 'contact_fields',
+  // The endpoint's whole view, its URL included (a hook URL may hold a secret in its path).
+  'webhook_endpoint.disabled': 'webhooks',
+} as const satisfies Record<EventType, ScopeFamily>;
+
+/** The scope that reads events of this type (its family's `:write` includes it). */
+export const eventReadScope = (type: EventType): Scope => `${EVENT_TYPE_FAMILIES[type]}:read`;
+
+/** The event types a token whose context carries `granted` (formatScopes) may see, in EVENT_TYPES' order. */
+export const readableEventTypes = (granted: string | undefined): EventType[] =>
+  EVENT_TYPES.filter((type) => allows(granted, eventReadScope(type)));
 
 type Representation = Record<string, unknown>;
 

@@ -74,17 +74,29 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * The token's scopes do not include the one the route needs (a write scope includes its read): refused
- * before the request is read, `WWW-Authenticate` naming the scope as RFC 6750 §3.1 asks.
+ * before the request is read, `WWW-Authenticate` naming the scope as RFC 6750 §3.1 asks. Also what a route
+ * answers when its request needs scopes beyond the route's own (an event type's family: shared/events/
+ * event-shape.ts), with `purpose` saying for what: the message names every scope lacking, `required_scope`
+ * and `WWW-Authenticate` the first (one scope each, as the document types them: a token given the scopes
+ * the message names gets past them all).
  */
 export class InsufficientScopeError extends HttpError {
-  constructor(route: string, scope: Scope) {
+  constructor(route: string, scope: Scope | readonly [Scope, ...Scope[]], purpose?: string) {
     const errorCode: ErrorCode = 'insufficient_scope';
-    const alternative = scope.endsWith(':read') ? ` (or ${scope.replace(/:read$/, ':write')})` : '';
+    const scopes: readonly Scope[] = typeof scope === 'string' ? [scope] : scope;
+    const required = scopes[0] as Scope;
+    const named = scopes.map(
+      (each) => `${each}${each.endsWith(':read') ? ` (or ${each.replace(/:read$/, ':write')})` : ''}`,
+    );
+    const lacking =
+      named.length === 1
+        ? `the scope ${named[0]}`
+        : `the scopes ${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
     super(
       403,
-      `This token lacks the scope ${scope}${alternative}, which ${route} needs.`,
-      { error_code: errorCode, required_scope: scope },
-      { 'WWW-Authenticate': insufficientScopeChallenge(scope) },
+      `This token lacks ${lacking}, which ${route} needs${purpose ? ` ${purpose}` : ''}.`,
+      { error_code: errorCode, required_scope: required },
+      { 'WWW-Authenticate': insufficientScopeChallenge(required) },
     );
   }
 }

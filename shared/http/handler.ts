@@ -7,7 +7,7 @@ import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { withRequest } from '../request-context.ts';
 import { findRoute, routeKey } from '../routes.ts';
-import { allows, FULL_ACCESS } from '../scopes.ts';
+import { allows, FULL_ACCESS, missingScopes, type Scope } from '../scopes.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
   ForbiddenError,
@@ -44,6 +44,12 @@ export interface ApiRequest {
   pathParams: Dictionary<string>;
   /** Every value of each query parameter; `site_id[]` is read as `site_id`. */
   query: Dictionary<string[]>;
+  /**
+   * The token's scopes as the authorizer's context carries them (shared/scopes.ts formatScopes: `*` for full
+   * access; undefined, an answer cached from before scopes, is full access too): for what a request needs
+   * beyond its route's scope (requireScopes).
+   */
+  scopes: string | undefined;
   /** Milliseconds left before the Lambda times out. */
   remainingTimeMs: () => number;
   /** This request's metrics (per route), published with the request's own when it ends. */
@@ -220,9 +226,11 @@ const parseRequest = (teamRequired: boolean): MiddlewareObj<APIGatewayProxyEvent
     // The authorizer guarantees a team; this only guards a misconfigured deployment.
     if (teamRequired && (!Number.isSafeInteger(teamId) || teamId <= 0)) throw new UnauthenticatedError();
     if (teamRequired) checkToken(event);
+    const scopes = event.requestContext?.authorizer?.scopes;
     request.event = {
       teamId,
       requestId,
+      scopes: typeof scopes === 'string' ? scopes : undefined,
       method: event.httpMethod,
       route: event.resource,
       basePath: basePathOf(event),
@@ -255,6 +263,18 @@ function checkToken(event: APIGatewayProxyEvent): void {
   }
   if (route.scope && !allows(scopes, route.scope))
     throw new InsufficientScopeError(routeKey(route), route.scope);
+}
+
+/**
+ * What a request needs beyond its route's scope, from what it names: an endpoint's event types, an event's
+ * type (each needs its family's read scope: shared/events/event-shape.ts). A token without one of `scopes`
+ * is refused as the route's own check refuses it (403 `insufficient_scope`, `WWW-Authenticate` naming the
+ * scope), the message saying what for (`purpose`, after the route: `to subscribe to brand.updated`).
+ * Nothing to read: the scopes are the authorizer's context.
+ */
+export function requireScopes(req: ApiRequest, scopes: readonly Scope[], purpose: string): void {
+  const [first, ...more] = missingScopes(req.scopes, scopes);
+  if (first) throw new InsufficientScopeError(`${req.method} ${req.route}`, [first, ...more], purpose);
 }
 
 const respond: MiddlewareObj<APIGatewayProxyEvent | ApiRequest, ApiResponse | APIGatewayProxyResult> = {

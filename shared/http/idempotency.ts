@@ -159,10 +159,16 @@ class KeyedRequest implements IdempotencyScope {
 
   /**
    * After the handler: a response not yet in the record (a 4xx) is stored with the day's count, in one
-   * transaction, unless the key was taken. A 429 (this bound's or the rate limit's) is never stored.
+   * transaction, unless the key was taken. A 429 (this bound's or the rate limit's) is never stored, nor a
+   * 403 `insufficient_scope` (a scope the body's event types need): it is the token's, not the request's,
+   * and the route's own scope check stores nothing either, so a token that holds the scope may send the
+   * same key and body.
    */
   async settle(response: ApiResponse): Promise<ApiResponse> {
     if (this.answered || response.status >= 500 || response.status === 429) return response;
+    if ((response.body as { error_code?: unknown } | undefined)?.error_code === 'insufficient_scope') {
+      return response;
+    }
     if (response.status < 300 && this.inTransaction) return response;
     const transaction = new LabelledTransaction().guard(this.recordItems(response));
     for (let attempt = 1; ; attempt++) {

@@ -11,6 +11,12 @@ import { startDeliveries } from './start-deliveries.ts';
  * a receiver that already has it can tell. Never a second send of a delivery in flight: a redelivery
  * during a try runs once after it (however many were asked), and starts no deliverer (the try's own runs
  * it again); a recovery restarts only what was given up, so a repeat finds nothing left to restart.
+ *
+ * Only again: an endpoint is sent by a redelivery only an event it has a delivery of, that is one it was
+ * subscribed to when the event was made (an endpoint registered or subscribed later, or since deleted and
+ * made anew, has none). The restart's own conditional write says so (restartDelivery: `absent`), no read
+ * first: named by `endpoint_id`, such an endpoint is a 422; among all endpoints, it is left out of the
+ * answer.
  */
 export async function redeliverEvent(event: ChangeEvent, endpointId?: number): Promise<number[]> {
   const endpoints =
@@ -24,12 +30,19 @@ export async function redeliverEvent(event: ChangeEvent, endpointId?: number): P
   const restarted = await Promise.all(
     endpoints.map((endpoint) => restartDelivery(event.team_id, endpoint.id, event.id, now)),
   );
+  if (endpointId !== undefined && restarted[0] === 'absent') {
+    throw ValidationError.single(
+      'endpoint_id',
+      `The webhook endpoint was never sent this event: it was not subscribed to ${event.type} events when ` +
+        'the event was made (redeliver sends an event again only to an endpoint that had it).',
+    );
+  }
   await startDeliveries(
     endpoints
       .filter((_, index) => restarted[index] === 'restarted')
       .map((endpoint) => ({ team_id: event.team_id, endpoint_id: endpoint.id, event_ids: [event.id] })),
   );
-  return endpoints.map((endpoint) => endpoint.id);
+  return endpoints.filter((_, index) => restarted[index] !== 'absent').map((endpoint) => endpoint.id);
 }
 
 /** Restarts a recovery writes at once. */
