@@ -8,11 +8,11 @@ import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { brandKey } from '../shared/data/keys.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { streamConsumer } from '../shared/routes.ts';
-import { type Caller, useApi } from './support/api.ts';
+import { useApi } from './support/api.ts';
 import { PNG } from './support/images.ts';
 import { grantReport } from './support/key-observer.ts';
 import { useSettings } from './support/settings.ts';
-import { type Receiver, startReceiver, useReceivers } from './support/webhook-receiver.ts';
+import { endpointAt, useReceivers } from './support/webhook-receiver.ts';
 
 /**
  * The stream consumer reads what teams write: it is held to its grants as every function is (support/env.ts,
@@ -40,17 +40,6 @@ beforeAll(async () => {
   });
 });
 
-async function endpointAt(caller: Caller, types: string[]): Promise<{ id: number; receiver: Receiver }> {
-  const receiver = await startReceiver();
-  receivers.push(receiver);
-  const created = await caller.client.post('/api/v1/webhook-endpoints', {
-    url: receiver.url,
-    event_types: types,
-  });
-  expect(created.status).toBe(201);
-  return { id: created.body.id, receiver };
-}
-
 /** A stream record of a change from `before` to `after`, as Lambda hands it to the consumer. */
 let sequence = Date.now() * 1000;
 const recordOf = (before?: Record<string, unknown>, after?: Record<string, unknown>): DynamoDBRecord => ({
@@ -75,7 +64,7 @@ describe('least privilege: the stream consumer', () => {
     const caller = await api.caller();
     const { teamId } = caller;
     // Subscribed: the fan-out reads the team's endpoints and, with the Lambda API down, leaves them due.
-    await endpointAt(caller, ['brand.created', 'brand.deleted']);
+    await endpointAt(caller.client, receivers, ['brand.created', 'brand.deleted']);
     // With a public image, which its removal leaves no brand naming: the consumer marks it.
     await putPrivateFile(teamId, 'streamed.png', PNG, 'image/png');
     const made = await caller.client.post('/api/v1/brands', {

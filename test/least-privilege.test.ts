@@ -16,7 +16,7 @@ import { authorizer, findRoute, streamConsumer, webhookDelivery } from '../share
 import { deliverToEndpoint } from '../shared/webhooks/deliverer.ts';
 import { dueRequests } from '../shared/webhooks/sweeper.ts';
 import { html, startFixtureServer } from './autoconfigure/fixture-server.ts';
-import { apiClient, type Caller, useApi } from './support/api.ts';
+import { apiClient, useApi } from './support/api.ts';
 import { storedDelivery, until } from './support/deliveries.ts';
 import { eventsOf, loggedEvents, writeEvents } from './support/events.ts';
 import { PNG } from './support/images.ts';
@@ -27,7 +27,7 @@ import {
   touchedByFunction,
   unusedGrants,
 } from './support/key-observer.ts';
-import { type Receiver, startReceiver, useReceivers } from './support/webhook-receiver.ts';
+import { endpointAt, startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
  * Every function's role reaches only what its code touches (shared/routes.ts `table`; the template's side
@@ -42,18 +42,6 @@ const receivers = useReceivers();
 
 const DELIVERER = webhookDelivery.deliverer.handler;
 const SWEEPER = webhookDelivery.sweeper.handler;
-
-async function endpointAt(caller: Caller, types: string[]): Promise<{ id: number; receiver: Receiver }> {
-  const receiver = await startReceiver();
-  receivers.push(receiver);
-  const created = await caller.client.post('/api/v1/webhook-endpoints', {
-    url: receiver.url,
-    event_types: types,
-  });
-  expect(created.status).toBe(201);
-  receiver.secrets = [created.body.secret];
-  return { id: created.body.id, receiver };
-}
 
 describe('least privilege: each function touches what its role grants, and uses every grant', () => {
   it('every route, through the local gateway and its authorizer', async () => {
@@ -158,7 +146,7 @@ describe('least privilege: each function touches what its role grants, and uses 
     await ok(stranger.post(`${endpointPath}/recover`, { since }), 403);
     await ok(client.delete(`/api/v1/brands/${brand.body.id}`));
     await ok(client.delete(`/api/v1/contact-fields/${field.body.id}`));
-    const other = await endpointAt(caller, ['brand.created']);
+    const other = await endpointAt(caller.client, receivers, ['brand.created']);
     await ok(client.delete(`/api/v1/webhook-endpoints/${other.id}`));
 
     await ok(client.get('/api/v1/limits'));
@@ -175,8 +163,8 @@ describe('least privilege: each function touches what its role grants, and uses 
   it('the deliverer and the sweeper, through retries, a burst, a redelivery and a disabled endpoint', async () => {
     const caller = await api.caller();
     const { teamId } = caller;
-    const a = await endpointAt(caller, ['brand.updated']);
-    const b = await endpointAt(caller, ['brand.updated', 'webhook_endpoint.disabled']);
+    const a = await endpointAt(caller.client, receivers, ['brand.updated']);
+    const b = await endpointAt(caller.client, receivers, ['brand.updated', 'webhook_endpoint.disabled']);
     // Written straight into the log: no stream record, so the run's own pipeline delivers none of them.
     const events = await writeEvents(teamId, 2 + WEBHOOK_LIMITS.triesInFlightPerEndpoint + 1);
     const [retried, gone, ...burst] = events.map((event) => event.id) as [string, string, ...string[]];

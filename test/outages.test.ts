@@ -8,6 +8,7 @@ import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 import { type Route, routes } from '../shared/routes.ts';
 import { type ApiResult, apiClient } from './support/api.ts';
+import { PNG } from './support/images.ts';
 import { runScript, stopChild, waitForOutput } from './support/processes.ts';
 import { HANG_MS } from './support/timeouts.ts';
 
@@ -197,13 +198,13 @@ describe('outages of the real local stack', () => {
     const upload = await client.post('/api/v1/files', {
       path: 'logos/outage.png',
       content_type: 'image/png',
-      size: 8,
+      size: PNG.length,
     });
     expect(upload.status).toBe(200);
     const put = await fetch(upload.body.upload_url, {
       method: 'PUT',
       headers: upload.body.headers,
-      body: Buffer.from('89504e470d0a1a0a', 'hex'),
+      body: PNG,
     });
     expect(put.status).toBe(200);
     const brand = await client.post(BRANDS, { name: 'Without a logo yet' });

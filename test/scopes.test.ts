@@ -7,7 +7,7 @@ import type { ProxyHandler } from '../shared/http/handler.ts';
 import { BEARER_CHALLENGE, EXPIRED_TOKEN_CHALLENGE, MESSAGES } from '../shared/http/messages.ts';
 import { type Route, routeKey, routes } from '../shared/routes.ts';
 import { SCOPE_FAMILIES, SCOPES, type Scope, type ScopeFamily } from '../shared/scopes.ts';
-import { type ApiResult, apiClient, newTeam, useApi } from './support/api.ts';
+import { apiClient, expectInsufficientScope, newTeam, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
 import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
@@ -32,19 +32,6 @@ async function tokenClient(teamId: number, scopes?: Scope[]) {
 async function teamWith(scopes: Scope[]) {
   const team = await newTeam('Scopes', { scopes });
   return { ...team, scoped: apiClient(api.url, team.token), full: await tokenClient(team.teamId) };
-}
-
-function expectInsufficientScope(response: ApiResult, scope: Scope, route: string): void {
-  expect(response.status, response.text).toBe(403);
-  expect(response.body).toEqual({
-    message: expect.stringContaining(`lacks the scope ${scope}`),
-    error_code: 'insufficient_scope',
-    required_scope: scope,
-  });
-  expect(response.body.message).toContain(route);
-  expect(response.headers.get('www-authenticate')).toBe(
-    `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
-  );
 }
 
 describe('a token without the scope of a family is refused, and nothing is written', () => {

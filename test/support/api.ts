@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { CONCURRENCY_DEFAULTS, type ConcurrencySettings } from '../../lib/cdk/concurrency.ts';
 import { createGateway } from '../../lib/local/gateway.ts';
 import { createTeam } from '../../shared/data/teams.ts';
 import { createToken, type TokenOptions } from '../../shared/data/tokens.ts';
+import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
 import type { RateLimits } from '../../shared/rate-limits.ts';
+import type { Scope } from '../../shared/scopes.ts';
 import { contractProblems } from './contract.ts';
 
 /**
@@ -129,3 +131,17 @@ export function apiClient(baseUrl: string, token?: string) {
 }
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/** A 403 `insufficient_scope` naming `scope` and the route, with its RFC 6750 challenge. */
+export function expectInsufficientScope(response: ApiResult, scope: Scope, route: string): void {
+  expect(response.status, response.text).toBe(403);
+  expect(response.body).toEqual({
+    message: expect.stringContaining(`lacks the scope ${scope}`),
+    error_code: 'insufficient_scope',
+    required_scope: scope,
+  });
+  expect(response.body.message).toContain(route);
+  expect(response.headers.get('www-authenticate')).toBe(
+    `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
+  );
+}

@@ -140,18 +140,27 @@ export function useReceivers(): Receiver[] {
 }
 
 /**
- * An endpoint of the caller's team at `at`, subscribed to brand events; the receiver is given its secret,
- * so that it verifies what it is sent.
+ * An endpoint of the caller's team at `at`, subscribed to `types` (brand events unless told); the receiver
+ * is given its secret, so that it verifies what it is sent.
  */
-export async function subscribeToBrands(
+export async function subscribeEndpoint(
   client: ApiClient,
   at: Receiver,
+  types = ['brand.created', 'brand.updated'],
 ): Promise<{ receiver: Receiver; id: number }> {
-  const created = await client.post('/api/v1/webhook-endpoints', {
-    url: at.url,
-    event_types: ['brand.created', 'brand.updated'],
-  });
+  const created = await client.post('/api/v1/webhook-endpoints', { url: at.url, event_types: types });
   if (created.status !== 201) throw new Error(`endpoint not created: ${created.status}`);
   at.secrets = [created.body.secret];
   return { receiver: at, id: created.body.id as number };
+}
+
+/** An endpoint at a new receiver of the file's (useReceivers), subscribed to `types`. */
+export async function endpointAt(
+  client: ApiClient,
+  receivers: Receiver[],
+  types: string[],
+): Promise<{ receiver: Receiver; id: number }> {
+  const at = await startReceiver();
+  receivers.push(at);
+  return subscribeEndpoint(client, at, types);
 }

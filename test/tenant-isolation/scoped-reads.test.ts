@@ -4,7 +4,13 @@ import { createToken } from '../../shared/data/tokens.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
 import type { Scope } from '../../shared/scopes.ts';
-import { type ApiClient, type ApiResult, apiClient, useApi } from '../support/api.ts';
+import {
+  type ApiClient,
+  type ApiResult,
+  apiClient,
+  expectInsufficientScope,
+  useApi,
+} from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
 import { eventsOf } from '../support/events.ts';
 import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
@@ -32,19 +38,6 @@ async function receiver(): Promise<Receiver> {
 /** A client of the caller's team with a new token of these scopes. */
 async function scoped(teamId: number, scopes: Scope[]): Promise<ApiClient> {
   return apiClient(api.url, await createToken(teamId, { scopes }));
-}
-
-function expectInsufficientScope(response: ApiResult, scope: Scope, route: string): void {
-  expect(response.status, response.text).toBe(403);
-  expect(response.body).toEqual({
-    message: expect.stringContaining(`lacks the scope ${scope}`),
-    error_code: 'insufficient_scope',
-    required_scope: scope,
-  });
-  expect(response.body.message).toContain(route);
-  expect(response.headers.get('www-authenticate')).toBe(
-    `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`,
-  );
 }
 
 /** Every event a client's token lists, following each Link from a first page of `limit`. */

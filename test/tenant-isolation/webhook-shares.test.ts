@@ -33,7 +33,7 @@ import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type Receiver,
   startReceiver,
-  subscribeToBrands,
+  subscribeEndpoint,
   useReceivers,
 } from '../support/webhook-receiver.ts';
 
@@ -78,7 +78,7 @@ afterAll(async () => {
 async function endpointOf(caller: Caller) {
   const at: Receiver = await startReceiver();
   receivers.push(at);
-  return subscribeToBrands(caller.client, at);
+  return subscribeEndpoint(caller.client, at);
 }
 
 /** A moment for runs started by a step to reach a receiver, were they to send (nothing is timed by it). */

@@ -21,7 +21,7 @@ import {
   concurrencyMeter,
   type Receiver,
   startReceiver,
-  subscribeToBrands,
+  subscribeEndpoint,
   useReceivers,
 } from '../support/webhook-receiver.ts';
 
@@ -45,7 +45,7 @@ async function receiver(meter?: ConcurrencyMeter): Promise<Receiver> {
 
 /** An endpoint of the team at a new receiver, subscribed to brand events; the receiver knows its secret. */
 async function endpointOf(caller: Caller, meter?: ConcurrencyMeter) {
-  return subscribeToBrands(caller.client, await receiver(meter));
+  return subscribeEndpoint(caller.client, await receiver(meter));
 }
 
 /** Long enough for invocations started by a call to have reached a receiver, were they to send. */
