@@ -8,7 +8,7 @@ import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 import { type Route, routes } from '../shared/routes.ts';
 import { type ApiResult, apiClient } from './support/api.ts';
-import { PNG } from './support/images.ts';
+import { PNG, uploadFile } from './support/images.ts';
 import { runScript, stopChild, waitForOutput } from './support/processes.ts';
 import { HANG_MS } from './support/timeouts.ts';
 
@@ -195,18 +195,7 @@ describe('outages of the real local stack', () => {
   });
 
   it('s3rver stopped: brand writes with an image path answer 503 and write nothing; once back they succeed', async () => {
-    const upload = await client.post('/api/v1/files', {
-      path: 'logos/outage.png',
-      content_type: 'image/png',
-      size: PNG.length,
-    });
-    expect(upload.status).toBe(200);
-    const put = await fetch(upload.body.upload_url, {
-      method: 'PUT',
-      headers: upload.body.headers,
-      body: PNG,
-    });
-    expect(put.status).toBe(200);
+    await uploadFile(client, 'logos/outage.png', PNG, 'image/png');
     const brand = await client.post(BRANDS, { name: 'Without a logo yet' });
 
     await stopS3();

@@ -1,4 +1,6 @@
 import { crc32 } from 'node:zlib';
+import { expect } from 'vitest';
+import type { ApiClient } from './api.ts';
 
 /** A 1x1 transparent PNG: the image the tests upload. */
 export const PNG = Buffer.from(
@@ -57,4 +59,21 @@ export function pngOfSize(size: number): Buffer {
   chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
   // Before IEND, its last 12 bytes.
   return Buffer.concat([PNG.subarray(0, -12), chunk, PNG.subarray(-12)]);
+}
+
+/** Uploads as a client does: POST /files, then a PUT of the bytes to the presigned URL with its headers. */
+export async function uploadFile(
+  client: ApiClient,
+  path: string,
+  bytes: Buffer,
+  type: string,
+): Promise<void> {
+  const answer = await client.post('/api/v1/files', { path, content_type: type, size: bytes.length });
+  expect(answer.status).toBe(200);
+  const put = await fetch(answer.body.upload_url, {
+    method: 'PUT',
+    headers: answer.body.headers,
+    body: bytes,
+  });
+  expect(put.status).toBe(200);
 }

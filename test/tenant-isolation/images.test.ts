@@ -18,7 +18,16 @@ import { ORPHANED_TAG } from '../../shared/files/public-urls.ts';
 import { s3 } from '../../shared/files/s3.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { apiClient, newTeam, useApi } from '../support/api.ts';
-import { fetchBytes, GIF, JPEG, PNG, pngOfSize, SVG_WITH_SCRIPT, WEBP } from '../support/images.ts';
+import {
+  fetchBytes,
+  GIF,
+  JPEG,
+  PNG,
+  pngOfSize,
+  SVG_WITH_SCRIPT,
+  uploadFile,
+  WEBP,
+} from '../support/images.ts';
 import { roundTrips } from '../support/round-trips.ts';
 import { type Synthesized, synthesize } from '../support/synth.ts';
 import { idOf } from '../support/template.ts';
@@ -30,7 +39,6 @@ import { idOf } from '../support/template.ts';
  */
 const api = useApi();
 const BRANDS = '/api/v1/brands';
-const FILES = '/api/v1/files';
 const MiB = 1024 * 1024;
 
 /** Every key of the team's public brand images: what the team has made public. */
@@ -465,18 +473,6 @@ describe('6. public copies no brand names any longer are removed', () => {
 });
 
 describe('7. a PNG header followed by a page was published under the name the caller chose: the whole file must be one image, named by its type', () => {
-  /** Uploads as a client does: POST /files, then a PUT of the bytes to the presigned URL. */
-  async function upload(client: ReturnType<typeof apiClient>, path: string, bytes: Buffer, type: string) {
-    const answer = await client.post(FILES, { path, content_type: type, size: bytes.length });
-    expect(answer.status).toBe(200);
-    const put = await fetch(answer.body.upload_url, {
-      method: 'PUT',
-      headers: answer.body.headers,
-      body: bytes,
-    });
-    expect(put.status).toBe(200);
-  }
-
   /** A real PNG signature and IHDR chunk, then a web page: what the type check of the first bytes let through. */
   const POLYGLOT = Buffer.concat([
     PNG.subarray(0, 33),
@@ -487,7 +483,7 @@ describe('7. a PNG header followed by a page was published under the name the ca
 
   it('7a. a PNG header and a page uploaded as evil.html is 422 on the field, on create and update, and nothing is written or public', async () => {
     const { teamId, client } = await api.caller();
-    await upload(client, 'evil.html', POLYGLOT, 'image/png');
+    await uploadFile(client, 'evil.html', POLYGLOT, 'image/png');
     const { result: created, calls } = await s3Calls(() =>
       client.post(BRANDS, { name: 'Polyglot', logo_image_path: 'evil.html' }),
     );
@@ -537,7 +533,7 @@ describe('7. a PNG header followed by a page was published under the name the ca
     ],
   ])('7b. %s is 422 saying what is wrong, and nothing is public', async (_case, bytes, type, message) => {
     const { teamId, client } = await api.caller();
-    await upload(client, 'image', bytes, type);
+    await uploadFile(client, 'image', bytes, type);
     const response = await client.post(BRANDS, { name: 'Refused', header_image_path: 'image' });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({ header_image_path: [`The header image path field ${message}`] });
@@ -552,7 +548,7 @@ describe('7. a PNG header followed by a page was published under the name the ca
     ['a WebP uploaded with no extension', 'brand/mark', WEBP, 'image/webp', 'mark.webp'],
   ])('7c. %s is published under a name ending with its type', async (_case, path, bytes, type, name) => {
     const { teamId, client } = await api.caller();
-    await upload(client, path, bytes, type);
+    await uploadFile(client, path, bytes, type);
     const response = await client.post(BRANDS, { name: 'Renamed', logo_image_path: path });
     expect(response.status).toBe(201);
     const [key] = await publicCopies(teamId);
