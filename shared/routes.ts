@@ -14,7 +14,7 @@ export interface Route {
   handler: string;
   /** What it reads and writes of the single table; none when absent. */
   table?: TableAccess;
-  /** Access to the file libraries: read the private one, write the private one, write the public `brands/`. */
+  /** What it does with the file libraries' objects; nothing when absent. */
   files?: FileAccess[];
   /** Makes outbound web requests (auto-configure): longer timeout. */
   fetchesWeb?: boolean;
