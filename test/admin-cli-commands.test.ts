@@ -5,7 +5,7 @@ import { hashToken } from '../shared/data/tokens.ts';
 import { admin, useLocalConfigDir } from './support/processes.ts';
 
 /**
- * The admin CLI's answers to a person finding their way (issue 40, item 7): a mistyped command is told the
+ * The admin CLI's answers to a person finding their way: a mistyped command is told the
  * commands as text, revoking twice says when it was revoked, and teams and tokens can be listed. Each test
  * spawns the real CLI (tsx compiles it as it starts: the timeouts are for hangs only).
  */

@@ -116,7 +116,7 @@ describe('the API reference page in a browser', () => {
   });
 
   // Redoc names no role of an http scheme's requirement (only OAuth2 scopes): the description's line says it.
-  it("shows each operation's scope (issue 38): the line of its description, and its 403", () => {
+  it("shows each operation's scope: the line of its description, and its 403", () => {
     const scoped = operations.filter((operation) => operation.security?.[0]?.bearerAuth?.length);
     expect(scoped.length).toBeGreaterThan(0);
     const missing = scoped.filter((operation) => {
@@ -127,7 +127,7 @@ describe('the API reference page in a browser', () => {
     expect(missing.map(({ operationId }) => operationId)).toEqual([]);
   });
 
-  // Issue 40: how to get a token was only behind each operation's collapsed "Authorizations".
+  // How to get a token was once only behind each operation's collapsed "Authorizations".
   it('has an Authentication section in the sidebar and the introduction: how to send and get a token', () => {
     expect(loaded.menu.map(({ id, label }) => `${id} ${label}`)).toContain(
       'section/Authentication Authentication',
@@ -147,7 +147,7 @@ describe('the API reference page in a browser', () => {
     }
   });
 
-  // Issue 40: the payload samples were fillers ("string", 9007199254740991, `"object": {}`).
+  // The payload samples were once fillers ("string", 9007199254740991, `"object": {}`).
   it("shows each webhook's payload sample as a real event of its type", () => {
     const samples = webhooks.map(({ operationId }) => {
       const text = loaded.sections.find(({ id }) => id === `operation/${operationId}`)?.text ?? '';

@@ -8,7 +8,7 @@ import { eventsOf } from './support/events.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
 /**
- * Issue 40, items 4 to 6 (the server's side): a refusal says what would be accepted, a plausible other
+ * The server's side: a refusal says what would be accepted, a plausible other
  * name of a field is refused as a misspelling is, and the server holds to what its document says (415 for a
  * body that is not JSON, URLs as `format: uri` has them, Idempotency-Key of visible characters). Each class
  * is tested through several members, over HTTP against the local stack.
@@ -43,7 +43,7 @@ const raw = (method: string, path: string, body: string | Uint8Array | undefined
     body: (await response.json()) as { message: string },
   }));
 
-describe('item 4: a refusal says what is valid', () => {
+describe('a refusal says what is valid', () => {
   it('an enum value outside the enum lists the valid ones, in a body and in a query', async () => {
     const type = await newField('bad_type', { type: 'colour' });
     expect(type.status).toBe(422);
@@ -165,7 +165,7 @@ describe('item 4: a refusal says what is valid', () => {
   });
 });
 
-describe('item 5: a plausible other name of a field is refused as a misspelling is', () => {
+describe('a plausible other name of a field is refused as a misspelling is', () => {
   it.each([
     ['color', '#112233', 'primary_color'],
     ['colour', '#112233', 'primary_color'],
@@ -207,7 +207,7 @@ describe('item 5: a plausible other name of a field is refused as a misspelling 
   });
 });
 
-describe('item 6: the server holds to the document', () => {
+describe('the server holds to the document', () => {
   it('every route that reads a body (POST, PUT) lists 415 among its statuses, so the document names it', () => {
     const missing = routes.filter(
       (route) => ['POST', 'PUT'].includes(route.method) && !route.statuses.includes(415),

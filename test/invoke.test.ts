@@ -12,7 +12,7 @@ import { useApi } from './support/api.ts';
 import { runScript, useLocalConfigDir } from './support/processes.ts';
 
 /**
- * `npm run invoke` (issue 40, item 8): one function of the stack run in-process with an event, against the
+ * `npm run invoke`: one function of the stack run in-process with an event, against the
  * test run's DynamoDB Local and s3rver found through a local.json, as `npm start`'s are. Each spawn compiles
  * TypeScript as it starts (tsx): the timeouts are for hangs only.
  */

@@ -17,7 +17,7 @@ import { HANG_MS } from './support/timeouts.ts';
 import { startReceiver, useReceivers } from './support/webhook-receiver.ts';
 
 /**
- * Issue 37, item 5: every list's `Link` can be followed as given. For each paged list of the route table
+ * Every list's `Link` can be followed as given. For each paged list of the route table
  * (found there, so a list added later is covered or fails here by name), a fresh team's items are made,
  * the first page is asked for with `limit` 1 and 2 (and each filter the list has), and each Link is
  * followed exactly as given, with the raw client and with the typed one, until the last page: every page

@@ -6,7 +6,7 @@ import { apiClient, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';
 
 /**
- * Issue 40, item 6, the document's side: where the document said less or other than the server does. A
+ * The document's side: where the document said less or other than the server does. A
  * body that is not JSON is a documented 415; redeliver's body is optional and rotate takes none; every URL
  * is http(s) by its schema; `options` are distinct by `uniqueItems`; the reference routes' headers are
  * named; the README's event type limit is the code's.
@@ -31,7 +31,7 @@ function schemasIn(node: Json, at = ''): Array<{ at: string; schema: Json }> {
   ];
 }
 
-describe('the document says what the server does (issue 40, item 6)', () => {
+describe('the document says what the server does', () => {
   it('documents 415 {message} on every POST and PUT, which read a JSON body', () => {
     const writes = routes.filter((route) => route.method === 'POST' || route.method === 'PUT');
     expect(writes.length).toBeGreaterThan(5);

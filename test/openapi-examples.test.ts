@@ -398,7 +398,7 @@ describe("the OpenAPI document's examples, against the API's own answers", () =>
     }
   });
 
-  // Issue 40: each webhook's payload sample was a schema's filler ("string", 9007199254740991, `{}`).
+  // Each webhook's payload sample was once a schema's filler ("string", 9007199254740991, `{}`).
   it('the webhooks: each event type’s payload example is the event the examples’ own writes make', async () => {
     const { client } = await newClient();
     const json = 'application/json';

@@ -7,7 +7,7 @@ import { ROOT } from './support/processes.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
 /**
- * Issue 40: the query parameters as the document types them. `limit`, `cursor` and the filters that take
+ * The query parameters as the document types them. `limit`, `cursor` and the filters that take
  * one value were documented as arrays (`maxItems: 1`), each twice (`limit` and `limit[]`), so the typed
  * client took `{ limit: [2] }` and the reference page showed two parameters. Now each parameter is
  * documented once, one value unless its operation declares it repeatable, and the server agrees: a
@@ -52,7 +52,7 @@ const VALID: Record<string, string> = {
 
 afterAll(() => restoreSettings());
 
-describe("the document's query parameters (issue 40)", () => {
+describe("the document's query parameters", () => {
   it('are each documented once per operation, without a `name[]` twin', () => {
     expect(queryParameters.length).toBeGreaterThan(10);
     const twice = routes.flatMap((route) => {

@@ -15,7 +15,7 @@ import { type Synthesized, synthesize } from './support/synth.ts';
 import { ofType, stringify } from './support/template.ts';
 
 /**
- * Issue 39: the route functions live in a nested stack per API area, the methods and today's routes' log
+ * The route functions live in a nested stack per API area, the methods and today's routes' log
  * groups stay in the main stack (API Gateway refuses a method moved between stacks; a log group is stateful).
  * The production stack with cdk.json's defaults, and with 8 generated routes (a new area), without bundling.
  */

@@ -42,7 +42,7 @@ import {
 } from './support/template.ts';
 
 /**
- * Change events (issue 29), the AWS side: the table's stream, the consumer reading it through an event
+ * Change events, the AWS side: the table's stream, the consumer reading it through an event
  * source mapping that AWS's recommendations for stream consumers shape, the on-failure queue and its
  * alarm, the EventBridge bus. The production stack with cdk.json's defaults and the dev stack with an
  * iterator-age threshold of its own, each synthesized once (without bundling; stack-bundles.test.ts loads

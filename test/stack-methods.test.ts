@@ -7,7 +7,7 @@ import { acknowledgments, reportedViolations, type Synthesized, synthesize } fro
  * In AWS a method a resource lacks is answered 405 by API Gateway itself: each resource of the route table
  * has an ANY method (its own methods take precedence over ANY) with a mock integration, no authorizer and no
  * function, which also answers a CORS preflight when the deployment allows browser origins (one method a
- * resource, not two: issue 39's room to grow). The local gateway's side is methods.test.ts.
+ * resource, not two: room to grow). The local gateway's side is methods.test.ts.
  */
 const stacks: Partial<Record<'plain' | 'cors', Synthesized>> = {};
 beforeAll(() => {

@@ -13,7 +13,7 @@ import {
 } from './support/generated-routes.ts';
 
 /**
- * Issue 39, room to grow: the app synthesized with generated routes of every kind (test/support/
+ * Room to grow: the app synthesized with generated routes of every kind (test/support/
  * generated-routes.ts) at the largest settings, production and dev, checked against every AWS limit on what
  * the stack makes, each with its number and its source. A synth takes seconds to tens of seconds on two
  * cores: each count is synthesized once per variant and shared by the tests below.
@@ -33,7 +33,7 @@ function room(extra: number, dev: boolean): Room {
   return measured;
 }
 
-describe('Room to grow: generated routes at the largest settings (issue 39)', () => {
+describe('Room to grow: generated routes at the largest settings', () => {
   it('generates every kind of route the table declares', () => {
     const rows = generatedRoutes(8);
     expect(new Set(rows.map((r) => r.method))).toEqual(new Set(['GET', 'POST', 'PUT', 'DELETE']));

@@ -31,7 +31,7 @@ import {
 } from './support/template.ts';
 
 /**
- * Webhook deliveries (issue 30), the AWS side: the `byDueTime` index, the deliverer (invoked asynchronously
+ * Webhook deliveries, the AWS side: the `byDueTime` index, the deliverer (invoked asynchronously
  * only) and the sweeper on its schedule, who may invoke the deliverer, the alarms. The production stack with
  * cdk.json's defaults and the dev stack with its own metrics namespace and service, each synthesized once
  * (without bundling; stack-bundles.test.ts loads the bundles).

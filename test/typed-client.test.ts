@@ -100,7 +100,7 @@ describe('the typed client', () => {
     expect(invalid.error.errors.options).toEqual(['The options field is required when type is pick_list.']);
   });
 
-  // Issue 40: `limit`, `cursor` and the single-valued filters were typed (and documented) as arrays, each
+  // `limit`, `cursor` and the single-valued filters were typed (and documented) as arrays, each
   // twice (`limit` and `limit[]`): `{ limit: 2 }` did not type-check. Checked by `npm run typecheck`.
   it('takes one value for limit, cursor and the single-valued filters, a list for a repeatable filter', async () => {
     expectTypeOf<Query<'listBrands'>>().toEqualTypeOf<{ limit?: number; cursor?: string }>();

@@ -115,7 +115,7 @@ describe('name', () => {
     expect(extract(`<meta name="application-name" content="Acme (app)">${jsonLd}`).name).toBe('Acme (app)');
     expect(extractSuggestions(page(jsonLd), manifest).name).toBe('Acme (JSON-LD)');
     expect(extractSuggestions(page(''), manifest).name).toBe('Acme (manifest)');
-    // The words of the unsplit title that spell the domain (issue 41, class 3), not its "(title)".
+    // The words of the unsplit title that spell the domain, not its "(title)".
     expect(extractSuggestions(page('')).name).toBe('Acme Widgets');
   });
 

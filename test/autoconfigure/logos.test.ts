@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/limits.ts';
 import { configure } from './synthetic-page.ts';
 
-/** Logos on synthetic pages: the square logo ranked by declared size (issue 41), the image that links home. */
+/** Logos on synthetic pages: the square logo ranked by declared size, the image that links home. */
 
 const ORIGIN = 'https://www.acme-widgets.co.uk';
 

@@ -4,8 +4,8 @@ import { parsePage } from '../../shared/autoconfigure/html-document.ts';
 import { configure, PAGE_URL } from './synthetic-page.ts';
 
 /**
- * Social profiles (issue 41): where on a page a site puts its own profiles (class 5: navigation, menu layers, side
- * boxes, not articles or share buttons), and a company's profile before a person's (class 6).
+ * Social profiles: where on a page a site puts its own profiles (navigation, menu layers, side boxes, not
+ * articles or share buttons), and a company's profile before a person's.
  */
 
 /** The profiles found, with each one's source and confidence: `{ x: ['https://x.com/acme', 'aside:a', 'low'] }`. */
@@ -31,7 +31,7 @@ const SHARE_BUTTONS =
   '<a href="https://www.linkedin.com/shareArticle?mini=true&url=x">share</a>' +
   '<a href="https://pinterest.com/pin/create/button/?url=x">pin</a>';
 
-describe('class 5: profiles in a side box', () => {
+describe('profiles in a side box', () => {
   it.each([
     ['<aside>', `<aside>${FOLLOW_US}</aside>`],
     ['role=complementary', `<div role="complementary">${FOLLOW_US}</div>`],
@@ -85,7 +85,7 @@ describe('class 5: profiles in a side box', () => {
   });
 });
 
-describe('class 5: profiles in navigation and menu layers', () => {
+describe('profiles in navigation and menu layers', () => {
   it.each([
     ['role=navigation', 'header', `<div role="navigation">${FOLLOW_US}</div>`],
     ['role=banner', 'header', `<div role="banner">${FOLLOW_US}</div>`],
@@ -179,7 +179,7 @@ describe('class 5: profiles in navigation and menu layers', () => {
   });
 });
 
-describe("class 6: a company's profile before a person's", () => {
+describe("a company's profile before a person's", () => {
   const ceo = '<a href="https://www.linkedin.com/in/jane-doe-ceo">Jane Doe, CEO</a>';
   const company = '<a href="https://uk.linkedin.com/company/acme-widgets">Acme on LinkedIn</a>';
 

@@ -36,7 +36,7 @@ const REAL_SITES = {
   'aozora-shift-jis': 'https://www.aozora.gr.jp/cards/000000/files/51242_54045.html',
   'newyorker-home': 'http://www.newyorker.com/',
   'daringfireball-home': 'https://daringfireball.net/',
-  // Issue 31: names in many languages, profiles on networks' regional hosts.
+  // Names in many languages, profiles on networks' regional hosts.
   'infopark-home-iso-8859-1': 'http://www.infopark.de/',
   'virk-dk-home-iso-8859-1': 'http://www.virk.dk/',
   'orange-fr-home-iso-8859-1': 'http://www.orange.fr/',
@@ -52,18 +52,18 @@ const REAL_SITES = {
   'ultimahora-mallorca':
     'http://ultimahora.es/mallorca/noticia/noticias/local/fiscalia-anticorrupcion-estudia-recurre-imputacion-infanta.html',
   'v8-blog': 'https://v8.dev/blog/emscripten-standalone-wasm',
-  // Issue 41, profiles: in side boxes and menu layers; a company's LinkedIn page before a person's.
+  // Profiles: in side boxes and menu layers; a company's LinkedIn page before a person's.
   'jamaicans-com':
     'https://jamaicans.com/do-you-know-how-to-read-jamaican-first-ever-webinar-on-how-to-read-the-jamaican-language-april-30-2022/',
   'kbs-world': 'http://world.kbs.co.kr/service/news_view.htm?lang=e&Seq_Code=181595',
   'motor1-de': 'https://de.motor1.com/news/545242/bmw-3er-touring-2022-erwischt/',
   glamour: 'http://www.glamour.com/fashion/blogs/dressed/2014/09/rihanna-leaves-pants-at-home-f',
-  // Issue 41, logos: a logo only a link home marks, small icons ranked by their declared size.
+  // Logos: a logo only a link home marks, small icons ranked by their declared size.
   'cnn-international-home': 'http://edition.cnn.com/',
   'reuters-article': 'http://www.reuters.com/article/us-venture-fundraising-idUSKCN0Y41DQ',
   'uproxx-article':
     'http://uproxx.com/webculture/2014/12/a-reddit-post-about-a-fake-ebola-like-illness-sparked-a-panic-in-and-around-an-arizona-town/',
-  // Issue 41: names (GB2312 pages; the sources record no URL, the pages name their sites).
+  // Names (GB2312 pages; the sources record no URL, the pages name their sites).
   'qq-home-gb2312': 'https://www.qq.com/',
   'baidu-home-gb2312': 'https://www.baidu.com/',
   'aktualne-sport-cs':
@@ -494,7 +494,7 @@ describe('real sites, extracted with their real URLs', () => {
       header_image: null,
       footer_image: null,
       social_share_image: null,
-      // The site's Twitter link is in its side box, div#Sidebar (issue 41: read as a side box, with low
+      // The site's Twitter link is in its side box, div#Sidebar (read as a side box, with low
       // confidence); the tweets and videos linked in the posts are content.
       social_links: { x: 'https://x.com/daringfireball' },
     });
@@ -508,7 +508,7 @@ describe('real sites, extracted with their real URLs', () => {
     expect(confidence.social_links).toEqual({ x: 'low' });
   });
 
-  // Issue 31's pages: only the name and the social profiles are asserted here; their README says why each.
+  // Pages in many languages: only the name and the social profiles are asserted here; their README says why each.
   it.each([
     // German: the role word "Startseite" cut from "infopark.de Startseite"; the nav logo's alt "infopark Logo" agrees.
     ['infopark-home-iso-8859-1', 'infopark.de', 'title', 'medium'],
@@ -621,7 +621,7 @@ describe('real sites, extracted with their real URLs', () => {
     expect(suggestionsFor(site).social_links).toEqual(profiles);
   });
 
-  // Issue 41's logos, read from each page: README.md says where.
+  // Logos, read from each page: README.md says where.
   it.each([
     // A link to "/" holding only the logo, in div#cnn_hdr (no header element or class marks it); no square icon.
     [
@@ -670,7 +670,7 @@ describe('real sites, extracted with their real URLs', () => {
   );
 });
 
-// Issue 41's pages for social profiles: where each page puts the site's own profiles (read from the page: the
+// Pages for social profiles: where each page puts the site's own profiles (read from the page: the
 // region each link sits in), and what is not taken.
 describe('real sites: profiles outside the header and the footer, a company before a person', () => {
   it.each([
@@ -752,24 +752,24 @@ describe('real sites: profiles outside the header and the footer, a company befo
   });
 });
 
-// Issue 41's names: what each page's own text says (test/fixtures/real-sites/README.md).
-describe('real sites: names of issue 41', () => {
+// Names: what each page's own text says (test/fixtures/real-sites/README.md).
+describe('real sites: names from the page\'s own text', () => {
   it.each([
     // GB2312: <title>腾讯首页</title>, "Tencent home page"; the host label "qq" matches nothing on the page.
     ['qq-home-gb2312', '腾讯', 'title', 'low'],
     // GB2312: <title>百度一下，你就知道</title> is a slogan; nothing else names the site.
     ['baidu-home-gb2312', 'Baidu', 'domain', 'low'],
-    // Class 1: og:site_name "Aktuálně.cz - Víte, co se právě děje", the name and its slogan; the name spells the domain.
+    // A name with more than a name: og:site_name "Aktuálně.cz - Víte, co se právě děje", the name and its slogan; the name spells the domain.
     ['aktualne-sport-cs', 'Aktuálně.cz', 'og:site_name', 'medium'],
-    // Class 1: og:site_name "Mozilla Hacks – the Web developer blog"; the shorter part.
+    // A name with more than a name: og:site_name "Mozilla Hacks – the Web developer blog"; the shorter part.
     ['mozilla-hacks', 'Mozilla Hacks', 'og:site_name', 'medium'],
-    // Class 3: <title>LWN.net Weekly Edition for March 26, 2015 [LWN.net]</title>: no separator, LWN.net at its edges.
+    // A brand without a usual separator: <title>LWN.net Weekly Edition for March 26, 2015 [LWN.net]</title>: no separator, LWN.net at its edges.
     ['lwn-weekly', 'LWN.net', 'title', 'low'],
-    // Class 2: og:site_name "http://www.tmz.com" is a URL; application-name "TMZ.COM" is next.
+    // A URL as the name: og:site_name "http://www.tmz.com" is a URL; application-name "TMZ.COM" is next.
     ['tmz', 'TMZ.COM', 'application-name', 'high'],
-    // Class 4 (www. on the public suffix nhs.uk): og:site_name "nhs.uk", which the domain label spells.
+    // A host under www. on a public suffix (www. on the public suffix nhs.uk): og:site_name "nhs.uk", which the domain label spells.
     ['nhs-healthier-families', 'nhs.uk', 'og:site_name', 'high'],
-    // Class 4 (www. on .co): the header logo's alt "Luxury Haven | Award-winning Singapore Lifestyle Blog", split;
+    // A host under www. on a public suffix (www. on .co): the header logo's alt "Luxury Haven | Award-winning Singapore Lifestyle Blog", split;
     // its first part spells the label luxuryhaven (the hand-written list gave "www").
     ['luxuryhaven-co', 'Luxury Haven', 'header:img:alt', 'low'],
   ] as const)('%s.html is named %j (%s, %s)', (site, name, source, confidence) => {

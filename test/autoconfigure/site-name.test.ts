@@ -6,7 +6,7 @@ import { titleNames } from '../../shared/autoconfigure/title-name.ts';
 import { readWebManifest, type WebManifest } from '../../shared/autoconfigure/web-manifest.ts';
 import { expectValidAutoConfiguration } from './valid-suggestions.ts';
 
-/** The name classes of issue 31: separators, generic words per language, slogans, URLs, agreement of signals. */
+/** Names: separators, generic words per language, slogans, URLs, agreement of signals. */
 
 const ACME = 'https://www.acme-widgets.co.uk/shop/';
 
@@ -223,7 +223,7 @@ describe('a URL is not a name', () => {
     'https://www.acme-widgets.co.uk/',
     'http://acme-widgets.co.uk/shop',
     'www.acme-widgets.co.uk',
-    // Issue 41, class 2: protocol-relative, and a host with a path.
+    // A name written as a URL: protocol-relative, and a host with a path.
     '//www.acme-widgets.co.uk/',
     '//acme-widgets.co.uk',
     'acme-widgets.co.uk/',
@@ -358,9 +358,9 @@ describe('signals weighed by agreement', () => {
   });
 });
 
-// Issue 41's name classes: declared names holding more than a name, URL forms, brands inside a title without a
+// More names: declared names holding more than a name, URL forms, brands inside a title without a
 // separator, hosts under www. on a public suffix of several labels, and names in scripts the host cannot spell.
-describe('a declared name holding more than a name (class 1)', () => {
+describe('a declared name holding more than a name', () => {
   it.each([
     ['og:site_name', 'Acme Widgets | acme-widgets.co.uk'],
     ['og:site_name', 'acme-widgets.co.uk | Acme Widgets'],
@@ -428,7 +428,7 @@ describe('a declared name holding more than a name (class 1)', () => {
   });
 });
 
-describe('a brand inside a title without a usual separator (class 3)', () => {
+describe('a brand inside a title without a usual separator', () => {
   it.each([
     ['Acme Widgets. Widgets, tools and spares', 'Acme Widgets'],
     ['Acme Widgets news portal of the north', 'Acme Widgets'],
@@ -500,7 +500,7 @@ describe('a brand inside a title without a usual separator (class 3)', () => {
   });
 });
 
-describe('a host under www. on a public suffix (class 4)', () => {
+describe('a host under www. on a public suffix', () => {
   it.each([
     ['https://www.gov.uk/', 'Gov.uk'],
     ['https://www.gob.mx/', 'Gob.mx'],

@@ -21,7 +21,7 @@ import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts'
 import { HANG_MS } from '../support/timeouts.ts';
 
 /**
- * What a change event says is true of the change it reports (issue 37, items 1, 3 and 4): the local poller
+ * What a change event says is true of the change it reports: the local poller
  * hands each record over once across restarts, an event names the request and the state of its change,
  * and its time is the write's, to the microsecond.
  */

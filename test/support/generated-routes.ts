@@ -16,7 +16,7 @@ import {
 import { CLI_CONTEXT, nestedTemplatePath, type Synthesized, synthesize, withParameters } from './synth.ts';
 
 /**
- * Room to grow (issue 39): the app synthesized with N generated routes more than the route table has, at the
+ * Room to grow: the app synthesized with N generated routes more than the route table has, at the
  * largest settings, and every AWS limit on what the stack makes measured against its quota and its source.
  *
  * The generated rows are real route table rows (shared/routes.ts), added to the table for one synth and taken

@@ -13,7 +13,7 @@ import { HOSTILE_PAGES, LARGEST_PAGE_BYTES } from '../support/hostile-pages.ts';
 import { useSettings } from '../support/settings.ts';
 
 /**
- * Issue 36, first case: auto-configure's work is bounded by the page it reads. Each measured case against the local
+ * Auto-configure's work is bounded by the page it reads. Each measured case against the local
  * gateway (handlers run in this process, so a page that burns CPU would hold every other team's request too), over
  * real HTTP from a local site. Outcomes are asserted, never timings: a page within the bounds answers 200, one past
  * them the 422 that says it is too complex, none hangs or answers 500. The CPU each page costs is in `npm run bench`.
@@ -65,7 +65,7 @@ async function hostileCaller() {
   return apiClient(api.url, (await newTeam('Hostile')).token);
 }
 
-describe('issue 36: auto-configure work is bounded by the page it reads', () => {
+describe('auto-configure work is bounded by the page it reads', () => {
   it('36.1 a title of a + 100,000 spaces + b (about 100 KB) answers 200, its whitespace read as one space', async () => {
     const client = await hostileCaller();
     const response = await client.post('/api/v1/brands/auto-configure', {

@@ -33,7 +33,7 @@ import { type Synthesized, synthesize } from '../support/synth.ts';
 import { idOf } from '../support/template.ts';
 
 /**
- * Issue 36, "Public images are images": what a team can make public through a brand's images. Each case
+ * Public images are images: what a team can make public through a brand's images. Each case
  * of the issue has its number here; the local stack is real (s3rver, DynamoDB Local), the lifecycle rule
  * that deletes orphaned copies is AWS's (s3rver has none), so it is read from the template.
  */

@@ -21,7 +21,7 @@ import { roundTrips } from '../support/round-trips.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
- * Issue 36, "Per-team bounds on what a team can store", played by a hostile tenant against the local stack
+ * Per-team bounds on what a team can store, played by a hostile tenant against the local stack
  * (DynamoDB Local, s3rver): each bound with its number (docs/tenant-isolation.md, "Storage per team").
  */
 const api = useApi();

@@ -12,7 +12,7 @@ import { admin } from '../support/processes.ts';
 import { startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 37, scale: an endpoint's deliveries and attempts have a partition key of their own
+ * Scale: an endpoint's deliveries and attempts have a partition key of their own
  * (`ENDPOINT#<team>#<endpoint>`), off the team's; `admin migrate` moves those of older tables, pending
  * retries still due after it.
  */

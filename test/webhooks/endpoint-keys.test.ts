@@ -16,7 +16,7 @@ import { admin } from '../support/processes.ts';
 import { startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 38, least privilege: a team's webhook endpoints and its sender leases have a partition of their own
+ * Least privilege: a team's webhook endpoints and its sender leases have a partition of their own
  * (`WEBHOOKS#<team>`), off the team's, so the deliverer is granted them and none of the team's other items;
  * `admin migrate` moves the endpoints of older tables.
  */

@@ -24,7 +24,7 @@ import { storedDelivery, until } from '../support/deliveries.ts';
 import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 38, "Secrets encrypted at rest": webhook signing secrets are sealed under KMS data keys (the local
+ * Secrets encrypted at rest: webhook signing secrets are sealed under KMS data keys (the local
  * KMS stand-in of the test run, through the same SDK client), never kept in clear in the endpoint's item
  * or in the create's Idempotency-Key record; a replay never shows a secret that is not the endpoint's
  * current one; a sealed secret copied onto another endpoint does not open; a warm deliverer asks KMS once
@@ -108,7 +108,7 @@ describe('webhook signing secrets at rest', () => {
     expect(JSON.stringify(record)).toContain(String(sealed?.id));
   });
 
-  it('a replay answers the secret while it is current; after a rotation, and after a deletion, no old secret (issue 38)', async () => {
+  it('a replay answers the secret while it is current; after a rotation, and after a deletion, no old secret', async () => {
     const caller = await api.caller();
     const key = { 'Idempotency-Key': 'replay-me' };
     const { endpoint, body } = await subscribed(caller, key);

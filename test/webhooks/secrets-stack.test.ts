@@ -14,7 +14,7 @@ import {
 import { actions, idOf, ofType, type Resource, stringify } from '../support/template.ts';
 
 /**
- * Issue 38, the AWS side of sealed signing secrets: one KMS key with rotation on, kept when the stack goes,
+ * The AWS side of sealed signing secrets: one KMS key with rotation on, kept when the stack goes,
  * stateful to the guard; only the functions that sign (the deliverer: Decrypt) or create (the create:
  * GenerateDataKey and Decrypt for its replay; the rotation: GenerateDataKey) may use it, for data keys of
  * that purpose only, and only they are told its ARN.

@@ -8,7 +8,7 @@ import { writeEvents } from '../support/events.ts';
 import { startReceiver, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
- * Issue 37: at most 3 write units per successful first try, counted at the wire (DynamoDB Local answers
+ * At most 3 write units per successful first try, counted at the wire (DynamoDB Local answers
  * ReturnConsumedCapacity as DynamoDB does), and none in the stream consumer's fan-out. The events are
  * written to the log directly (no stream record: nothing else starts their deliveries), and the fan-out
  * and deliverer run here, on this process's client, so every write they make is counted.
