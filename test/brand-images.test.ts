@@ -13,7 +13,7 @@ import { s3 } from '../shared/files/s3.ts';
 import { MESSAGES } from '../shared/http/messages.ts';
 import { TIMEOUTS } from '../shared/limits.ts';
 import { apiClient, newTeam, useApi } from './support/api.ts';
-import { fetchBytes, GIF, PNG, PNG_2X1 } from './support/images.ts';
+import { fetchBytes, GIF, PNG, PNG_2X1, uploadFile } from './support/images.ts';
 import { pathOfBytes } from './support/library-paths.ts';
 import { restoreSettings, useSettings } from './support/settings.ts';
 
@@ -317,14 +317,7 @@ describe("names and keys at the file library's limits", () => {
   ])('%s are uploaded and become a brand logo with a public URL', async (_kind, path) => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'ok.png', PNG, 'image/png');
-    const upload = await client.post(FILES, { path, content_type: 'image/png', size: PNG.length });
-    expect(upload.status).toBe(200);
-    const put = await fetch(upload.body.upload_url, {
-      method: 'PUT',
-      headers: upload.body.headers,
-      body: PNG,
-    });
-    expect(put.status).toBe(200);
+    await uploadFile(client, path, PNG, 'image/png');
     expect((await privateFiles(teamId)).length).toBe(2);
     const brand = await client.post(BRANDS, { name: 'Long names', logo_image_path: path });
     expect(brand.status).toBe(201);

@@ -753,7 +753,7 @@ describe('real sites: profiles outside the header and the footer, a company befo
 });
 
 // Names: what each page's own text says (test/fixtures/real-sites/README.md).
-describe('real sites: names from the page\'s own text', () => {
+describe("real sites: names from the page's own text", () => {
   it.each([
     // GB2312: <title>腾讯首页</title>, "Tencent home page"; the host label "qq" matches nothing on the page.
     ['qq-home-gb2312', '腾讯', 'title', 'low'],

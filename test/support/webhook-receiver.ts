@@ -154,13 +154,18 @@ export async function subscribeEndpoint(
   return { receiver: at, id: created.body.id as number };
 }
 
+/** A new receiver, closed after the test (pushed onto the file's list from useReceivers). */
+export async function receiverOf(receivers: Receiver[]): Promise<Receiver> {
+  const at = await startReceiver();
+  receivers.push(at);
+  return at;
+}
+
 /** An endpoint at a new receiver of the file's (useReceivers), subscribed to `types`. */
 export async function endpointAt(
   client: ApiClient,
   receivers: Receiver[],
   types: string[],
 ): Promise<{ receiver: Receiver; id: number }> {
-  const at = await startReceiver();
-  receivers.push(at);
-  return subscribeEndpoint(client, at, types);
+  return subscribeEndpoint(client, await receiverOf(receivers), types);
 }

@@ -13,7 +13,7 @@ import {
 } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
 import { eventsOf } from '../support/events.ts';
-import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
+import { receiverOf, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * A hostile holder of a scoped token, inside its own team: it sees nothing through the events, the
@@ -29,11 +29,7 @@ import { type Receiver, startReceiver, useReceivers } from '../support/webhook-r
 const api = useApi();
 const receivers = useReceivers();
 
-async function receiver(): Promise<Receiver> {
-  const started = await startReceiver();
-  receivers.push(started);
-  return started;
-}
+const receiver = () => receiverOf(receivers);
 
 /** A client of the caller's team with a new token of these scopes. */
 async function scoped(teamId: number, scopes: Scope[]): Promise<ApiClient> {

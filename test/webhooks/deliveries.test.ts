@@ -16,7 +16,7 @@ import { type Caller, useApi } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
 import { eventsOf, writeEvents } from '../support/events.ts';
 import { runScript, stopChild } from '../support/processes.ts';
-import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
+import { type Receiver, receiverOf, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Webhook deliveries on the real local stack: API writes → the stream → the consumer's fan-out → the
@@ -32,11 +32,7 @@ afterEach(async () => {
   for (const run of children.splice(0)) await stopChild(run.child, run.exited);
 });
 
-async function receiver(): Promise<Receiver> {
-  const started = await startReceiver();
-  receivers.push(started);
-  return started;
-}
+const receiver = () => receiverOf(receivers);
 
 /** A team with an endpoint at a new receiver, subscribed to `types`; the receiver knows its secret. */
 async function subscribed(types: string[], caller?: Caller) {

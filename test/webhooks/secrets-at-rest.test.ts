@@ -21,7 +21,7 @@ import {
 import { newSigningSecret } from '../../shared/webhooks/signing.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
-import { type Receiver, startReceiver, useReceivers } from '../support/webhook-receiver.ts';
+import { receiverOf, useReceivers } from '../support/webhook-receiver.ts';
 
 /**
  * Secrets encrypted at rest: webhook signing secrets are sealed under KMS data keys (the local
@@ -33,11 +33,7 @@ import { type Receiver, startReceiver, useReceivers } from '../support/webhook-r
 const api = useApi();
 const receivers = useReceivers();
 
-async function receiver(): Promise<Receiver> {
-  const started = await startReceiver();
-  receivers.push(started);
-  return started;
-}
+const receiver = () => receiverOf(receivers);
 
 /** An endpoint of the caller's team at a new receiver (subscribed to brand.created), which knows its secret. */
 async function subscribed(caller: Caller, headers: Record<string, string> = {}) {
