@@ -92,8 +92,8 @@ afterEach(() => {
   s3().middlewareStack.remove(FAULT);
 });
 
-describe('1. any image/* upload of any size was made public: each slot has a byte limit', () => {
-  it("1a. 60 MiB of zeros typed image/png is 422 on the field (over the limit, and no image), read up to the slot's limit in one ranged GET, and nothing is public", async () => {
+describe('any image/* upload of any size was made public: each slot has a byte limit', () => {
+  it("60 MiB of zeros typed image/png is 422 on the field (over the limit, and no image), read up to the slot's limit in one ranged GET, and nothing is public", async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'zeros.png', Buffer.alloc(60 * MiB), 'image/png');
     const { result: response, calls } = await s3Calls(() =>
@@ -112,7 +112,7 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
     expect((await client.get(BRANDS)).body).toEqual([]);
   });
 
-  it('1b. the largest slot (social share, 2 MiB) takes a PNG of exactly its limit and refuses one byte more', async () => {
+  it('the largest slot (social share, 2 MiB) takes a PNG of exactly its limit and refuses one byte more', async () => {
     const { teamId, client } = await api.caller();
     const limit = LIMITS.brandImageBytes.social_share_image;
     expect(limit).toBe(2 * MiB);
@@ -132,7 +132,7 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
     expect(await publicCopies(teamId)).toHaveLength(1);
   });
 
-  it('1c. each slot has its own limit: one file named for two slots meets both, each field refused on its own', async () => {
+  it('each slot has its own limit: one file named for two slots meets both, each field refused on its own', async () => {
     const { teamId, client } = await api.caller();
     const logoLimit = LIMITS.brandImageBytes.logo_image;
     await putPrivateFile(teamId, 'banner.png', pngOfSize(logoLimit + 1), 'image/png');
@@ -150,8 +150,8 @@ describe('1. any image/* upload of any size was made public: each slot has a byt
   });
 });
 
-describe('2. an SVG with <script> and onload was served as image/svg+xml: SVG is refused', () => {
-  it('2. an SVG typed image/svg+xml is 422 on the field, and nothing is public', async () => {
+describe('an SVG with <script> and onload was served as image/svg+xml: SVG is refused', () => {
+  it('an SVG typed image/svg+xml is 422 on the field, and nothing is public', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.svg', SVG_WITH_SCRIPT, 'image/svg+xml');
     const response = await client.post(BRANDS, { name: 'Script', logo_image_path: 'logo.svg' });
@@ -169,8 +169,8 @@ describe('2. an SVG with <script> and onload was served as image/svg+xml: SVG is
   });
 });
 
-describe('3. the type is judged by the bytes, not the declared Content-Type', () => {
-  it('3a. a GIF declared as image/png is 422 naming both (a mismatch is refused, never served as either)', async () => {
+describe('the type is judged by the bytes, not the declared Content-Type', () => {
+  it('a GIF declared as image/png is 422 naming both (a mismatch is refused, never served as either)', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'gif.png', GIF, 'image/png');
     const response = await client.post(BRANDS, { name: 'Mismatch', header_image_path: 'gif.png' });
@@ -183,7 +183,7 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('3b. a text file typed image/png is 422 on the field', async () => {
+  it('a text file typed image/png is 422 on the field', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'notes.png', Buffer.from('just some text, not an image'), 'image/png');
     const response = await client.post(BRANDS, { name: 'Text', footer_image_path: 'notes.png' });
@@ -196,7 +196,7 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('3b. an empty file (S3 answers its range 416 InvalidRange) is 422 on the field, not an outage', async () => {
+  it('an empty file (S3 answers its range 416 InvalidRange) is 422 on the field, not an outage', async () => {
     // s3rver answers a range of an empty file with a body shorter than it says, so S3's answer is given.
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'empty.png', PNG, 'image/png');
@@ -209,7 +209,7 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('3c. a real image is served with the type of its bytes (image/jpeg for a JPEG declared image/jpg)', async () => {
+  it('a real image is served with the type of its bytes (image/jpeg for a JPEG declared image/jpg)', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'photo.jpg', JPEG, 'image/jpg');
     const response = await client.post(BRANDS, { name: 'Photo', header_image_path: 'photo.jpg' });
@@ -222,7 +222,7 @@ describe('3. the type is judged by the bytes, not the declared Content-Type', ()
   });
 });
 
-describe('4. the public copy was made before the brand was read: now only after the write', () => {
+describe('the public copy was made before the brand was read: now only after the write', () => {
   /** A caller with a good image in its library, and another team's brand. */
   async function setUp() {
     const caller = await api.caller();
@@ -232,21 +232,21 @@ describe('4. the public copy was made before the brand was read: now only after 
     return { ...caller, otherBrandId: theirs.body.id as number };
   }
 
-  it("4a. a PUT to another team's brand id is 403 and publishes nothing", async () => {
+  it("a PUT to another team's brand id is 403 and publishes nothing", async () => {
     const { teamId, client, otherBrandId } = await setUp();
     const response = await client.put(`${BRANDS}/${otherBrandId}`, { logo_image_path: 'logo.png' });
     expect(response.status).toBe(403);
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('4b. a PUT to a brand that does not exist is 404 and publishes nothing', async () => {
+  it('a PUT to a brand that does not exist is 404 and publishes nothing', async () => {
     const { teamId, client } = await setUp();
     const response = await client.put(`${BRANDS}/999999999`, { header_image_path: 'logo.png' });
     expect(response.status).toBe(404);
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('4c. a PUT with a stale If-Match is 412 and publishes nothing (in place and in a transaction)', async () => {
+  it('a PUT with a stale If-Match is 412 and publishes nothing (in place and in a transaction)', async () => {
     const { teamId, client } = await setUp();
     const brand = await client.post(BRANDS, { name: 'Mine' });
     const etag = brand.headers.get('etag') as string;
@@ -266,7 +266,7 @@ describe('4. the public copy was made before the brand was read: now only after 
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('4d. a 422 found at the write (an identity that is not verified) publishes nothing, on create and update', async () => {
+  it('a 422 found at the write (an identity that is not verified) publishes nothing, on create and update', async () => {
     const { teamId, client } = await setUp();
     const created = await client.post(BRANDS, {
       name: 'Unverified',
@@ -285,7 +285,7 @@ describe('4. the public copy was made before the brand was read: now only after 
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('4e. a create refused by the brands quota publishes nothing', async () => {
+  it('a create refused by the brands quota publishes nothing', async () => {
     const { teamId, client } = await setUp();
     await setQuota(teamId, 'brands', 0);
     const response = await client.post(BRANDS, { name: 'Over quota', logo_image_path: 'logo.png' });
@@ -294,7 +294,7 @@ describe('4. the public copy was made before the brand was read: now only after 
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it("4f. ten parallel PUTs to another team's brand, and ten to a missing one, publish nothing", async () => {
+  it("ten parallel PUTs to another team's brand, and ten to a missing one, publish nothing", async () => {
     const { teamId, client, otherBrandId } = await setUp();
     const answers = await Promise.all([
       ...Array.from({ length: 10 }, () =>
@@ -309,7 +309,7 @@ describe('4. the public copy was made before the brand was read: now only after 
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('4g. the success path makes the same calls as before: one ranged GET and one copy per file; DynamoDB unchanged', async () => {
+  it('the success path makes the same calls as before: one ranged GET and one copy per file; DynamoDB unchanged', async () => {
     const { teamId, client } = await setUp();
     const brand = await client.post(BRANDS, { name: 'Counted' });
     const { result, calls } = await s3Calls(() =>
@@ -327,8 +327,8 @@ describe('4. the public copy was made before the brand was read: now only after 
   });
 });
 
-describe('5. a copy that fails after the write undoes the write', () => {
-  it('5a. an update that also made the brand the default is undone: fields and default as before, a new ETag and time', async () => {
+describe('a copy that fails after the write undoes the write', () => {
+  it('an update that also made the brand the default is undone: fields and default as before, a new ETag and time', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
     const first = await client.post(BRANDS, { name: 'First', is_default: true });
@@ -356,7 +356,7 @@ describe('5. a copy that fails after the write undoes the write', () => {
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it('5b. a keyed create whose copy meets an outage is undone with its Idempotency-Key record: 503, and the retry creates it once', async () => {
+  it('a keyed create whose copy meets an outage is undone with its Idempotency-Key record: 503, and the retry creates it once', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
     const headers = { 'Idempotency-Key': `images-${crypto.randomUUID()}` };
@@ -377,7 +377,7 @@ describe('5. a copy that fails after the write undoes the write', () => {
   });
 });
 
-describe('6. public copies no brand names any longer are removed', () => {
+describe('public copies no brand names any longer are removed', () => {
   /** The stream record of a write, from the item as read before and after it: what the consumer reads. */
   const recordOf = (before?: Record<string, unknown>, after?: Record<string, unknown>): DynamoDBRecord => ({
     eventName: before && after ? 'MODIFY' : after ? 'INSERT' : 'REMOVE',
@@ -420,7 +420,7 @@ describe('6. public copies no brand names any longer are removed', () => {
     expect(result.batchItemFailures).toEqual([]);
   }
 
-  it('6a. a copy is marked (new creation date, the orphaned tag) when the last brand naming it drops it, and unmarked when one names it again', async () => {
+  it('a copy is marked (new creation date, the orphaned tag) when the last brand naming it drops it, and unmarked when one names it again', async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
     const a = (await client.post(BRANDS, { name: 'A', logo_image_path: 'logo.png' })).body;
@@ -448,7 +448,7 @@ describe('6. public copies no brand names any longer are removed', () => {
     expect(await tags(key as string)).toEqual([]);
   });
 
-  it('6b. a copy already gone (an undone write) and another item are nothing to mark', async () => {
+  it('a copy already gone (an undone write) and another item are nothing to mark', async () => {
     const { teamId, client } = await api.caller();
     const brand = (await client.post(BRANDS, { name: 'Gone' })).body;
     const stored = await item(teamId, brand.id);
@@ -458,7 +458,7 @@ describe('6. public copies no brand names any longer are removed', () => {
     expect(await publicCopies(teamId)).toEqual([]);
   });
 
-  it("6c. a copy can only be the team's own: another team's key is never marked", async () => {
+  it("a copy can only be the team's own: another team's key is never marked", async () => {
     const { teamId, client } = await api.caller();
     await putPrivateFile(teamId, 'logo.png', PNG, 'image/png');
     const mine = (await client.post(BRANDS, { name: 'Mine', logo_image_path: 'logo.png' })).body;
@@ -472,7 +472,7 @@ describe('6. public copies no brand names any longer are removed', () => {
   });
 });
 
-describe('7. a PNG header followed by a page was published under the name the caller chose: the whole file must be one image, named by its type', () => {
+describe('a PNG header followed by a page was published under the name the caller chose: the whole file must be one image, named by its type', () => {
   /** A real PNG signature and IHDR chunk, then a web page: what the type check of the first bytes let through. */
   const POLYGLOT = Buffer.concat([
     PNG.subarray(0, 33),
@@ -481,7 +481,7 @@ describe('7. a PNG header followed by a page was published under the name the ca
     ),
   ]);
 
-  it('7a. a PNG header and a page uploaded as evil.html is 422 on the field, on create and update, and nothing is written or public', async () => {
+  it('a PNG header and a page uploaded as evil.html is 422 on the field, on create and update, and nothing is written or public', async () => {
     const { teamId, client } = await api.caller();
     await uploadFile(client, 'evil.html', POLYGLOT, 'image/png');
     const { result: created, calls } = await s3Calls(() =>
@@ -568,7 +568,7 @@ function withPngText(png: Buffer, data: string): Buffer {
   return Buffer.concat([png.subarray(0, -12), chunk, png.subarray(-12)]);
 }
 
-describe('6d. the lifecycle rule that deletes marked copies (AWS enforces it; read from the template)', () => {
+describe('the lifecycle rule that deletes marked copies (AWS enforces it; read from the template)', () => {
   let synth: Synthesized;
   beforeAll(() => {
     synth = synthesize({ full: false });

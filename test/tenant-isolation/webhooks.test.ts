@@ -29,10 +29,10 @@ import {
  * Webhook deliveries, as a hostile tenant plays them against the local stack: the deliverer runs
  * in the run's Lambda stand-in (real asynchronous invocations, in parallel), and real receivers on
  * 127.0.0.1 count the requests they have open at once.
- *   #2 redeliver and recover start no second send of a delivery in flight, and are idempotent;
+ *   - redeliver and recover start no second send of a delivery in flight, and are idempotent;
  *      one endpoint has at most 10 tries in flight, a team at most 20 endpoints × 10 (its leased runs);
- *   #3 one endpoint's backlog of 10,000 due deliveries does not keep another team's retry from the next sweep;
- *   #4 an endpoint keeps its newest attempts only.
+ *   - one endpoint's backlog of 10,000 due deliveries does not keep another team's retry from the next sweep;
+ *   - an endpoint keeps its newest attempts only.
  */
 const api = useApi();
 const receivers = useReceivers();

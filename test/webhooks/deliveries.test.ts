@@ -261,7 +261,7 @@ describe('webhook deliveries', () => {
     expect(again.body).toEqual({ deliveries: 0 });
   });
 
-  it('#6 retries pending when an endpoint is disabled resume when it is enabled again, their schedule going on', async () => {
+  it('retries pending when an endpoint is disabled resume when it is enabled again, their schedule going on', async () => {
     const { client, receiver: at, endpoint, ...team } = await subscribed(['brand.created']);
     at.answer = () => ({ status: 500 });
     await brandCreated({ client, ...team });
@@ -313,7 +313,7 @@ describe('webhook deliveries', () => {
     expect(at.deliveries).toHaveLength(1);
   });
 
-  it('#2 an endpoint gets only the events made after it was registered, also when a record is read again', async () => {
+  it('an endpoint gets only the events made after it was registered, also when a record is read again', async () => {
     const { client, receiver: older, ...team } = await subscribed(['brand.created']);
     await brandCreated({ client, ...team });
     await older.received(1);
@@ -334,7 +334,7 @@ describe('webhook deliveries', () => {
     expect(JSON.parse(later?.body ?? '').data.object.name).toBe('Later');
   });
 
-  it('#6 an endpoint is never sent its own webhook_endpoint.disabled: not by the fan-out, recover or redeliver', async () => {
+  it('an endpoint is never sent its own webhook_endpoint.disabled: not by the fan-out, recover or redeliver', async () => {
     const types = ['brand.created', 'webhook_endpoint.disabled'];
     const { client, receiver: gone, endpoint, ...team } = await subscribed(types);
     const watcher = await subscribed(types, { client, ...team });
