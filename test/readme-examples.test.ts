@@ -180,7 +180,9 @@ describe('the examples of the README and the docs pages', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // What the examples say they print.
     expect(result.stdout).toContain('"text"'); // the field types
-    expect(result.stdout).toMatch(/"name":"First brand","primary_color":"#1a2b3c"/); // the first brand, read back
+    expect(result.stdout).toMatch(
+      /\{"id":\d+,"team_id":\d+,"name":"First brand",[^}]*"primary_color":"#1a2b3c"/,
+    ); // read back
     expect(result.stdout).toContain('Team Messaging API\n<redoc spec-url="/api/v1/openapi.json">'); // the reference
     expect(result.stdout).toContain('{"revoked":true}');
     expect(result.stdout).toContain('{"path":"logos/a.png"}');
