@@ -9,12 +9,12 @@ import { ROOT } from './support/processes.ts';
  * The document's side: where the document said less or other than the server does. A
  * body that is not JSON is a documented 415; redeliver's body is optional and rotate takes none; every URL
  * is http(s) by its schema; `options` are distinct by `uniqueItems`; the reference routes' headers are
- * named; the README's event type limit is the code's.
+ * named; the API reference page's (docs/api.md) event type limit is the code's.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON.
 type Json = any;
 const document: Json = JSON.parse(readFileSync(`${ROOT}/shared/openapi/openapi.json`, 'utf8'));
-const readme = readFileSync(`${ROOT}/README.md`, 'utf8');
+const apiReference = readFileSync(`${ROOT}/docs/api.md`, 'utf8');
 const api = useApi();
 
 const operationOf = (method: string, path: string): Json => document.paths[path][method.toLowerCase()];
@@ -123,14 +123,14 @@ describe('the document says what the server does', () => {
     expect(headers.CacheControl.schema.enum).toContain(page.headers.get('cache-control'));
   });
 
-  it('says in README and document how many event types `type` of GET /events takes: one per type', () => {
+  it('says in the API reference page and the document how many event types `type` of GET /events takes: one per type', () => {
     const events = operationOf('GET', '/api/v1/events');
     const type = events.parameters.find((parameter: Json) => parameter.name === 'type');
     expect(type.schema.maxItems).toBe(EVENT_TYPES.length);
-    const row = readme.split('\n').find((line) => line.startsWith('| `type` of `GET /events`'));
+    const row = apiReference.split('\n').find((line) => line.startsWith('| `type` of `GET /events`'));
     expect(row).toContain(`| ${EVENT_TYPES.length} values`);
     // The Change events section says it too.
-    const said = [...readme.matchAll(/An unknown type, more than (\d+) values/g)].map((match) =>
+    const said = [...apiReference.matchAll(/An unknown type, more than (\d+) values/g)].map((match) =>
       Number(match[1]),
     );
     expect(said).toEqual([EVENT_TYPES.length]);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +9,15 @@ import { freePort } from '../lib/local/services.ts';
 import { ROOT, runScript, stopChild, waitForOutput } from './support/processes.ts';
 
 /**
- * The README's shell examples, pasted in order into one shell after `npm start`, as a newcomer would.
- * A fence's info string says what it is: `sh` runs here; `sh setup` (the two commands themselves), `sh aws`
- * (needs an AWS account) and `sh long` (the benchmark) do not; `text npm-start` is the start banner;
- * `ts client` is the typed client's example, examples/typed-client.ts, type-checked and run with tsx against
- * the same server.
+ * The shell examples of the README and of the docs pages that continue it, pasted in order into one shell
+ * after `npm start`, as a newcomer would: the README's first request, then docs/local-development.md (local
+ * invocation), docs/operating.md (the admin CLI, which makes the PNG the API page uploads) and docs/api.md
+ * (the reference, whose brand create is the last example). A fence's info string says what it is: `sh` runs
+ * here; `sh setup` (the two commands themselves), `sh aws` (needs an AWS account) and `sh long` (the
+ * benchmark) do not; `text npm-start` is the start banner; `ts client` is the typed client's example,
+ * examples/typed-client.ts, type-checked and run with tsx against the same server.
  */
+const EXAMPLE_PAGES = ['README.md', 'docs/local-development.md', 'docs/operating.md', 'docs/api.md'];
 const RUN = 'sh';
 const NOT_RUN = ['sh setup', 'sh aws', 'sh long'];
 const BANNER = 'text npm-start';
@@ -23,19 +26,33 @@ const CLIENT_EXAMPLE_FILE = join(ROOT, 'examples/typed-client.ts');
 /** `ts receiver` is the webhook receiver's example, examples/webhook-receiver.ts, run against the same server. */
 const RECEIVER_EXAMPLE = 'ts receiver';
 const RECEIVER_EXAMPLE_FILE = join(ROOT, 'examples/webhook-receiver.ts');
-/** What the README shows as the local API's address; a test server listens on a free port instead. */
+/** What the pages show as the local API's address; a test server listens on a free port instead. */
 const DOCUMENTED_API_URL = 'http://127.0.0.1:3000';
 
 interface Fence {
+  page: string;
   info: string;
   body: string;
 }
 
-function fencesOf(markdown: string): Fence[] {
+function fencesOf(page: string, markdown: string): Fence[] {
   return [...markdown.matchAll(/^```([^\n`]*)\n([\s\S]*?)^```$/gm)].map(([, info, body]) => ({
+    page,
     info: (info ?? '').trim(),
     body: body ?? '',
   }));
+}
+
+/** The fences of the pages, one page after the other. */
+async function fencesOfPages(pages: string[]): Promise<Fence[]> {
+  const texts = await Promise.all(pages.map((page) => readFile(join(ROOT, page), 'utf8')));
+  return pages.flatMap((page, at) => fencesOf(page, texts[at] ?? ''));
+}
+
+/** Every Markdown page: the README and docs/. */
+async function allPages(): Promise<string[]> {
+  const docs = (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort();
+  return ['README.md', ...docs.map((name) => `docs/${name}`)];
 }
 
 /** Runs a script in bash, stopping at the first failing command; resolves with its exit code and output. */
@@ -72,14 +89,14 @@ function typeErrors(file: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.formatDiagnostic(diagnostic, host).trim());
 }
 
-describe('README examples', () => {
+describe('the examples of the README and the docs pages', () => {
   let fences: Fence[] = [];
   let server: ReturnType<typeof runScript> | undefined;
   let dataDir = '';
   let apiUrl = '';
 
   beforeAll(async () => {
-    fences = fencesOf(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    fences = await fencesOfPages(EXAMPLE_PAGES);
     dataDir = await mkdtemp(join(tmpdir(), 'tm-readme-'));
     // Exactly what `npm start` runs (asserted below), on a free port, with its own DynamoDB Local and s3rver.
     server = runScript('bin/local.ts', [], {
@@ -98,10 +115,26 @@ describe('README examples', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('marks every code block as run here, not run (and why), or plain text', () => {
+  it('marks every code block as run here, not run (and why), or plain text', async () => {
     const known = new Set(['', 'text', RUN, BANNER, CLIENT_EXAMPLE, RECEIVER_EXAMPLE, ...NOT_RUN]);
+    const everyFence = await fencesOfPages(await allPages());
 
-    expect(fences.filter(({ info }) => !known.has(info)).map(({ info }) => info)).toEqual([]);
+    expect(
+      everyFence.filter(({ info }) => !known.has(info)).map(({ page, info }) => `${page}: ${info}`),
+    ).toEqual([]);
+    // No example goes untested: a page with one that runs here is one of the pages run.
+    const runHere = new Set([RUN, BANNER, CLIENT_EXAMPLE, RECEIVER_EXAMPLE]);
+    const untested = everyFence.filter(
+      ({ page, info }) => runHere.has(info) && !EXAMPLE_PAGES.includes(page),
+    );
+    expect(untested.map(({ page, info }) => `${page}: ${info}`)).toEqual([]);
+    // Each page run holds examples that run here.
+    for (const page of EXAMPLE_PAGES) {
+      expect(
+        fences.filter((fence) => fence.page === page && fence.info === RUN).length,
+        page,
+      ).toBeGreaterThan(0);
+    }
     expect(fences.filter(({ info }) => info === RUN).length).toBeGreaterThanOrEqual(3);
     expect(fences.filter(({ info }) => info === CLIENT_EXAMPLE).length).toBe(1);
     expect(fences.filter(({ info }) => info === RECEIVER_EXAMPLE).length).toBe(1);
@@ -132,7 +165,7 @@ describe('README examples', () => {
     // Fail at the first command that fails, naming it; curl fails on any HTTP error, showing the body.
     const script = [
       'set -euo pipefail',
-      `trap 'echo "README example failed: $BASH_COMMAND" >&2' ERR`,
+      `trap 'echo "example failed: $BASH_COMMAND" >&2' ERR`,
       'curl() { command curl --fail-with-body "$@"; }',
       ...examples,
     ].join('\n');
@@ -147,6 +180,9 @@ describe('README examples', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // What the examples say they print.
     expect(result.stdout).toContain('"text"'); // the field types
+    expect(result.stdout).toMatch(
+      /\{"id":\d+,"team_id":\d+,"name":"First brand",[^}]*"primary_color":"#1a2b3c"/,
+    ); // read back
     expect(result.stdout).toContain('Team Messaging API\n<redoc spec-url="/api/v1/openapi.json">'); // the reference
     expect(result.stdout).toContain('{"revoked":true}');
     expect(result.stdout).toContain('{"path":"logos/a.png"}');
@@ -162,9 +198,9 @@ describe('README examples', () => {
 
   it('shows the typed client example as the file it is, which type-checks and runs after the shell examples', async () => {
     const at = fences.findIndex(({ info }) => info === CLIENT_EXAMPLE);
-    // Running it after the shell examples keeps the README's order only while it comes after them.
+    // Running it after the shell examples keeps the pages' order only while it comes after them.
     expect(at).toBeGreaterThan(fences.findLastIndex(({ info }) => info === RUN));
-    // The README shows the file that lint covers, so what a reader copies is formatted as the suite wants.
+    // The page shows the file that lint covers, so what a reader copies is formatted as the suite wants.
     expect(fences[at]?.body).toBe(await readFile(CLIENT_EXAMPLE_FILE, 'utf8'));
     expect(typeErrors(CLIENT_EXAMPLE_FILE)).toEqual([]);
 

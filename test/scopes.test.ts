@@ -320,10 +320,10 @@ describe("the route's own check of the authorizer's cached answer", () => {
   });
 });
 
-describe('the README', () => {
+describe('the API reference page (docs/api.md)', () => {
   it('names every scope in its "Scopes" section, with the 403 and its header', async () => {
-    const readme = await readFile(`${ROOT}/README.md`, 'utf8');
-    const section = readme.split('\n### Scopes\n')[1]?.split('\n#')[0] ?? '';
+    const reference = await readFile(`${ROOT}/docs/api.md`, 'utf8');
+    const section = reference.split('\n## Scopes\n')[1]?.split('\n#')[0] ?? '';
     expect(SCOPES.filter((scope) => !section.includes(`\`${scope}\``))).toEqual([]);
     expect(section).toContain('"error_code": "insufficient_scope"');
     expect(section.replace(/\n/g, ' ')).toContain(
