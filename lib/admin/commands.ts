@@ -42,16 +42,21 @@ import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
 /**
  * A command of the CLI, a row of COMMAND_TABLE as a route is a row of the route table: its name, its usage
- * (the forms it takes; the flags there are the only ones it accepts, and `help <command>` shows it) and its
- * action, which reads its flags through `Args` and answers one JSON value.
+ * (the forms it takes; the flags there are the only ones it accepts, and `help <command>` shows it), its
+ * parser, which reads and checks the flags (a team named must exist) before anything is done, and its
+ * action, which does the command with what the parser read and answers one JSON value.
  */
-export interface AdminCommand {
+export interface AdminCommand<Input = unknown> {
   name: string;
   usage: string;
   /** Shown on the usage line of the command before it (two short commands of one entity). */
   sharesLine?: true;
-  run: (args: Args) => Promise<unknown>;
+  parse(args: Args): Promise<Input>;
+  run(input: Input): Promise<unknown>;
 }
+
+/** A row of the table, its action typed by what its parser reads. */
+const command = <Input>(row: AdminCommand<Input>): AdminCommand => row;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -106,10 +111,12 @@ function tokenName(args: Args): string | undefined {
   return name;
 }
 
-async function revokeTokens(args: Args): Promise<unknown> {
-  const { flags, integer } = args;
-  const token = args.optional('token');
-  if (token !== undefined) {
+/** `token revoke`'s three forms: one token by its text, or a team's token by id, or all of a team's. */
+type Revocation = { token: string } | { teamId: number; all: true } | { teamId: number; id: number };
+
+async function revoke(revocation: Revocation): Promise<unknown> {
+  if ('token' in revocation) {
+    const { token } = revocation;
     if (await revokeToken(token)) return { revoked: true };
     const revoked = await tokenRevocation(token);
     if (revoked) {
@@ -122,9 +129,9 @@ async function revokeTokens(args: Args): Promise<unknown> {
       'no such token: never issued, or revoked before revocations were recorded (token list --team T lists the live ones)',
     );
   }
-  const teamId = await team(args);
-  if (flags.all === true) return { team_id: teamId, revoked: await revokeAllTokens(teamId) };
-  const id = integer('id');
+  const { teamId } = revocation;
+  if ('all' in revocation) return { team_id: teamId, revoked: await revokeAllTokens(teamId) };
+  const { id } = revocation;
   if (await revokeTokenById(teamId, id)) return { team_id: teamId, id, revoked: true };
   const revoked = await tokenRevocationById(teamId, id);
   if (revoked) throw new UsageError(`team ${teamId}'s token ${id} already revoked at ${revoked.revoked_at}`);
@@ -132,9 +139,12 @@ async function revokeTokens(args: Args): Promise<unknown> {
 }
 
 /** After deploying a new version over an existing table: each one-off migration, run again harmlessly. */
-async function migrate(args: Args): Promise<unknown> {
-  const restApiId = args.optional('rest-api');
-  const { names, defaultPlan } = plans(args);
+async function migrate(input: {
+  restApiId?: string;
+  names: string[];
+  defaultPlan: string;
+}): Promise<unknown> {
+  const { restApiId, names, defaultPlan } = input;
   return {
     default_brand_pointers: await migrateDefaultPointers(),
     default_brands_stamped: await stampDefaultBrands(),
@@ -156,24 +166,27 @@ async function migrate(args: Args): Promise<unknown> {
 
 /** The commands, in the order the usage lists them. */
 export const COMMAND_TABLE: readonly AdminCommand[] = [
-  {
+  command({
     name: 'team create',
     usage: 'team create --name N',
-    run: async (args) => {
+    parse: async (args) => ({ name: args.text('name'), defaultPlan: plans(args).defaultPlan }),
+    run: async ({ name, defaultPlan }) => {
       // Data only: a new team is in the default plan, which needs nothing of its own in AWS.
-      const created = await createTeam(args.text('name'));
-      const { token } = await issueToken(created.id, { defaultPlan: plans(args).defaultPlan });
+      const created = await createTeam(name);
+      const { token } = await issueToken(created.id, { defaultPlan });
       return { team_id: created.id, token };
     },
-  },
-  {
+  }),
+  command({
     name: 'team plan',
     usage:
       "team plan --team T --plan standard|bulk [--overlap 24h]   (reissues the team's tokens: the plan is in them)",
-    run: async (args) => {
+    parse: async (args) => {
       const plan = args.oneOf('plan', plans(args).names);
       const overlapMs = parseOverlapMs(args.optional('overlap'));
-      const teamId = await team(args);
+      return { plan, overlapMs, teamId: await team(args) };
+    },
+    run: async ({ plan, overlapMs, teamId }) => {
       const overlapEndsAt = wholeSecond(new Date(Date.now() + overlapMs));
       const { previousPlan, reissued } = await changeTeamPlan(teamId, plan, overlapEndsAt);
       return {
@@ -189,12 +202,12 @@ export const COMMAND_TABLE: readonly AdminCommand[] = [
         tokens: reissued,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'team list',
     usage: 'team list                      (every team: id, name, plan, created_at; a Scan of the table)',
-    run: async (args) => {
-      const { defaultPlan } = plans(args);
+    parse: async (args) => plans(args).defaultPlan,
+    run: async (defaultPlan) => {
       const teams = await listTeams();
       return {
         teams: teams.map(({ id, name, plan, created_at }) => ({
@@ -205,12 +218,12 @@ export const COMMAND_TABLE: readonly AdminCommand[] = [
         })),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'token create',
     usage:
       'token create --team T [--name N] [--scopes brands:read,webhooks:write|all] [--expires 2027-01-31|90d]',
-    run: async (args) => {
+    parse: async (args) => {
       const teamId = await team(args);
       const options = {
         name: tokenName(args),
@@ -218,6 +231,9 @@ export const COMMAND_TABLE: readonly AdminCommand[] = [
         expiresAt: parseExpiry(args.optional('expires')),
         defaultPlan: plans(args).defaultPlan,
       };
+      return { teamId, options };
+    },
+    run: async ({ teamId, options }) => {
       const { token, id, name, prefix, scopes, created_at, expires_at } = await issueToken(
         teamId,
         options,
@@ -227,140 +243,153 @@ export const COMMAND_TABLE: readonly AdminCommand[] = [
       });
       return { token, id, name, prefix, scopes, created_at, expires_at };
     },
-  },
-  {
+  }),
+  command({
     name: 'token list',
     usage: "token list --team T            token list   (every team's tokens: a Scan of the table)",
-    run: async (args) => {
-      if (args.optional('team') === undefined) return { tokens: await listAllTokens() };
-      const teamId = await team(args);
-      return { team_id: teamId, tokens: await listTokens(teamId) };
-    },
-  },
-  {
+    // Without --team, every team's.
+    parse: async (args) => (args.optional('team') === undefined ? undefined : await team(args)),
+    run: async (teamId) =>
+      teamId === undefined
+        ? { tokens: await listAllTokens() }
+        : { team_id: teamId, tokens: await listTokens(teamId) },
+  }),
+  command<Revocation>({
     name: 'token revoke',
     usage: 'token revoke --team T --id N   token revoke --team T --all   token revoke --token X',
-    run: revokeTokens,
-  },
-  {
+    parse: async (args) => {
+      const token = args.optional('token');
+      if (token !== undefined) return { token };
+      const teamId = await team(args);
+      return args.flags.all === true ? { teamId, all: true } : { teamId, id: args.integer('id') };
+    },
+    run: revoke,
+  }),
+  command({
     name: 'site create',
     usage: 'site create --team T --name N --domain https://example.com',
-    run: async (args) => {
+    parse: async (args) => {
       const teamId = await team(args);
       const domain = pageText(args, 'domain');
       if (!/^https?:\/\/[^/\s]+\/?$/.test(domain)) {
         throw new UsageError('--domain must be like https://example.com');
       }
-      return { site_id: (await createSite(teamId, pageText(args, 'name'), domain.replace(/\/$/, ''))).id };
+      return { teamId, name: pageText(args, 'name'), domain: domain.replace(/\/$/, '') };
     },
-  },
-  {
+    run: async ({ teamId, name, domain }) => ({ site_id: (await createSite(teamId, name, domain)).id }),
+  }),
+  command({
     name: 'page create',
     usage: 'page create --team T --site S --name N --url /path',
-    run: async (args) => {
+    parse: async (args) => {
       const teamId = await team(args);
       const url = pageText(args, 'url');
       if (!url.startsWith('/')) throw new UsageError('--url must be a path starting with /');
-      const page = await createPage(teamId, args.integer('site'), pageText(args, 'name'), url);
-      if (!page) throw new UsageError(`team ${teamId} has no site ${args.flags.site}`);
+      return { teamId, siteId: args.integer('site'), name: pageText(args, 'name'), url };
+    },
+    run: async ({ teamId, siteId, name, url }) => {
+      const page = await createPage(teamId, siteId, name, url);
+      if (!page) throw new UsageError(`team ${teamId} has no site ${siteId}`);
       return { page_id: page.id };
     },
-  },
-  {
+  }),
+  command({
     name: 'identity create',
     usage: 'identity create --team T --kind email|phone --value V [--unverified]',
-    run: async (args) => {
-      const teamId = await team(args);
-      const kind = args.oneOf('kind', ['email', 'phone'] as const);
-      const identity = await createIdentity(teamId, kind, args.text('value'), args.flags.unverified !== true);
-      return { identity_id: identity.id };
-    },
-  },
-  {
+    parse: async (args) => ({
+      teamId: await team(args),
+      kind: args.oneOf('kind', ['email', 'phone'] as const),
+      value: args.text('value'),
+      verified: args.flags.unverified !== true,
+    }),
+    run: async ({ teamId, kind, value, verified }) => ({
+      identity_id: (await createIdentity(teamId, kind, value, verified)).id,
+    }),
+  }),
+  command({
     name: 'list create',
     usage: 'list create --team T --kind email|sms|push --name N',
-    run: async (args) => {
-      const teamId = await team(args);
-      const list = await createList(
-        teamId,
-        args.oneOf('kind', ['email', 'sms', 'push'] as const),
-        args.text('name'),
-      );
+    parse: async (args) => ({
+      teamId: await team(args),
+      kind: args.oneOf('kind', ['email', 'sms', 'push'] as const),
+      name: args.text('name'),
+    }),
+    run: async ({ teamId, kind, name }) => {
+      const list = await createList(teamId, kind, name);
       return { list_id: list.id, brand_id: list.brand_id };
     },
-  },
-  {
+  }),
+  command({
     name: 'list get',
     usage: 'list get --team T --id L',
     sharesLine: true,
-    run: async (args) => {
-      const teamId = await team(args);
-      const list = await getList(teamId, args.integer('id'));
-      if (!list) throw new UsageError(`team ${teamId} has no list ${args.flags.id}`);
+    parse: async (args) => ({ teamId: await team(args), id: args.integer('id') }),
+    run: async ({ teamId, id }) => {
+      const list = await getList(teamId, id);
+      if (!list) throw new UsageError(`team ${teamId} has no list ${id}`);
       return list;
     },
-  },
-  {
+  }),
+  command({
     name: 'field create',
     usage: 'field create --team T --integration I --name N --tag t --type text --contact-type person',
-    run: async (args) => {
-      const { text } = args;
+    parse: async (args) => {
       const teamId = await team(args);
       // The API's own rules, so an integration field is as valid as one made through the API.
       const input = validate(newContactFieldSchema, {
-        name: text('name'),
-        tag: text('tag'),
-        type: text('type'),
-        contact_type: text('contact-type'),
+        name: args.text('name'),
+        tag: args.text('tag'),
+        type: args.text('type'),
+        contact_type: args.text('contact-type'),
       });
-      const field = await createContactField(teamId, {
-        ...input,
-        integration_id: args.integer('integration'),
-      });
-      return contactFieldView(field);
+      return { teamId, field: { ...input, integration_id: args.integer('integration') } };
     },
-  },
-  {
+    run: async ({ teamId, field }) => contactFieldView(await createContactField(teamId, field)),
+  }),
+  command({
     name: 'file put',
     usage: 'file put --team T --path logos/a.png --file ./a.png',
-    run: async (args) => {
-      const teamId = await team(args);
-      const path = args.text('path');
+    parse: async (args) => ({ teamId: await team(args), path: args.text('path'), file: args.text('file') }),
+    run: async ({ teamId, path, file }) => {
       // A relative --file is the caller's: npm runs scripts from the package's folder, INIT_CWD is theirs.
-      const file = resolve(process.env.INIT_CWD ?? process.cwd(), args.text('file'));
-      const bytes = await readFile(file).catch(() => {
-        throw new UsageError(`cannot read --file ${args.flags.file}`);
+      const bytes = await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), file)).catch(() => {
+        throw new UsageError(`cannot read --file ${file}`);
       });
       const contentType = CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
       await putPrivateFile(teamId, path, bytes, contentType);
       return { path };
     },
-  },
-  {
+  }),
+  command({
     name: 'quota set',
     usage:
       'quota set --team T --kind brands|contact_fields|sites|pages|webhook_endpoints|uploads|upload_bytes --limit N|default',
-    run: async (args) => {
+    parse: async (args) => {
       const teamId = await team(args);
       const kind = args.oneOf('kind', QUOTA_KINDS);
       const limit = args.text('limit');
       if (limit !== 'default' && !/^\d{1,15}$/.test(limit)) {
         throw new UsageError('--limit must be a whole number or "default"');
       }
-      await setQuota(teamId, kind, limit === 'default' ? null : Number(limit));
+      return { teamId, kind, limit: limit === 'default' ? null : Number(limit) };
+    },
+    run: async ({ teamId, kind, limit }) => {
+      await setQuota(teamId, kind, limit);
       return (await getQuotas(teamId))[kind];
     },
-  },
-  {
+  }),
+  command({
     name: 'quota get',
     usage: 'quota get --team T',
-    run: async (args) => getQuotas(await team(args)),
-  },
-  {
+    parse: team,
+    run: getQuotas,
+  }),
+  command({
     name: 'migrate',
     usage: 'migrate                        (after deploying a new version over an existing table)',
+    parse: async (args) => ({ restApiId: args.optional('rest-api'), ...plans(args) }),
     run: migrate,
-  },
+  }),
 ];
 
 /** The flags that choose the stack, which every command takes, as the usage's last lines show them. */
@@ -433,11 +462,11 @@ export function helpText(argv: readonly string[]): string | undefined {
   return named.length ? [title, ...named, ...lines.slice(targets)].join('\n') : USAGE;
 }
 
-/** Runs the command `args` names: its row's action. */
+/** Runs the command `args` names: its row's parser, then its action. */
 export async function runCommand(args: Args): Promise<unknown> {
-  const command = COMMAND_TABLE.find((row) => row.name === args.command);
-  if (!command) throw new UnknownCommandError(args.command);
-  return command.run(args);
+  const row = COMMAND_TABLE.find((candidate) => candidate.name === args.command);
+  if (!row) throw new UnknownCommandError(args.command);
+  return row.run(await row.parse(args));
 }
 
 /** The plan the table records for each team that has one (`migrate`: a Scan). */
