@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionId } from '../lib/cdk/route-areas.ts';
 import { CDK_JSON_CONTEXT, type CfnTemplate, synthesizeOffline } from '../lib/cdk/synth-offline.ts';
-import { findFunction, invocableFunctions, sampleEventPath } from '../lib/local/invoke.ts';
+import { findFunction, invocableFunctions, sampleEvent, sampleEventPath } from '../lib/local/invoke.ts';
+import { OPERATIONS } from '../lib/openapi/operations.ts';
 import { nowIso } from '../shared/data/dynamo.ts';
 import { revokeToken } from '../shared/data/tokens.ts';
 import { routes } from '../shared/routes.ts';
@@ -35,7 +36,8 @@ async function invokeCli(
   return { code, json, stdout, stderr };
 }
 
-const sample = async (name: string) => JSON.parse(await readFile(sampleEventPath(name), 'utf8'));
+/** A function's sample event as plain JSON, as a user saves and edits it. */
+const sample = async (name: string) => JSON.parse(JSON.stringify(await sampleEvent(findFunction(name).fn)));
 let files = 0;
 /** An event file of the test's own, as a user edits a sample. */
 async function eventFile(event: unknown): Promise<string> {
@@ -53,7 +55,7 @@ async function asTeam(name: string, teamId: number, body?: unknown) {
 }
 
 describe('the functions and their sample events', () => {
-  it('names every function of the stack as its construct id, each with a sample event kept in events/', async () => {
+  it('names every function of the stack as its construct id, each with a sample event: a route’s derived from its row, the others’ kept in events/', async () => {
     const functions = invocableFunctions();
     expect(functions.filter((fn) => fn.route).map((fn) => fn.name)).toEqual(
       routes.map((route) => functionId(route.method, route.path)),
@@ -64,8 +66,15 @@ describe('the functions and their sample events', () => {
       'Sweeper',
       'Deliverer',
     ]);
+    // events/ keeps only what no row derives: a route's file would be a second spelling of its row.
+    expect(readdirSync(join(sampleEventPath('Authorizer'), '..')).sort()).toEqual(
+      functions
+        .filter((fn) => !fn.route)
+        .map((fn) => `${fn.name}.json`)
+        .sort(),
+    );
     for (const fn of functions) {
-      expect(existsSync(sampleEventPath(fn.name)), fn.name).toBe(true);
+      expect(existsSync(sampleEventPath(fn.name)), fn.name).toBe(!fn.route);
       const event = await sample(fn.name);
       if (fn.route) {
         // An API Gateway (REST) proxy event of the route, behind the authorizer unless the route is public.
@@ -80,6 +89,29 @@ describe('the functions and their sample events', () => {
       eventName: 'INSERT',
     });
     expect(await sample('Sweeper')).toMatchObject({ 'detail-type': 'Scheduled Event', source: 'aws.events' });
+  });
+
+  it('derives a route’s sample from its row: sample path parameters, the operation’s example body, the sample team', async () => {
+    const update = await sample('PutApiV1BrandsId');
+    expect(update).toMatchObject({
+      path: '/api/v1/brands/1',
+      pathParameters: { id: '1' },
+      body: JSON.stringify(OPERATIONS['PUT /api/v1/brands/{id}']?.example.request),
+      headers: { 'Content-Type': 'application/json', Authorization: expect.stringMatching(/^Bearer tm_/) },
+    });
+    expect(update.requestContext.authorizer).toMatchObject({
+      principalId: 'team:1',
+      teamId: '1',
+      scopes: '*',
+    });
+    // A parameter whose schema names its values takes the first; a route without an example has no body.
+    const asset = await sample('GetDocsAsset');
+    expect([asset.path, asset.pathParameters, asset.body]).toEqual([
+      '/docs/redoc.standalone.js',
+      { asset: 'redoc.standalone.js' },
+      null,
+    ]);
+    expect(Object.keys(asset.headers)).toEqual(['Accept', 'Host']);
   });
 
   it('finds a route by "METHOD /path", its template or a concrete path, and by name in any case', () => {
@@ -176,6 +208,19 @@ describe('npm run invoke', () => {
       await eventFile(await asTeam('GetApiV1BrandsId', caller.teamId)),
     ]);
     expect([got.code, got.json.statusCode, JSON.parse(got.json.body).id]).toEqual([0, 200, brand.id]);
+  });
+
+  it('prints a route’s sample event with --print-event, a concrete path put in it, running nothing', async () => {
+    const printed = await invokeCli(['GET /api/v1/webhook-endpoints/42/attempts', '--print-event'], {
+      DATA_DIR: join(local.dir, 'none'),
+    });
+    expect(printed.code).toBe(0);
+    expect(printed.json).toMatchObject({
+      httpMethod: 'GET',
+      resource: '/api/v1/webhook-endpoints/{id}/attempts',
+      path: '/api/v1/webhook-endpoints/42/attempts',
+      pathParameters: { id: '42' },
+    });
   });
 
   it('runs the authorizer with a TOKEN event: a live token’s policy, Unauthorized for a revoked one', async () => {
