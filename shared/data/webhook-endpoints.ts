@@ -25,7 +25,7 @@ import {
 } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
-import { resumeParked } from './webhook-deliveries.ts';
+import { resumeParked } from './webhook-deliveries/restarts.ts';
 
 /**
  * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
