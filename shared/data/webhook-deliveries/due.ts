@@ -14,6 +14,13 @@ import { keyOf } from './item-keys.ts';
  */
 const { dueIndex } = TABLE_SCHEMA;
 
+/** The attribute names of an update that moves a delivery into or out of the due index. */
+export const STATUS_AND_DUE_NAMES = {
+  '#status': 'status',
+  '#duePk': dueIndex.partitionKey,
+  '#dueSk': dueIndex.sortKey,
+};
+
 /**
  * The due index's shards: DUE_SHARDS in AWS, sized for every delivery failing at 1,000,000 a minute for
  * the schedule's 3 days: 300,000 index writes a second at steady state, 586 a shard, under a partition's
@@ -62,11 +69,7 @@ export async function dueAtLeaseEnd(
         Key: keyOf(teamId, endpointId, eventId),
         UpdateExpression: 'SET #duePk = :duePk, #dueSk = :dueSk',
         ConditionExpression: 'claim = :claim AND #status = :sending',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-        },
+        ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
         ExpressionAttributeValues: {
           ':claim': claimed.claim,
           ':sending': SENDING,

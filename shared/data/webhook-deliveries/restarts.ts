@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { FAILED, PENDING, SENDING } from '../../domain/delivery-states.ts';
+import { FAILED, PENDING } from '../../domain/delivery-states.ts';
 import { dynamo, tableName } from '../dynamo.ts';
 import { queryAll, writtenIf } from '../items.ts';
 import { DELIVERY_PREFIX, endpointPk, PARKED_PREFIX, parkedKey } from '../keys.ts';
 import { TABLE_SCHEMA } from '../table-schema.ts';
 import { plainItem } from '../transactions.ts';
-import { dueKeys } from './due.ts';
+import { dueKeys, STATUS_AND_DUE_NAMES } from './due.ts';
 import { expiryOf, keyOf, positionOf } from './item-keys.ts';
+import { UNHELD, unheldValues } from './state.ts';
 
 /**
  * Deliveries sent again from the start of their schedule (redeliver, recover), and retries parked while
@@ -142,18 +143,11 @@ export async function parkDelivery(
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
         UpdateExpression: 'SET parked = :true REMOVE #duePk, #dueSk',
-        ConditionExpression:
-          '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-        },
+        ConditionExpression: UNHELD,
+        ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
         ExpressionAttributeValues: {
           ':true': true,
-          ':pending': PENDING,
-          ':sending': SENDING,
-          ':at': atMs,
+          ...unheldValues(atMs),
         },
       }),
     ),
@@ -189,11 +183,7 @@ export async function resumeParked(teamId: number, endpointId: number, nowMs: nu
             Key: key,
             UpdateExpression: 'SET #status = :pending, #duePk = :duePk, #dueSk = :dueSk REMOVE parked',
             ConditionExpression: 'parked = :true',
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              '#duePk': dueIndex.partitionKey,
-              '#dueSk': dueIndex.sortKey,
-            },
+            ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
             ExpressionAttributeValues: {
               ':pending': PENDING,
               ':true': true,

@@ -12,7 +12,7 @@ import { dynamo, tableName } from '../dynamo.ts';
 import { writtenIf } from '../items.ts';
 import { TABLE_SCHEMA } from '../table-schema.ts';
 import { plainItem } from '../transactions.ts';
-import { dueAtLeaseEnd, dueKeys } from './due.ts';
+import { dueAtLeaseEnd, dueKeys, STATUS_AND_DUE_NAMES } from './due.ts';
 import { expiryOf, keyOf } from './item-keys.ts';
 
 /**
@@ -244,11 +244,7 @@ export async function settleDelivery(
         ConditionExpression: ignoreRerun
           ? 'claim = :claim'
           : 'claim = :claim AND attribute_not_exists(rerun)',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-        },
+        ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
         ExpressionAttributeValues: {
           ':claim': delivery.claim,
           ...(due
@@ -280,11 +276,7 @@ export async function settleDelivery(
           'SET #status = :pending, tries = :zero, next_try_at = :at, #duePk = :duePk, #dueSk = :dueSk ' +
           'REMOVE claim, lease_until, rerun',
         ConditionExpression: 'claim = :claim',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-        },
+        ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
         ExpressionAttributeValues: {
           ':claim': delivery.claim,
           ':pending': PENDING,
@@ -298,6 +290,11 @@ export async function settleDelivery(
   );
   return restarted ? 'rerun' : 'lost';
 }
+
+/** A delivery no try holds at `:at`: pending, or `sending` with its lease run out (its deliverer died). */
+export const UNHELD =
+  '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))';
+export const unheldValues = (atMs: number) => ({ ':pending': PENDING, ':sending': SENDING, ':at': atMs });
 
 /** Gives up a delivery that cannot be tried (its endpoint is gone or disabled, its event expired). */
 export async function abandonDelivery(
@@ -313,18 +310,11 @@ export async function abandonDelivery(
         TableName: tableName(),
         Key: keyOf(teamId, endpointId, eventId),
         UpdateExpression: 'SET #status = :failed, settled_at = :at REMOVE claim, lease_until, #duePk, #dueSk',
-        ConditionExpression:
-          '#status = :pending OR (#status = :sending AND (attribute_not_exists(lease_until) OR lease_until <= :at))',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#duePk': dueIndex.partitionKey,
-          '#dueSk': dueIndex.sortKey,
-        },
+        ConditionExpression: UNHELD,
+        ExpressionAttributeNames: STATUS_AND_DUE_NAMES,
         ExpressionAttributeValues: {
           ':failed': FAILED,
-          ':pending': PENDING,
-          ':sending': SENDING,
-          ':at': atMs,
+          ...unheldValues(atMs),
         },
       }),
     ),
