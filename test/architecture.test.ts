@@ -9,8 +9,9 @@ import { ROOT } from './support/processes.ts';
  * The house rules of the README's map, read off the source: arrows point down (functions → shared,
  * lib → shared, bin → lib; shared imports nothing above it), the typed client stands alone (client →
  * client and its generated types) and the examples use only it, there is no import cycle, and only shared/config.ts reads the
- * environment among the code a function runs. Some things are written once: DynamoDB's paging is followed
- * only by the paging helper (shared/data/items.ts), the delivery states are spelled only in their declaration.
+ * environment among the code a function runs. Some things are written once: DynamoDB's paging is
+ * followed only by the paging helper (shared/data/items.ts), the delivery states are spelled only in
+ * their declaration.
  */
 const FOLDERS = ['bin', 'bench', 'lib', 'functions', 'shared', 'client', 'examples'];
 

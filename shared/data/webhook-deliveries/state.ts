@@ -16,16 +16,16 @@ import { dueAtLeaseEnd, dueKeys, STATUS_AND_DUE_NAMES } from './due.ts';
 import { expiryOf, keyOf } from './item-keys.ts';
 
 /**
- * Webhook deliveries: one item per (endpoint, event). The stream consumer writes none: the deliverer's
- * first try writes the item, as its claim (claimDelivery: a put only if absent, status `sending`, with a
- * lease), so an event handed over twice (a stream record read again) is sent once, and the success path
- * is three writes of one unit each: the claim, the settle, the attempt. Only a delivery that is due later
- * is in the due index (due.ts), where the sweeper finds it. A claim's lease means no two deliverers send it at once,
- * and a restart (redeliver, recover) never takes a live lease away: it marks the delivery to run again
- * after the try. A deliverer that dies mid-try leaves the lease to expire; Lambda's retry of its invocation
- * (or, once those are spent, its on-failure destination: markDue) makes it due again, and it is tried
- * again (the receiver sees the same webhook-id twice: at least once). Each try is also kept as an attempt
- * item for the attempts list (attempts.ts). Both expire with the event. Restarts and parking: restarts.ts.
+ * Webhook deliveries: one item per (endpoint, event). The stream consumer writes none: the deliverer's first
+ * try writes the item, as its claim (claimDelivery: a put only if absent, status `sending`, with a lease),
+ * so an event handed over twice (a stream record read again) is sent once, and the success path is three
+ * writes of one unit each: the claim, the settle, the attempt. Only a delivery that is due later is in the
+ * due index (due.ts), where the sweeper finds it. A claim's lease means no two deliverers send it at once,
+ * and a restart (redeliver, recover) never takes a live lease away: it marks the delivery to run again after
+ * the try. A deliverer that dies mid-try leaves the lease to expire; Lambda's retry of its invocation (or,
+ * once those are spent, its on-failure destination: markDue) makes it due again, and it is tried again (the
+ * receiver sees the same webhook-id twice: at least once). Each try is also kept as an attempt item for the
+ * attempts list (attempts.ts). Both expire with the event. Restarts and parking: restarts.ts.
  */
 
 const { dueIndex, ttlAttribute } = TABLE_SCHEMA;
