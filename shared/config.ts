@@ -94,7 +94,7 @@ export const config = {
   cursorSecret: () => setting('CURSOR_SECRET'),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
   /**
-   * The webhook due index's shard count when not the deployed one (webhook-deliveries.ts): locally only.
+   * The webhook due index's shard count when not the deployed one (webhook-deliveries/due.ts): locally only.
    * A deployment keeps one count: a delivery due in a shard past it would never be swept.
    */
   webhookDueShards: (): number | undefined => {

@@ -7,7 +7,8 @@ import {
   updatableWith,
 } from '../lib/cdk/partition-boundaries.ts';
 import { createIdentity } from '../shared/data/identities.ts';
-import { createDelivery, parkDelivery, restartDelivery } from '../shared/data/webhook-deliveries.ts';
+import { parkDelivery, restartDelivery } from '../shared/data/webhook-deliveries/restarts.ts';
+import { createDelivery } from '../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../shared/events/event-shape.ts';
 import { putPrivateFile } from '../shared/files/library.ts';

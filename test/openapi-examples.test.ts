@@ -5,7 +5,7 @@ import { parseCommandLine } from '../lib/admin/args.ts';
 import { runCommand } from '../lib/admin/commands.ts';
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';
-import { failedDeliveriesSince } from '../shared/data/webhook-deliveries.ts';
+import { failedDeliveriesSince } from '../shared/data/webhook-deliveries/restarts.ts';
 import { RATE_LIMIT_DEFAULTS } from '../shared/rate-limits.ts';
 import { type FixtureServer, startFixtureServer } from './autoconfigure/fixture-server.ts';
 import { type ApiClient, type ApiResult, apiClient, newTeam, startApi } from './support/api.ts';

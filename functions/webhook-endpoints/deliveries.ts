@@ -1,4 +1,4 @@
-import { isDeliveryPosition, listEndpointDeliveries } from '../../shared/data/webhook-deliveries.ts';
+import { isDeliveryPosition, listEndpointDeliveries } from '../../shared/data/webhook-deliveries/views.ts';
 import { getWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { deliveriesQuery } from '../../shared/domain/webhook-input.ts';
 import { httpHandler, pathId } from '../../shared/http/handler.ts';

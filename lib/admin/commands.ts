@@ -25,7 +25,6 @@ import {
   tokenRevocationById,
   wholeSecond,
 } from '../../shared/data/tokens.ts';
-import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
 import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
@@ -33,6 +32,7 @@ import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
+import { migrateDeliveryKeys } from './migrations/webhook-deliveries.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
 /**

@@ -115,7 +115,7 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     WEBHOOK_DELIVERER_FUNCTION: LOCAL_DELIVERER_FUNCTION,
     KMS_ENDPOINT: config.kms_endpoint,
     SIGNING_SECRETS_KEY: LOCAL_KMS_KEY_ARN,
-    // 16 due shards, not AWS's 512: the local sweep runs every second (webhook-deliveries.ts).
+    // 16 due shards, not AWS's 512: the local sweep runs every second (shared/data/webhook-deliveries/due.ts).
     WEBHOOK_DUE_SHARDS: '16',
     AWS_REGION: 'us-east-1',
   };

@@ -45,6 +45,10 @@ type JsonSchema = Record<string, unknown>;
 const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
 
+/** The delivery states as the status filter names them: `a`, `b`, `c` or `d`. */
+const deliveryStateCodes = DELIVERY_STATES.map((state) => `\`${state}\``);
+const spokenStates = `${deliveryStateCodes.slice(0, -1).join(', ')} or ${deliveryStateCodes.at(-1)}`;
+
 /**
  * A `Link` a client can follow as given (it is not a URI template): an absolute http(s) URL whose path, under
  * `/api/v1/` (after a stage), and query hold only characters a URL holds as they are (so no `{id}` of a
@@ -422,9 +426,7 @@ const QUERY_PARAMETERS: Record<string, { description: string; value: JsonSchema;
     value: { type: 'string', enum: [...EVENT_TYPES] },
   },
   status: {
-    description:
-      'Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a ' +
-      '422 naming `status`).',
+    description: `Only the deliveries in this state: ${spokenStates} (anything else is a 422 naming \`status\`).`,
     value: { type: 'string', enum: [...DELIVERY_STATES] },
   },
   resource: {

@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries/views.ts';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { SUCCEEDED } from '../../shared/domain/delivery-states.ts';
 import {
   autoConfigureRequest,
   contactFieldsQuery,
@@ -200,7 +201,7 @@ const endpointExample = {
 const deliveryExample = {
   event_id: brandCreatedEvent.id,
   event_type: 'brand.created',
-  status: 'succeeded',
+  status: SUCCEEDED,
   tries: 1,
   next_try_at: null,
   last_attempt_at: '2026-11-25T09:46:35.123000Z',

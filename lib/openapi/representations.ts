@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
-import type { Attempt, DeliveryView, EventDeliveryView } from '../../shared/data/webhook-deliveries.ts';
+import type { Attempt } from '../../shared/data/webhook-deliveries/attempts.ts';
+import type { DeliveryView, EventDeliveryView } from '../../shared/data/webhook-deliveries/views.ts';
 import {
   type DisabledReason,
   ROTATION_OVERLAP_MS,

@@ -1,14 +1,8 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
-import { scanSortKey } from './items.ts';
+import { queryPages, scanSortKey } from './items.ts';
 import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';
 
 /**
@@ -88,8 +82,6 @@ export async function listEvents(
   { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
 ): Promise<ListPage<ChangeEvent, string>> {
   const events: ChangeEvent[] = [];
-  let startKey: Record<string, unknown> | undefined =
-    after === undefined ? undefined : eventKey(teamId, after);
   const conditions = ['#expires > :now'];
   const values: Record<string, unknown> = {
     ':pk': eventsPk(teamId),
@@ -111,24 +103,25 @@ export async function listEvents(
     ...(filters.types?.length && { '#type': 'type' }),
     ...(filters.resource !== undefined && { '#resource': 'resource' }),
   };
-  let readLimit = limit + 1;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-        Limit: readLimit,
-      }),
-    );
-    for (const item of page.Items ?? []) events.push(eventOf(item));
-    startKey = page.LastEvaluatedKey;
-    readLimit = Math.min(readLimit * READ_GROWTH, MAX_READ);
-  } while (events.length <= limit && startKey !== undefined);
+  const pages = queryPages(
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    {
+      ...(after !== undefined && { start: eventKey(teamId, after) }),
+      limit: limit + 1,
+      nextLimit: (readLimit) => Math.min(readLimit * READ_GROWTH, MAX_READ),
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.items) events.push(eventOf(item));
+    if (events.length > limit) break;
+  }
   if (events.length <= limit) return { items: events };
   const items = events.slice(0, limit);
   const last = items[items.length - 1] as ChangeEvent;
@@ -145,18 +138,14 @@ export async function moveEventLogs(): Promise<number> {
   let moved = 0;
   for await (const team of scanSortKey('TEAM', 'id')) {
     const teamId = team.id as number;
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': EVENT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
+    const pages = queryPages({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': EVENT_PREFIX },
+      ConsistentRead: true,
+    });
+    for await (const page of pages) {
+      for (const item of page.items) {
         const old = { pk: item.pk, sk: item.sk };
         const remove = { Delete: { TableName: tableName(), Key: old } };
         await dynamo().send(
@@ -168,8 +157,7 @@ export async function moveEventLogs(): Promise<number> {
         );
         if (!expired(item)) moved++;
       }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    }
   }
   return moved;
 }

@@ -22,7 +22,7 @@
  *   ENDPOINT#<team>#<endpoint>  DELIVERY#<event position>          an event's delivery to an endpoint (TTL);
  *                                                                  while due later, in the `byDueTime` index
  *                                                                  under `gsi2pk = DUE#<shard>`
- *                                                                  (webhook-deliveries.ts); a partition key
+ *                                                                  (webhook-deliveries/); a partition key
  *                                                                  per endpoint: its deliveries never share
  *                                                                  the team's partition
  *   ENDPOINT#<team>#<endpoint>  ATTEMPT#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
@@ -131,7 +131,7 @@ export const attemptKey = (teamId: number, endpointId: number, atMs: number, eve
   pk: endpointPk(teamId, endpointId),
   sk: `${ATTEMPT_PREFIX}${String(atMs).padStart(13, '0')}#${eventPosition}`,
 });
-/** A retry parked while its endpoint is disabled (webhook-deliveries.ts, parkDelivery). */
+/** A retry parked while its endpoint is disabled (webhook-deliveries/restarts.ts, parkDelivery). */
 export const PARKED_PREFIX = 'PARKED#';
 export const parkedKey = (teamId: number, endpointId: number, eventPosition: string) => ({
   pk: endpointPk(teamId, endpointId),

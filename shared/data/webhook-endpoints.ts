@@ -1,11 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../events/event-shape.ts';
 import { PreconditionFailedError } from '../http/errors.ts';
@@ -13,7 +6,15 @@ import { openSecret, type SealedSecret, SecretRefused, sealSecret } from '../web
 import { newSigningSecret } from '../webhooks/signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, requestStamp, scanSortKey, throwMissing, writtenIf } from './items.ts';
+import {
+  queryAll,
+  queryPage,
+  requestStamp,
+  scanPages,
+  scanSortKey,
+  throwMissing,
+  writtenIf,
+} from './items.ts';
 import {
   idIndexKeys,
   teamPk,
@@ -24,7 +25,7 @@ import {
 } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
-import { resumeParked } from './webhook-deliveries.ts';
+import { resumeParked } from './webhook-deliveries/restarts.ts';
 
 /**
  * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
@@ -253,27 +254,31 @@ export async function listWebhookEndpoints(
   { limit, after }: PageOptions<number> = {},
 ): Promise<ListPage<WebhookEndpoint, number>> {
   if (limit === undefined) return { items: await allEndpoints(teamId, after) };
-  const { Items = [] } = await dynamo().send(
-    new QueryCommand({ ...endpointsQuery(teamId, after), Limit: limit + 1 }),
-  );
-  const endpoints = Items.map(webhookEndpointOfItem);
+  const { items } = await queryPage(endpointsQuery(teamId), {
+    ...startAfter(teamId, after),
+    limit: limit + 1,
+  });
+  const endpoints = items.map(webhookEndpointOfItem);
   if (endpoints.length <= limit) return { items: endpoints };
   const page = endpoints.slice(0, limit);
   return { items: page, next: (page[page.length - 1] as WebhookEndpoint).id };
 }
 
-/** The Query of the team's endpoints, by id, after `after`. */
-const endpointsQuery = (teamId: number, after?: number) => ({
+/** The Query of the team's endpoints, by id. */
+const endpointsQuery = (teamId: number) => ({
   TableName: tableName(),
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': webhooksPk(teamId), ':prefix': WEBHOOK_PREFIX },
-  ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
   ConsistentRead: true,
 });
 
+/** Where a read of the team's endpoints after `after` starts. */
+const startAfter = (teamId: number, after?: number) =>
+  after === undefined ? {} : { start: webhookEndpointKey(teamId, after) };
+
 /** Every endpoint of the team (the stream consumer's fan-out, redelivery): at most the team's quota. */
 export async function allEndpoints(teamId: number, after?: number): Promise<WebhookEndpoint[]> {
-  return (await queryAll(endpointsQuery(teamId, after))).map(webhookEndpointOfItem);
+  return (await queryAll(endpointsQuery(teamId), startAfter(teamId, after))).map(webhookEndpointOfItem);
 }
 
 /** One of the team's endpoints and its version; 403 another team's, 404 none's. One GetItem. */
@@ -368,21 +373,16 @@ export async function withRotatedSecret(
  */
 export async function sealPlaintextSecrets(): Promise<number> {
   let sealed = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        // At most two secrets an endpoint (the current and the one it replaced).
-        FilterExpression: 'attribute_exists(secrets[0].secret) OR attribute_exists(secrets[1].secret)',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
+  const pages = scanPages({
+    TableName: tableName(),
+    // At most two secrets an endpoint (the current and the one it replaced).
+    FilterExpression: 'attribute_exists(secrets[0].secret) OR attribute_exists(secrets[1].secret)',
+  });
+  for await (const page of pages) {
+    for (const item of page.items) {
       if (await sealSecretsOf(item)) sealed++;
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return sealed;
 }
 

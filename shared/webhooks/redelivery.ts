@@ -1,4 +1,4 @@
-import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveries.ts';
+import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveries/restarts.ts';
 import { allEndpoints, getWebhookEndpoint, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../events/event-shape.ts';
 import { ValidationError } from '../http/errors.ts';

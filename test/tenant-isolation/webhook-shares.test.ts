@@ -13,7 +13,8 @@ import {
   LOCAL_SWEEPER_FUNCTION,
 } from '../../lib/local/services.ts';
 import { sdkClientOptions } from '../../shared/aws.ts';
-import { abandonDelivery, createDelivery, shardOf } from '../../shared/data/webhook-deliveries.ts';
+import { shardOf } from '../../shared/data/webhook-deliveries/due.ts';
+import { abandonDelivery, createDelivery } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
 import { eventId } from '../../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';

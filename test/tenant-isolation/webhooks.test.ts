@@ -1,12 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { setQuota } from '../../shared/data/quotas.ts';
-import {
-  abandonDelivery,
-  createDelivery,
-  failedDeliveriesSince,
-  restartDelivery,
-  shardOf,
-} from '../../shared/data/webhook-deliveries.ts';
+import { shardOf } from '../../shared/data/webhook-deliveries/due.ts';
+import { failedDeliveriesSince, restartDelivery } from '../../shared/data/webhook-deliveries/restarts.ts';
+import { abandonDelivery, createDelivery } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
 import { eventId } from '../../shared/events/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';

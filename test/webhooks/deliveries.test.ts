@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { failedDeliveriesSince, LEASE_MS, restartDelivery } from '../../shared/data/webhook-deliveries.ts';
+import { failedDeliveriesSince, restartDelivery } from '../../shared/data/webhook-deliveries/restarts.ts';
+import { LEASE_MS } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { SENDER_LEASE_MS } from '../../shared/data/webhook-senders.ts';
 import type { ChangeEvent } from '../../shared/events/event-shape.ts';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dynamo, isoMicros, tableName } from '../../shared/data/dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
-import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries/views.ts';
 import { noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
 import { type ChangeEvent, eventPosition } from '../../shared/events/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';

@@ -1,4 +1,4 @@
-import { type EventDeliveryView, eventDeliveries } from '../data/webhook-deliveries.ts';
+import { type EventDeliveryView, eventDeliveries } from '../data/webhook-deliveries/views.ts';
 import { allEndpoints } from '../data/webhook-endpoints.ts';
 import type { ChangeEvent } from '../events/event-shape.ts';
 
