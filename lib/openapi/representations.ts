@@ -14,11 +14,12 @@ import {
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
+import { CONFLICT_ERROR_CODES } from '../../shared/domain/errors.ts';
 import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
 import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
 import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
-import { CONFLICT_ERROR_CODES, FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
+import { FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,

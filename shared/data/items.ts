@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ForbiddenError, NotFoundError } from '../http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { currentRequestId } from '../request-context.ts';
 import { dynamo, ID_INDEX, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { tombstoneKey } from './keys.ts';

@@ -6,9 +6,9 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { PreconditionFailedError } from '../domain/errors.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../events/event-shape.ts';
-import { PreconditionFailedError } from '../http/errors.ts';
 import { openSecret, type SealedSecret, SecretRefused, sealSecret } from '../webhooks/secret-envelope.ts';
 import { newSigningSecret } from '../webhooks/signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';

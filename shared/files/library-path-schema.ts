@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { checkLibraryPath, LIBRARY_PATH, MAX_PATH_BYTES } from './library.ts';
 

@@ -1,6 +1,6 @@
 import { PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { s3 } from './s3.ts';
 import { callerFileCall } from './s3-errors.ts';
