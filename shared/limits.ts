@@ -263,7 +263,7 @@ export const WEBHOOK_LIMITS = {
 } as const;
 
 /**
- * Webhook signing secrets are sealed under data keys from KMS (shared/webhooks/secret-envelope.ts). Each
+ * Webhook signing secrets are sealed under data keys from KMS (shared/data/secret-envelope.ts). Each
  * bound is what one warm function keeps in memory; none is a caller's limit.
  */
 export const SIGNING_SECRET_KEYS = {

@@ -32,6 +32,24 @@ function importsOf(file: string): string[] {
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 const top = (file: string) => file.split('/')[0] ?? '';
 
+/** Each cycle of a graph, as the path around it (`a → b → a`). */
+function cyclesOf(edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      cycles.push([...path.slice(path.indexOf(node)), node].join(' → '));
+      return;
+    }
+    state.set(node, 'open');
+    for (const next of edges.get(node) ?? []) if (edges.has(next)) visit(next, [...path, node]);
+    state.set(node, 'done');
+  };
+  for (const node of edges.keys()) visit(node, []);
+  return cycles;
+}
+
 describe('the import graph', () => {
   it.each([
     ['shared', ['shared']],
@@ -52,20 +70,7 @@ describe('the import graph', () => {
   });
 
   it('has no cycle', () => {
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const visit = (file: string, path: string[]) => {
-      if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') {
-        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
-        return;
-      }
-      state.set(file, 'open');
-      for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file]);
-      state.set(file, 'done');
-    };
-    for (const file of graph.keys()) visit(file, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(graph)).toEqual([]);
   });
 
   it('reads the environment only in shared/config.ts, among shared/ and functions/', () => {
@@ -73,5 +78,82 @@ describe('the import graph', () => {
       (file) => ['shared', 'functions'].includes(top(file)) && /process\.env\b/.test(source.get(file) ?? ''),
     );
     expect(readers).toEqual(['shared/config.ts']);
+  });
+});
+
+/**
+ * The inner order of shared/, lowest first: a file imports from its own layer or one below, never above.
+ * A layer holds folders (ending in `/`) and files; every file of shared/ is in exactly one.
+ */
+const SHARED_LAYERS: ReadonlyArray<{ layer: string; holds: readonly string[] }> = [
+  // Settings, limits, scopes, rate limits, logs and metrics, the AWS clients' options: read by every layer.
+  {
+    layer: 'foundation',
+    holds: [
+      'shared/config.ts',
+      'shared/limits.ts',
+      'shared/rate-limits.ts',
+      'shared/scopes.ts',
+      'shared/token-form.ts',
+      'shared/telemetry.ts',
+      'shared/request-context.ts',
+      'shared/aws.ts',
+      'shared/cors.ts',
+    ],
+  },
+  // The entities' rules, input validation, event shapes and the neutral errors: nothing of HTTP or storage.
+  { layer: 'domain', holds: ['shared/domain/'] },
+  // The guarded client of every request to a URL a caller gave (auto-configure's pages, webhooks' receivers).
+  { layer: 'outbound', holds: ['shared/outbound/'] },
+  // DynamoDB: one module per entity, Idempotency-Key records, the sealing of the secrets it keeps.
+  { layer: 'data', holds: ['shared/data/'] },
+  // What works on the data: change events, webhook deliveries, files in S3, auto-configure.
+  {
+    layer: 'services',
+    holds: ['shared/events/', 'shared/webhooks/', 'shared/files/', 'shared/autoconfigure/'],
+  },
+  // HTTP: the route table, requests, the only mapping of errors to statuses, the API reference page.
+  { layer: 'http', holds: ['shared/routes.ts', 'shared/http/', 'shared/docs/'] },
+];
+
+const holds = (held: string, file: string) => (held.endsWith('/') ? file.startsWith(held) : file === held);
+const layersOf = (file: string) =>
+  SHARED_LAYERS.filter((layer) => layer.holds.some((held) => holds(held, file)));
+const rank = (file: string) => SHARED_LAYERS.findIndex((layer) => layersOf(file)[0] === layer);
+const sharedFiles = files.filter((file) => top(file) === 'shared');
+
+describe('the layers of shared/', () => {
+  it('place every file of shared/ in exactly one layer', () => {
+    const misplaced = sharedFiles
+      .map((file) => [file, layersOf(file).map(({ layer }) => layer)] as const)
+      .filter(([, layers]) => layers.length !== 1);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('point one way: no file imports from a layer above its own', () => {
+    const upward = sharedFiles.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((imported) => top(imported) === 'shared' && rank(imported) > rank(file))
+        .map(
+          (imported) =>
+            `${SHARED_LAYERS[rank(file)]?.layer} → ${SHARED_LAYERS[rank(imported)]?.layer}: ${file} → ${imported}`,
+        ),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('have no cycle between the folders of one layer', () => {
+    const folders = new Map<string, string[]>();
+    for (const file of sharedFiles) {
+      const sameLayer = (graph.get(file) ?? []).filter(
+        (imported) => imported !== file && rank(imported) === rank(file),
+      );
+      const from = folders.get(dirname(file)) ?? [];
+      folders.set(dirname(file), [
+        ...from,
+        ...sameLayer.map(dirname).filter((folder) => folder !== dirname(file)),
+      ]);
+    }
+    expect(cyclesOf(folders)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
 import { createIdentity } from '../shared/data/identities.ts';
 import { createDelivery, parkDelivery, restartDelivery } from '../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
-import type { ChangeEvent } from '../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../shared/domain/event-shape.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { WEBHOOK_LIMITS } from '../shared/limits.ts';
 import { authorizer, findRoute, streamConsumer, webhookDelivery } from '../shared/routes.ts';

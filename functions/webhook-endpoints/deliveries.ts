@@ -3,7 +3,7 @@ import { getWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { deliveriesQuery } from '../../shared/domain/webhook-input.ts';
 import { httpHandler, pathId } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 
 /** Each event's delivery to the endpoint and where it stands, newest event first, in pages. */

@@ -7,7 +7,7 @@ import { updateWebhookEndpointSchema } from '../../shared/domain/webhook-input.t
 import { requireEventTypeReads } from '../../shared/http/event-scopes.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { ifMatchOf, tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 
 /**

@@ -28,8 +28,8 @@ import {
 import { migrateDeliveryKeys } from '../../shared/data/webhook-deliveries.ts';
 import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';

@@ -5,9 +5,9 @@ import {
   type BrandSuggestions,
   manifestUrlOf,
 } from './extract.ts';
-import { GuardedClient, type GuardedFetchOptions } from './guarded-fetch.ts';
+import { GuardedClient, type GuardedFetchOptions } from '../outbound/guarded-fetch.ts';
 import { parsePage } from './html-document.ts';
-import { FetchRefusal } from './refusal.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
 export type { AutoConfiguration, BrandSuggestions };

@@ -6,7 +6,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
+import { type ChangeEvent, type EventType, eventPosition } from '../domain/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import { scanSortKey } from './items.ts';
 import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';

@@ -13,7 +13,7 @@ import {
 import { config } from '../config.ts';
 import type { DeliveryState } from '../domain/delivery-states.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { eventPosition } from '../events/event-shape.ts';
+import { eventPosition } from '../domain/event-shape.ts';
 import { LIMITS } from '../limits.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS, eventTypesOf } from './events.ts';

@@ -9,7 +9,7 @@ import { defaultBrandKey, tombstoneKey } from '../data/keys.ts';
 import { imageReferencesOf, settleImageReferences } from '../files/orphaned-images.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
-import type { ChangeEvent } from './event-shape.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 
 /**
  * One batch of stream records, in order: their events are written to the log, then put on the bus. A

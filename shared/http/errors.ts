@@ -67,7 +67,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /**
  * The token's scopes do not include the one the route needs (a write scope includes its read): refused
  * before the request is read, `WWW-Authenticate` naming the scope as RFC 6750 §3.1 asks. Also what a route
- * answers when its request needs scopes beyond the route's own (an event type's family: shared/events/
+ * answers when its request needs scopes beyond the route's own (an event type's family: shared/domain/
  * event-shape.ts), with `purpose` saying for what: the message names every scope lacking, `required_scope`
  * and `WWW-Authenticate` the first (one scope each, as the document types them: a token given the scopes
  * the message names gets past them all).

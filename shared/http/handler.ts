@@ -267,7 +267,7 @@ function checkToken(event: APIGatewayProxyEvent): void {
 
 /**
  * What a request needs beyond its route's scope, from what it names: an endpoint's event types, an event's
- * type (each needs its family's read scope: shared/events/event-shape.ts). A token without one of `scopes`
+ * type (each needs its family's read scope: shared/domain/event-shape.ts). A token without one of `scopes`
  * is refused as the route's own check refuses it (403 `insufficient_scope`, `WWW-Authenticate` naming the
  * scope), the message saying what for (`purpose`, after the route: `to subscribe to brand.updated`).
  * Nothing to read: the scopes are the authorizer's context.

@@ -1,5 +1,5 @@
-import { GuardedClient, type HostResolver } from '../autoconfigure/guarded-fetch.ts';
-import { FetchRefusal } from '../autoconfigure/refusal.ts';
+import { GuardedClient, type HostResolver } from '../outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 import { config } from '../config.ts';
 import { LIMITS } from '../limits.ts';
 

@@ -1,10 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GuardedClient, type GuardedFetchOptions } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { TeamShareFullError } from '../../shared/domain/errors.ts';
 import { httpErrorOf } from '../../shared/http/errors.ts';
+import { GuardedClient, type GuardedFetchOptions } from '../../shared/outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
-import { assertPermittedAddresses, checkTargetUrl } from '../../shared/autoconfigure/target-policy.ts';
 import { httpErrorOf } from '../../shared/http/errors.ts';
+import type { HostResolver } from '../../shared/outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
+import { assertPermittedAddresses, checkTargetUrl } from '../../shared/outbound/target-policy.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**

@@ -15,7 +15,7 @@ import {
 import { sdkClientOptions } from '../../shared/aws.ts';
 import { abandonDelivery, createDelivery, shardOf } from '../../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
-import { eventId } from '../../shared/events/event-shape.ts';
+import { eventId } from '../../shared/domain/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   DELIVERIES_PER_INVOCATION,

@@ -8,7 +8,7 @@ import {
   shardOf,
 } from '../../shared/data/webhook-deliveries.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
-import { eventId } from '../../shared/events/event-shape.ts';
+import { eventId } from '../../shared/domain/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { DELIVERIES_PER_INVOCATION, startDeliveries } from '../../shared/webhooks/start-deliveries.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey, endpointDeliveries, padId, teamPk } from '../../shared/data/keys.ts';
 import { failedDeliveriesSince, shardOf } from '../../shared/data/webhook-deliveries.ts';
-import { eventPosition } from '../../shared/events/event-shape.ts';
+import { eventPosition } from '../../shared/domain/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { useApi } from '../support/api.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { httpErrorOf } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 import { checkWebhookUrl, type WebhookTargetOptions } from '../../shared/webhooks/url-check.ts';
 import { answering } from '../autoconfigure/fixture-server.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
