@@ -160,7 +160,7 @@ export const LIMITS = {
   /**
    * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
    * every limit, its text control characters escaped in JSON: 186,011 bytes), checked where the record is
-   * built (shared/http/idempotency.ts).
+   * built (shared/data/idempotency.ts).
    */
   idempotencyRecordBytes: 256 * 1024,
   /**

@@ -5,8 +5,8 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { type ChangeEvent, type EventType, eventPosition } from '../domain/event-shape.ts';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import { scanSortKey } from './items.ts';
 import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';

@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import type { DeliveryState } from '../domain/delivery-states.ts';
-import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { eventPosition } from '../domain/event-shape.ts';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { LIMITS } from '../limits.ts';
 import { dynamo, isoMicros, tableName } from './dynamo.ts';
 import { EVENT_RETENTION_SECONDS, eventTypesOf } from './events.ts';

@@ -7,9 +7,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { PreconditionFailedError } from '../domain/errors.ts';
-import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import type { EventType } from '../domain/event-shape.ts';
-import { openSecret, type SealedSecret, SecretRefused, sealSecret } from './secret-envelope.ts';
+import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { newSigningSecret } from '../domain/webhook-signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
@@ -23,6 +22,7 @@ import {
   webhooksPk,
 } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { openSecret, type SealedSecret, SecretRefused, sealSecret } from './secret-envelope.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
 import { resumeParked } from './webhook-deliveries.ts';
 
