@@ -3,8 +3,7 @@ import { config } from '../config.ts';
 /**
  * URLs of the public library, and how a brand refers to its images there. A copy the API made
  * (shared/files/brand-images.ts) is stored on the brand as its key,
- * `brands/<team id>/<version>/<file name>`,
- * never as an absolute URL: the URL is rendered on every read from the configured base (PUBLIC_BASE_URL: the
+ * `brands/<team id>/<version>/<file name>`, never as an absolute URL: the URL is rendered on every read from the configured base (PUBLIC_BASE_URL: the
  * CloudFront distribution's domain in AWS, s3rver's address locally). So the base may change (a replaced
  * distribution, a custom domain, s3rver on another port after a restart) and every stored brand still
  * answers URLs that work; for an unchanged base the rendering is exactly the URL stored before. Kept as
