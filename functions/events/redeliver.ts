@@ -1,9 +1,9 @@
 import { getEvent } from '../../shared/data/events.ts';
 import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
-import { redeliverSchema } from '../../shared/domain/webhook-input.ts';
 import { eventReadScope } from '../../shared/domain/event-shape.ts';
-import { accepted, httpHandler, requireScopes } from '../../shared/http/handler.ts';
 import { validate } from '../../shared/domain/validation.ts';
+import { redeliverSchema } from '../../shared/domain/webhook-input.ts';
+import { accepted, httpHandler, requireScopes } from '../../shared/http/handler.ts';
 import { redeliverEvent } from '../../shared/webhooks/redelivery.ts';
 
 /**
