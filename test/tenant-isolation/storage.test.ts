@@ -198,7 +198,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
     await expect(
       putPrivateFile(teamId, 'docs/a.txt', Buffer.from('second'), 'text/plain'),
     ).rejects.toMatchObject({
-      status: 422,
+      name: 'ValidationError',
       errors: {
         path: [
           'The path field names a file that already exists: a library file is written once; use a new path.',
