@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { autoConfigure } from '../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../shared/autoconfigure/refusal.ts';
+import { FetchRefusal } from '../shared/outbound/refusal.ts';
 import {
   file,
   html,

@@ -44,7 +44,7 @@ export const config = {
   webhookDelivererFunction: () => required('WEBHOOK_DELIVERER_FUNCTION'),
   lambdaEndpoint: () => setting('LAMBDA_ENDPOINT'),
   /**
-   * The KMS key webhook signing secrets are sealed under (its ARN; shared/webhooks/secret-envelope.ts), set
+   * The KMS key webhook signing secrets are sealed under (its ARN; shared/data/secret-envelope.ts), set
    * only for the functions granted it; locally the stand-in's key, and KMS_ENDPOINT the stand-in.
    */
   signingSecretsKey: () => required('SIGNING_SECRETS_KEY'),

@@ -160,7 +160,7 @@ export const LIMITS = {
   /**
    * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
    * every limit, its text control characters escaped in JSON: 186,011 bytes), checked where the record is
-   * built (shared/http/idempotency.ts).
+   * built (shared/data/idempotency.ts).
    */
   idempotencyRecordBytes: 256 * 1024,
   /**
@@ -263,7 +263,7 @@ export const WEBHOOK_LIMITS = {
 } as const;
 
 /**
- * Webhook signing secrets are sealed under data keys from KMS (shared/webhooks/secret-envelope.ts). Each
+ * Webhook signing secrets are sealed under data keys from KMS (shared/data/secret-envelope.ts). Each
  * bound is what one warm function keeps in memory; none is a caller's limit.
  */
 export const SIGNING_SECRET_KEYS = {

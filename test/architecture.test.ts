@@ -36,6 +36,24 @@ function importsOf(file: string): string[] {
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 const top = (file: string) => file.split('/')[0] ?? '';
 
+/** Each cycle of a graph, as the path around it (`a → b → a`). */
+function cyclesOf(edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      cycles.push([...path.slice(path.indexOf(node)), node].join(' → '));
+      return;
+    }
+    state.set(node, 'open');
+    for (const next of edges.get(node) ?? []) if (edges.has(next)) visit(next, [...path, node]);
+    state.set(node, 'done');
+  };
+  for (const node of edges.keys()) visit(node, []);
+  return cycles;
+}
+
 describe('the import graph', () => {
   it.each([
     ['shared', ['shared']],
@@ -56,20 +74,7 @@ describe('the import graph', () => {
   });
 
   it('has no cycle', () => {
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const visit = (file: string, path: string[]) => {
-      if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') {
-        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
-        return;
-      }
-      state.set(file, 'open');
-      for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file]);
-      state.set(file, 'done');
-    };
-    for (const file of graph.keys()) visit(file, []);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(graph)).toEqual([]);
   });
 
   it('reads the environment only in shared/config.ts, among shared/ and functions/', () => {
@@ -110,5 +115,89 @@ describe('declared once', () => {
     const suspects = code.filter((file) => file !== declaration && quoted.test(source.get(file) ?? ''));
     expect(spelled(declaration)).toHaveLength(DELIVERY_STATES.length);
     expect(suspects.flatMap(spelled)).toEqual([]);
+  });
+});
+
+/**
+ * The inner order of shared/, lowest first: a file imports from its own layer or one below, never above.
+ * A layer holds folders (ending in `/`) and files; every file of shared/ is in exactly one.
+ */
+const SHARED_LAYERS: ReadonlyArray<{ layer: string; holds: readonly string[] }> = [
+  // Settings, limits, scopes, rate limits, logs and metrics, the AWS clients' options: read by every layer.
+  {
+    layer: 'foundation',
+    holds: [
+      'shared/config.ts',
+      'shared/limits.ts',
+      'shared/rate-limits.ts',
+      'shared/scopes.ts',
+      'shared/token-form.ts',
+      'shared/telemetry.ts',
+      'shared/request-context.ts',
+      'shared/aws.ts',
+    ],
+  },
+  // The entities' rules, input validation, event shapes and the neutral errors: nothing of HTTP or storage.
+  { layer: 'domain', holds: ['shared/domain/'] },
+  // The guarded client of every request to a URL a caller gave (auto-configure's pages, webhooks' receivers).
+  { layer: 'outbound', holds: ['shared/outbound/'] },
+  // DynamoDB: one module per entity, Idempotency-Key records, the sealing of the secrets it keeps.
+  { layer: 'data', holds: ['shared/data/'] },
+  // What works on the data: change events, webhook deliveries, files in S3, auto-configure.
+  {
+    layer: 'services',
+    holds: ['shared/events/', 'shared/webhooks/', 'shared/files/', 'shared/autoconfigure/'],
+  },
+  // HTTP: the route table, CORS, requests, the only mapping of errors to statuses, the API reference page.
+  { layer: 'http', holds: ['shared/routes.ts', 'shared/cors.ts', 'shared/http/', 'shared/docs/'] },
+];
+
+const holds = (held: string, file: string) => (held.endsWith('/') ? file.startsWith(held) : file === held);
+const layersOf = (file: string) =>
+  SHARED_LAYERS.filter((layer) => layer.holds.some((held) => holds(held, file)));
+/** The index of the file's layer in SHARED_LAYERS: the higher, the further up. */
+const rank = (file: string) =>
+  SHARED_LAYERS.findIndex((layer) => layer.holds.some((held) => holds(held, file)));
+const sharedFiles = files.filter((file) => top(file) === 'shared');
+/** A file's folder of shared/ (`shared/data` for `shared/data/webhook-deliveries/state.ts`), or shared/ itself. */
+const folderOf = (file: string) =>
+  file
+    .split('/')
+    .slice(0, file.split('/').length > 2 ? 2 : 1)
+    .join('/');
+
+describe('the layers of shared/', () => {
+  it('place every file of shared/ in exactly one layer', () => {
+    const misplaced = sharedFiles
+      .map((file) => [file, layersOf(file).map(({ layer }) => layer)] as const)
+      .filter(([, layers]) => layers.length !== 1);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('point one way: no file imports from a layer above its own', () => {
+    const upward = sharedFiles.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((imported) => top(imported) === 'shared' && rank(imported) > rank(file))
+        .map(
+          (imported) =>
+            `${SHARED_LAYERS[rank(file)]?.layer} → ${SHARED_LAYERS[rank(imported)]?.layer}: ${file} → ${imported}`,
+        ),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('have no cycle between the folders of one layer', () => {
+    const folders = new Map<string, Set<string>>();
+    for (const file of sharedFiles) {
+      const imported = (graph.get(file) ?? []).filter(
+        (i) => rank(i) === rank(file) && folderOf(i) !== folderOf(file),
+      );
+      folders.set(
+        folderOf(file),
+        new Set([...(folders.get(folderOf(file)) ?? []), ...imported.map(folderOf)]),
+      );
+    }
+    const edges = new Map([...folders].map(([folder, next]) => [folder, [...next]]));
+    expect(cyclesOf(edges)).toEqual([]);
   });
 });

@@ -520,7 +520,7 @@ describe("S3 refusing a caller's file is the caller's 422, never a 503", () => {
     const { teamId } = await newTeam();
     interceptS3(/^PutObject/, { status: 400, code: 'EntityTooLarge' });
     await expect(putPrivateFile(teamId, 'big.png', PNG, 'image/png')).rejects.toMatchObject({
-      status: 422,
+      name: 'ValidationError',
       errors: { path: ['The path field names a file that cannot be stored or copied (S3: EntityTooLarge).'] },
     });
   });

@@ -1,7 +1,8 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dynamo } from '../shared/data/dynamo.ts';
-import { fingerprint, idempotencyClock } from '../shared/http/idempotency.ts';
+import { idempotencyClock } from '../shared/data/idempotency.ts';
+import { fingerprint } from '../shared/http/idempotency.ts';
 import { useApi } from './support/api.ts';
 
 /** Idempotency-Key on the two create endpoints (spec section 5), through the gateway. */

@@ -10,7 +10,7 @@ import { createIdentity } from '../shared/data/identities.ts';
 import { parkDelivery, restartDelivery } from '../shared/data/webhook-deliveries/restarts.ts';
 import { createDelivery } from '../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
-import type { ChangeEvent } from '../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../shared/domain/event-shape.ts';
 import { putPrivateFile } from '../shared/files/library.ts';
 import { WEBHOOK_LIMITS } from '../shared/limits.ts';
 import { authorizer, findRoute, streamConsumer, webhookDelivery } from '../shared/routes.ts';

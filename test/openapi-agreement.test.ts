@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../shared/events/event-shape.ts';
+import { EVENT_TYPES } from '../shared/domain/event-shape.ts';
 import { routeKey, routes } from '../shared/routes.ts';
 import { apiClient, useApi } from './support/api.ts';
 import { ROOT } from './support/processes.ts';

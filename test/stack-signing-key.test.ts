@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../lib/cdk/api-function.ts';
+import { SIGNING_SECRET_PURPOSE } from '../shared/data/secret-envelope.ts';
 import { routes } from '../shared/routes.ts';
-import { SIGNING_SECRET_PURPOSE } from '../shared/webhooks/secret-envelope.ts';
 import { functionOfRoute, logicalId, type Synthesized, synthesize } from './support/synth.ts';
 import { actions, all, only, type Statement, statementsOfRole, stringify } from './support/template.ts';
 

@@ -1,5 +1,5 @@
 import { getEvent } from '../../shared/data/events.ts';
-import { ForbiddenError, NotFoundError } from '../../shared/http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 import { deliveriesOfEvent } from '../../shared/webhooks/event-deliveries.ts';
 

@@ -27,8 +27,8 @@ import {
 } from '../../shared/data/tokens.ts';
 import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';

@@ -10,6 +10,8 @@ import type {
   newContactFieldSchema,
 } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES, DEFAULT_MAX_LENGTH } from '../../shared/domain/contact-field-types.ts';
+import { EVENT_TYPES } from '../../shared/domain/event-shape.ts';
+import { MAX_PATH_BYTES } from '../../shared/domain/library-path.ts';
 import type { autoConfigureRequest, uploadRequest } from '../../shared/domain/requests.ts';
 import { KNOWN_NETWORKS } from '../../shared/domain/social-links.ts';
 import type {
@@ -18,8 +20,6 @@ import type {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import { EVENT_TYPES } from '../../shared/events/event-shape.ts';
-import { MAX_PATH_BYTES } from '../../shared/files/library.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { DISABLE_AFTER_MS } from '../../shared/webhooks/schedule.ts';
 

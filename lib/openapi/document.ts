@@ -4,8 +4,8 @@ import { REFERENCE_PAGE_CSP } from '../../shared/docs/reference-page.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/domain/event-shape.ts';
 import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
@@ -521,7 +521,7 @@ function operationObject(route: Route, operation: Operation) {
   };
 }
 
-/** One signature of `webhook-signature`: `v1,` and a SHA-256 HMAC in base64 (shared/webhooks/signing.ts). */
+/** One signature of `webhook-signature`: `v1,` and a SHA-256 HMAC in base64 (shared/domain/webhook-signing.ts). */
 const SIGNATURE = 'v1,[A-Za-z0-9+/]{43}=';
 const SIGNATURE_LENGTH = 'v1,'.length + 44;
 

@@ -5,6 +5,13 @@ import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/dom
 import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { SUCCEEDED } from '../../shared/domain/delivery-states.ts';
 import {
+  EVENT_ID,
+  EVENT_ID_LENGTH,
+  EVENT_TYPES,
+  type EventType,
+  eventReadScope,
+} from '../../shared/domain/event-shape.ts';
+import {
   autoConfigureRequest,
   contactFieldsQuery,
   eventsQuery,
@@ -18,13 +25,6 @@ import {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import {
-  EVENT_ID,
-  EVENT_ID_LENGTH,
-  EVENT_TYPES,
-  type EventType,
-  eventReadScope,
-} from '../../shared/events/event-shape.ts';
 import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
@@ -105,7 +105,7 @@ export interface Operation {
   defaultLimit?: number;
   /**
    * What the operation needs beyond its scope, by the event types it lists, reads, subscribes to or sends
-   * (each type's family: EVENT_TYPE_FAMILIES, shared/events/event-shape.ts): `needs`, sentences after the
+   * (each type's family: EVENT_TYPE_FAMILIES, shared/domain/event-shape.ts): `needs`, sentences after the
    * scope line of its description, and in its 403's description when it `refuses` a token without them
    * (a list leaves their events out instead).
    */
@@ -114,7 +114,7 @@ export interface Operation {
 
 /**
  * Each event type's family, as the scope that reads it: `` `brands:read` for `brand.*`, … `` (from
- * EVENT_TYPE_FAMILIES, shared/events/event-shape.ts).
+ * EVENT_TYPE_FAMILIES, shared/domain/event-shape.ts).
  */
 export const EVENT_FAMILY_SCOPES = [
   ...new Map(EVENT_TYPES.map((type) => [type.split('.')[0], eventReadScope(type)])).entries(),

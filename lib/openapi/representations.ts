@@ -15,11 +15,12 @@ import {
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
+import { CONFLICT_ERROR_CODES } from '../../shared/domain/errors.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/domain/event-shape.ts';
+import { LIBRARY_PATH } from '../../shared/domain/library-path.ts';
 import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
-import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
-import { CONFLICT_ERROR_CODES, FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
+import { FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -190,7 +191,7 @@ const ATTEMPT_ERROR_LENGTH = LIMITS.webhookUrlLength + 100;
 /** Why an endpoint is disabled, by value (the type holds the list to the data module's). */
 const DISABLED_REASONS: Record<DisabledReason, true> = { manual: true, gone: true, failing: true };
 
-/** A signing secret as the API makes it: `whsec_` and the base64 of 24 bytes (shared/webhooks/signing.ts). */
+/** A signing secret as the API makes it: `whsec_` and the base64 of 24 bytes (shared/domain/webhook-signing.ts). */
 const signingSecret = z
   .string()
   .length('whsec_'.length + 32)

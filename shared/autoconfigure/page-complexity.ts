@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits.ts';
-import { FetchRefusal } from './refusal.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 
 /**
  * What parsing a page will cost, known before it is parsed: node-html-parser is linear in a page's size except in

@@ -6,6 +6,7 @@ import {
   GetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { PreconditionFailedError, ValidationError } from '../domain/errors.ts';
 import {
   byNameThenId,
   compareToNamePosition,
@@ -13,9 +14,8 @@ import {
   namePositionOf,
 } from '../domain/ordering.ts';
 import { type ListPage, type PageOptions, pageOfSorted } from '../domain/pagination.ts';
-import { isBrandImageKey, renderedImage, storedImage } from '../files/public-urls.ts';
-import { PreconditionFailedError, ValidationError } from '../http/errors.ts';
-import type { VersionTag } from '../http/preconditions.ts';
+import { isBrandImageKey, renderedImage, storedImage } from '../domain/public-urls.ts';
+import type { VersionTag } from '../domain/version-tag.ts';
 import { logger } from '../telemetry.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { verifiedIdentityCheck } from './identities.ts';

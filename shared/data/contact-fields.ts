@@ -6,8 +6,8 @@ import {
   type ContactType,
   DEFAULT_MAX_LENGTH,
 } from '../domain/contact-field-types.ts';
+import { ForbiddenError, PreconditionFailedError, ValidationError } from '../domain/errors.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { deletionStamp, requestStamp, requestStampUpdate, throwMissing } from './items.ts';

@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type ChangeEvent, type EventType, eventPosition } from '../domain/event-shape.ts';
+
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
 import { queryPages, scanSortKey } from './items.ts';
 import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';

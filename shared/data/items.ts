@@ -7,7 +7,7 @@ import {
   type ScanCommandInput,
   type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { ForbiddenError, NotFoundError } from '../http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { currentRequestId } from '../request-context.ts';
 import { dynamo, ID_INDEX, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { tombstoneKey } from './keys.ts';

@@ -154,7 +154,7 @@ export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
 
 /**
- * The count of Idempotency-Key records a team wrote on one UTC day (`yyyy-mm-dd`; shared/http/idempotency.ts),
+ * The count of Idempotency-Key records a team wrote on one UTC day (`yyyy-mm-dd`; shared/data/idempotency.ts),
  * apart from the records' own `IDEMPOTENCY#` prefix.
  */
 export const idempotencyDayKey = (teamId: number, day: string) => teamItem(teamId, `IDEMPOTENCY_DAY#${day}`);

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { dynamo, type TransactItem, tableName } from './dynamo.ts';
 import { queryPages, scanSortKey } from './items.ts';
 import {

@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PreconditionFailedError } from '../domain/errors.ts';
+
+import type { EventType } from '../domain/event-shape.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import type { EventType } from '../events/event-shape.ts';
-import { PreconditionFailedError } from '../http/errors.ts';
-import { openSecret, type SealedSecret, SecretRefused, sealSecret } from '../webhooks/secret-envelope.ts';
-import { newSigningSecret } from '../webhooks/signing.ts';
+import { newSigningSecret } from '../domain/webhook-signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import {
@@ -24,6 +24,7 @@ import {
   webhooksPk,
 } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { openSecret, type SealedSecret, SecretRefused, sealSecret } from './secret-envelope.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
 import { resumeParked } from './webhook-deliveries/restarts.ts';
 
@@ -35,7 +36,7 @@ import { resumeParked } from './webhook-deliveries/restarts.ts';
 export type DisabledReason = 'manual' | 'gone' | 'failing';
 
 /**
- * A signing secret as the item keeps it: sealed under a KMS data key (shared/webhooks/secret-envelope.ts),
+ * A signing secret as the item keeps it: sealed under a KMS data key (shared/data/secret-envelope.ts),
  * or, written before secrets were encrypted, in clear until `admin migrate` (or a rotation) seals it.
  */
 export type SigningSecret = (SealedSecret | { secret: string }) & {

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { libraryPath } from '../files/library-path-schema.ts';
-import { HAS_SPACE, URL_SPACES } from '../http/url-hints.ts';
 import { LIMITS } from '../limits.ts';
+import { libraryPath } from './library-path.ts';
 import { misspelledKeyMessage, probableField, requestBody } from './misspelled-keys.ts';
 import { NETWORK_NAMES, socialNetworkOf } from './social-links.ts';
+import { HAS_SPACE, URL_SPACES } from './url-hints.ts';
 
 /**
  * The brand create/update bodies (spec 2.1, 4.1, 8). Unknown keys are dropped, so the read-only fields of a

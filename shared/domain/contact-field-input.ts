@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { validate } from '../http/validation.ts';
 import { LIMITS } from '../limits.ts';
 import {
   CONTACT_FIELD_TYPE_VALUES,
@@ -8,6 +7,7 @@ import {
   DEFAULT_MAX_LENGTH,
 } from './contact-field-types.ts';
 import { bodyKeysOf, misspelledKeys, requestBody } from './misspelled-keys.ts';
+import { validate } from './validation.ts';
 
 /**
  * The rules of a contact field definition (spec 2.3, 4.3). They hold for the RESULT of a write: a create's

@@ -4,8 +4,8 @@ import { isoMicros } from '../data/dynamo.ts';
 import { itemSize } from '../data/item-size.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
 import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
+import { type ChangeEvent, type EventType, eventId } from '../domain/event-shape.ts';
 import { LIMITS } from '../limits.ts';
-import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
 import { withLargestOmitted } from './event-size.ts';
 
 type Representation = Record<string, unknown>;

@@ -6,10 +6,10 @@ import { pointedId } from '../data/brands.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
 import { defaultBrandKey, tombstoneKey } from '../data/keys.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import { imageReferencesOf, settleImageReferences } from '../files/orphaned-images.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
-import type { ChangeEvent } from './event-shape.ts';
 
 /**
  * One batch of stream records, in order: their events are written to the log, then put on the bus. A

@@ -1,6 +1,6 @@
 import { type EventDeliveryView, eventDeliveries } from '../data/webhook-deliveries/views.ts';
 import { allEndpoints } from '../data/webhook-endpoints.ts';
-import type { ChangeEvent } from '../events/event-shape.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 
 /**
  * The event's delivery to each of its team's endpoints that has one: the endpoints (one Query, at most the

@@ -1,7 +1,7 @@
-import type { PostAnswer } from '../autoconfigure/guarded-fetch.ts';
-import { FetchRefusal } from '../autoconfigure/refusal.ts';
+import { signedHeaders } from '../domain/webhook-signing.ts';
+import type { PostAnswer } from '../outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 import { DELIVERY_TIMEOUT_MS } from './schedule.ts';
-import { signedHeaders } from './signing.ts';
 import { type WebhookTargetOptions, webhookClient } from './url-check.ts';
 
 /**

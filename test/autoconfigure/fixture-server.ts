@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
+import type { HostResolver } from '../../shared/outbound/guarded-fetch.ts';
 
 /**
  * A throwaway HTTP server on 127.0.0.1 (random port) serving a fixed route table, for the guarded client's tests

@@ -1,9 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GuardedClient, type GuardedFetchOptions } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
-import { HttpError } from '../../shared/http/errors.ts';
+import { TeamShareFullError } from '../../shared/domain/errors.ts';
+import { httpErrorOf } from '../../shared/http/errors.ts';
+import { GuardedClient, type GuardedFetchOptions } from '../../shared/outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 import {
   type FixtureServer,
@@ -98,7 +99,7 @@ async function expectRefusal(promise: Promise<unknown>, message: string | RegExp
     (thrown: unknown) => thrown,
   );
   expect(error).toBeInstanceOf(FetchRefusal);
-  expect((error as FetchRefusal).status).toBe(422);
+  expect(httpErrorOf(error as FetchRefusal)?.status).toBe(422);
   expect((error as FetchRefusal).message).toMatch(message);
 }
 
@@ -305,7 +306,7 @@ describe('guarded fetch: admission (auto-configure sends a request only once its
 
   it('refused, sends nothing and fails with the refusal itself', async () => {
     hits = {};
-    const refusal = new HttpError(429, 'over the share');
+    const refusal = new TeamShareFullError('over the share', 1);
     const page = fetchPage(`${server.origin}/close-after`, { admitted: Promise.reject(refusal) });
     await expect(page).rejects.toBe(refusal);
     expect(hits['/close-after']).toBeUndefined();

@@ -10,10 +10,10 @@ import {
   MARKUP_PATTERN,
   MARKUP_PATTERN_WITH_CDATA,
 } from '../../shared/autoconfigure/page-complexity.ts';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { titleNames } from '../../shared/autoconfigure/title-name.ts';
 import { readWebManifest } from '../../shared/autoconfigure/web-manifest.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 import { HOSTILE_PAGES, hostilePageArbitrary } from '../support/hostile-pages.ts';
 
 /**

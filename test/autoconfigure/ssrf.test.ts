@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
 import { autoConfigure } from '../../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
-import { assertPermittedAddresses, checkTargetUrl } from '../../shared/autoconfigure/target-policy.ts';
+import { httpErrorOf } from '../../shared/http/errors.ts';
+import type { HostResolver } from '../../shared/outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
+import { assertPermittedAddresses, checkTargetUrl } from '../../shared/outbound/target-policy.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
 
 /**
@@ -133,7 +134,7 @@ describe('SSRF: URL spellings', () => {
     resolveHost.mockClear();
     const error = await refusalOf(url, resolveHost);
 
-    expect(error.status).toBe(422);
+    expect(httpErrorOf(error)?.status).toBe(422);
     expect(error.message).toMatch(message);
     expect(resolveHost).not.toHaveBeenCalled();
   });
@@ -146,7 +147,7 @@ describe('SSRF: DNS answers, checked at connect time', () => {
     );
     const error = await refusalOf('http://rebind.example/', resolver);
 
-    expect(error.status).toBe(422);
+    expect(httpErrorOf(error)?.status).toBe(422);
     expect(error.message).toMatch(/^rebind\.example resolves to a private address: /);
     expect(resolver).toHaveBeenCalledWith('rebind.example');
   });

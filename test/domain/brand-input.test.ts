@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { refusal } from '../support/validation.ts';
 
 /**

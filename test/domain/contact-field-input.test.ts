@@ -7,7 +7,7 @@ import {
   newContactFieldSchema,
   reviseContactField,
 } from '../../shared/domain/contact-field-input.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { refusal } from '../support/validation.ts';
 
 /**

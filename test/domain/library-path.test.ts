@@ -1,11 +1,12 @@
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { createBrandSchema, IMAGE_SLOTS, updateBrandSchema } from '../../shared/domain/brand-input.ts';
+import { checkLibraryPath, MAX_PATH_BYTES } from '../../shared/domain/library-path.ts';
 import { uploadRequest } from '../../shared/domain/requests.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { MAX_PUBLIC_KEY_BYTES, publicObjectKey } from '../../shared/files/brand-images.ts';
-import { checkLibraryPath, MAX_PATH_BYTES, privateObjectKey } from '../../shared/files/library.ts';
+import { privateObjectKey } from '../../shared/files/library.ts';
 import { fileFault } from '../../shared/files/s3-errors.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { pathOfBytes } from '../support/library-paths.ts';
 import { refusal } from '../support/validation.ts';

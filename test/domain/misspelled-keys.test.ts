@@ -19,7 +19,7 @@ import {
   probableField,
 } from '../../shared/domain/misspelled-keys.ts';
 import { autoConfigureRequest, uploadRequest } from '../../shared/domain/requests.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { refusal } from '../support/validation.ts';
 
 /**

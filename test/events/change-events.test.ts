@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { eventId, eventPosition } from '../../shared/domain/event-shape.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from '../../shared/events/change-events.ts';
-import { eventId, eventPosition } from '../../shared/events/event-shape.ts';
 
 /** The events one stream record makes, from the item's images alone (no server: lookups are given). */
 const brandItem = (id: number, fields: Record<string, unknown> = {}) => ({

@@ -4,7 +4,7 @@ import { createBrand, updateBrand } from '../../shared/data/brands.ts';
 import { dynamo, isoMicros, tableName } from '../../shared/data/dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
 import { EVENT_PREFIX, eventsPk } from '../../shared/data/keys.ts';
-import { type ChangeEvent, EVENT_TYPES, eventId, eventPosition } from '../../shared/events/event-shape.ts';
+import { type ChangeEvent, EVENT_TYPES, eventId, eventPosition } from '../../shared/domain/event-shape.ts';
 import { INVALID_CURSOR } from '../../shared/http/cursors.ts';
 import { MESSAGES } from '../../shared/http/messages.ts';
 import { LIMITS } from '../../shared/limits.ts';

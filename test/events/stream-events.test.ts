@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
 import { type ApiClient, apiClient, newTeam, startApi } from '../support/api.ts';
 import { loggedEvents } from '../support/events.ts';
 

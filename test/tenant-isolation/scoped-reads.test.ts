@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createToken } from '../../shared/data/tokens.ts';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
 import { BEARER_CHALLENGE } from '../../shared/http/messages.ts';
 import type { Scope } from '../../shared/scopes.ts';
 import {

@@ -7,9 +7,9 @@ import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { itemSize } from '../../shared/data/item-size.ts';
 import { idempotencyDayKey, idempotencyKey } from '../../shared/data/keys.ts';
 import { setQuota } from '../../shared/data/quotas.ts';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
 import { entryBytes, PUT_EVENTS, publishEvents } from '../../shared/events/bus.ts';
 import { withinEventBytes } from '../../shared/events/change-events.ts';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { privateObjectKey, putPrivateFile } from '../../shared/files/library.ts';
 import { presigner, s3 } from '../../shared/files/s3.ts';
 import { LIMITS, QUOTA_DEFAULTS } from '../../shared/limits.ts';
@@ -198,7 +198,7 @@ describe('upload bytes and count: quotas in GET /api/v1/limits', () => {
     await expect(
       putPrivateFile(teamId, 'docs/a.txt', Buffer.from('second'), 'text/plain'),
     ).rejects.toMatchObject({
-      status: 422,
+      name: 'ValidationError',
       errors: {
         path: [
           'The path field names a file that already exists: a library file is written once; use a new path.',

@@ -16,7 +16,7 @@ import { sdkClientOptions } from '../../shared/aws.ts';
 import { shardOf } from '../../shared/data/webhook-deliveries/due.ts';
 import { abandonDelivery, createDelivery } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
-import { eventId } from '../../shared/events/event-shape.ts';
+import { eventId } from '../../shared/domain/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   DELIVERIES_PER_INVOCATION,

@@ -4,7 +4,7 @@ import { shardOf } from '../../shared/data/webhook-deliveries/due.ts';
 import { failedDeliveriesSince, restartDelivery } from '../../shared/data/webhook-deliveries/restarts.ts';
 import { abandonDelivery, createDelivery } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint, noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
-import { eventId } from '../../shared/events/event-shape.ts';
+import { eventId } from '../../shared/domain/event-shape.ts';
 import { WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { DELIVERIES_PER_INVOCATION, startDeliveries } from '../../shared/webhooks/start-deliveries.ts';

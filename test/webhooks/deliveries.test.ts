@@ -3,7 +3,7 @@ import { failedDeliveriesSince, restartDelivery } from '../../shared/data/webhoo
 import { LEASE_MS } from '../../shared/data/webhook-deliveries/state.ts';
 import { findWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { SENDER_LEASE_MS } from '../../shared/data/webhook-senders.ts';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { DISABLE_AFTER_MS, JITTER, RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';

@@ -4,7 +4,7 @@ import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey, endpointDeliveries, padId, teamPk } from '../../shared/data/keys.ts';
 import { shardOf } from '../../shared/data/webhook-deliveries/due.ts';
 import { failedDeliveriesSince } from '../../shared/data/webhook-deliveries/restarts.ts';
-import { eventPosition } from '../../shared/events/event-shape.ts';
+import { eventPosition } from '../../shared/domain/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';
 import { useApi } from '../support/api.ts';

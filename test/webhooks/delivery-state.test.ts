@@ -5,7 +5,7 @@ import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
 import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries/views.ts';
 import { noteDeliveryOutcome } from '../../shared/data/webhook-endpoints.ts';
-import { type ChangeEvent, eventPosition } from '../../shared/events/event-shape.ts';
+import { type ChangeEvent, eventPosition } from '../../shared/domain/event-shape.ts';
 import { deliverToEndpoint } from '../../shared/webhooks/deliverer.ts';
 import { RETRY_DELAYS_MS } from '../../shared/webhooks/schedule.ts';
 import { dueRequests } from '../../shared/webhooks/sweeper.ts';

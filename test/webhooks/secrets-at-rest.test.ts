@@ -8,17 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { createKms, LOCAL_KMS_KEY_ARN, localKmsKey } from '../../lib/local/kms.ts';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { teamPk, webhookEndpointKey } from '../../shared/data/keys.ts';
+import { dataKeyName, forgetDataKeys, SIGNING_SECRET_PURPOSE } from '../../shared/data/secret-envelope.ts';
 import {
   findWebhookEndpoint,
   openSecretsInForce,
   sealPlaintextSecrets,
 } from '../../shared/data/webhook-endpoints.ts';
-import {
-  dataKeyName,
-  forgetDataKeys,
-  SIGNING_SECRET_PURPOSE,
-} from '../../shared/webhooks/secret-envelope.ts';
-import { newSigningSecret } from '../../shared/webhooks/signing.ts';
+import { newSigningSecret } from '../../shared/domain/webhook-signing.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
 import { receiverOf, useReceivers } from '../support/webhook-receiver.ts';

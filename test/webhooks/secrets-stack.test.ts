@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFunction } from '../../lib/cdk/api-function.ts';
 import { STATEFUL_TYPES } from '../../lib/cdk/stateful-guard.ts';
+import { SIGNING_SECRET_PURPOSE } from '../../shared/data/secret-envelope.ts';
 import { findRoute } from '../../shared/routes.ts';
-import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import {
   functionOfRoute,
   logicalId,

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HostResolver } from '../../shared/autoconfigure/guarded-fetch.ts';
+import { newSigningSecret } from '../../shared/domain/webhook-signing.ts';
+import type { HostResolver } from '../../shared/outbound/guarded-fetch.ts';
 import { type DeliveryOutcome, type SendOptions, sendWebhook } from '../../shared/webhooks/send.ts';
-import { newSigningSecret } from '../../shared/webhooks/signing.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 import {
   answering,

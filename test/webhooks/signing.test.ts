@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, signedHeaders } from '../../shared/webhooks/signing.ts';
+import { newSigningSecret, signedHeaders } from '../../shared/domain/webhook-signing.ts';
 
 /** Our signatures, verified by the Standard Webhooks reference library (never by our own code). */
 describe('webhook signatures', () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
+import { httpErrorOf } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 import { checkWebhookUrl, type WebhookTargetOptions } from '../../shared/webhooks/url-check.ts';
 import { answering } from '../autoconfigure/fixture-server.ts';
 import { restoreSettings, useSettings } from '../support/settings.ts';
@@ -26,7 +27,7 @@ async function refusalOf(url: string, options: WebhookTargetOptions = {}): Promi
     (thrown: unknown) => thrown,
   );
   expect(error).toBeInstanceOf(FetchRefusal);
-  expect((error as FetchRefusal).status).toBe(422);
+  expect(httpErrorOf(error as FetchRefusal)?.status).toBe(422);
   return error as FetchRefusal;
 }
 

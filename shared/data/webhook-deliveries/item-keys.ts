@@ -1,4 +1,4 @@
-import { eventPosition } from '../../events/event-shape.ts';
+import { eventPosition } from '../../domain/event-shape.ts';
 import { EVENT_RETENTION_SECONDS } from '../events.ts';
 import { deliveryKey } from '../keys.ts';
 

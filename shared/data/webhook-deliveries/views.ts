@@ -1,7 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { type DeliveryState, FAILED, PENDING, SENDING, SUCCEEDED } from '../../domain/delivery-states.ts';
+import { eventPosition } from '../../domain/event-shape.ts';
 import type { ListPage, PageOptions } from '../../domain/pagination.ts';
-import { eventPosition } from '../../events/event-shape.ts';
 import { LIMITS } from '../../limits.ts';
 import { dynamo, isoMicros, tableName } from '../dynamo.ts';
 import { eventTypesOf } from '../events.ts';

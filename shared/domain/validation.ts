@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
-import { bodyKeysOf, misspelledKeyMessage, misspelledKeys } from '../domain/misspelled-keys.ts';
 import { ValidationError } from './errors.ts';
+import { bodyKeysOf, misspelledKeyMessage, misspelledKeys } from './misspelled-keys.ts';
 import { HAS_SPACE, schemeHint, URL_SPACES, urlSpacesMessage } from './url-hints.ts';
 
 /**

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { LIMITS } from '../limits.ts';
 import { FetchRefusal } from './refusal.ts';
 import {
@@ -365,10 +365,10 @@ function discard(response: Reply): void {
 }
 
 /** Maps what a request threw to the 422 a user sees. Our own refusals (address checks, size) pass through. */
-function describeFailure(error: unknown, signal: AbortSignal, url: URL): HttpError {
+function describeFailure(error: unknown, signal: AbortSignal, url: URL): DomainError {
   const cause = error instanceof Error ? error.cause : undefined;
-  if (error instanceof HttpError) return error;
-  if (cause instanceof HttpError) return cause;
+  if (error instanceof DomainError) return error;
+  if (cause instanceof DomainError) return cause;
   if (signal.aborted || isTimeoutCode(error) || isTimeoutCode(cause))
     return new FetchRefusal('timeout', 'timed out');
   return new FetchRefusal('unreachable', `could not connect to ${hostOf(url)}`);

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { config } from '../config.ts';
-import { schemeHint } from '../http/url-hints.ts';
+import { schemeHint } from '../domain/url-hints.ts';
 import { FetchRefusal } from './refusal.ts';
 
 /**

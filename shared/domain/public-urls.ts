@@ -2,14 +2,14 @@ import { config } from '../config.ts';
 
 /**
  * URLs of the public library, and how a brand refers to its images there. A copy the API made
- * (brand-images.ts) is stored on the brand as its key, `brands/<team id>/<version>/<file name>`, never as
- * an absolute URL: the URL is rendered on every read from the configured base (PUBLIC_BASE_URL: the
- * CloudFront distribution's domain in AWS, s3rver's address locally). So the base may change (a replaced
- * distribution, a custom domain, s3rver on another port after a restart) and every stored brand still
- * answers URLs that work; for an unchanged base the rendering is exactly the URL stored before. Kept as
- * given: URLs of other hosts, and absolute URLs stored before brands kept keys (they name the base of
- * their day; nothing rewrites them). A client validates image fields as http(s) URLs, so a stored value
- * of the key's shape can only be a key.
+ * (shared/files/brand-images.ts) is stored on the brand as its key,
+ * `brands/<team id>/<version>/<file name>`, never as an absolute URL: the URL is rendered on every read
+ * from the configured base (PUBLIC_BASE_URL: the CloudFront distribution's domain in AWS, s3rver's address
+ * locally). So the base may change (a replaced distribution, a custom domain, s3rver on another port after
+ * a restart) and every stored brand still answers URLs that work; for an unchanged base the rendering is
+ * exactly the URL stored before. Kept as given: URLs of other hosts, and absolute URLs stored before brands
+ * kept keys (they name the base of their day; nothing rewrites them). A client validates image fields as
+ * http(s) URLs, so a stored value of the key's shape can only be a key.
  */
 
 /** The key shape of a brand image copy: the team, the version's hex digits, a URL-safe file name. */
@@ -41,7 +41,7 @@ export function renderedImage(stored: string): string {
 }
 
 /**
- * The tag of a public copy no brand names any longer (orphaned-images.ts): the public bucket's lifecycle
- * rule deletes such copies LIMITS.orphanedImageDays after the tag was set.
+ * The tag of a public copy no brand names any longer (shared/files/orphaned-images.ts): the public
+ * bucket's lifecycle rule deletes such copies LIMITS.orphanedImageDays after the tag was set.
  */
 export const ORPHANED_TAG = { Key: 'orphaned', Value: 'true' } as const;

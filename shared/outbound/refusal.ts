@@ -1,4 +1,4 @@
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 
 /** Why a site could not be read: a metric dimension, so a dashboard can tell the classes apart. */
 export type RefusalReason =
