@@ -1,4 +1,4 @@
-import { updateBrand } from '../../shared/data/brands.ts';
+import { updateBrand } from '../../shared/data/brand-writes.ts';
 import { updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { checkImagePaths } from '../../shared/files/brand-images.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
-import { migrateDefaultPointers, stampDefaultBrands } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { moveEventLogs } from '../../shared/data/events.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
@@ -33,6 +32,7 @@ import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
+import { migrateDefaultPointers, stampDefaultBrands } from './migrations/brands.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
 /**

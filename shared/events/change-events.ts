@@ -1,4 +1,5 @@
-import { brandOfItem, DEFAULT_AT_VERSION } from '../data/brands.ts';
+import { DEFAULT_AT_VERSION } from '../data/brand-default.ts';
+import { brandOfItem } from '../data/brand-items.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { itemSize } from '../data/item-size.ts';
