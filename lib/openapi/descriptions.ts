@@ -1,10 +1,6 @@
 import * as z from 'zod';
-import {
-  type createBrandSchema,
-  IMAGE_SLOTS,
-  type ImagePathField,
-  type ImageUrlField,
-} from '../../shared/domain/brand-input.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../../shared/domain/brand.ts';
+import type { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import type {
   contactFieldPatchSchema,
   newContactFieldSchema,

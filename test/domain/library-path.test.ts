@@ -1,6 +1,7 @@
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { createBrandSchema, IMAGE_SLOTS, updateBrandSchema } from '../../shared/domain/brand-input.ts';
+import { IMAGE_SLOTS } from '../../shared/domain/brand.ts';
+import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { uploadRequest } from '../../shared/domain/requests.ts';
 import { MAX_PUBLIC_KEY_BYTES, publicObjectKey } from '../../shared/files/brand-images.ts';
 import { checkLibraryPath, MAX_PATH_BYTES, privateObjectKey } from '../../shared/files/library.ts';
