@@ -39,8 +39,8 @@ import {
   withItems,
 } from './descriptions.ts';
 import {
-  Brand,
-  BrandSuggestions,
+  BrandSchema,
+  BrandSuggestionsSchema,
   ContactField,
   ContactFieldListItem,
   ContactFieldType,
@@ -375,7 +375,7 @@ export const OPERATIONS: Record<string, Operation> = {
       `${LIMITS.autoConfigurePerTeam} of these at once: one more is a 429 with \`Retry-After\` that names the ` +
       "share, answered before the site is sent anything; retry when one of the team's calls ends.",
     body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
-    success: BrandSuggestions,
+    success: BrandSuggestionsSchema,
     example: {
       request: { url: 'https://acme.example' },
       response: {
@@ -526,7 +526,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's brands, by name (case-insensitive)",
     description: PAGED,
     paged: true,
-    success: z.array(Brand),
+    success: z.array(BrandSchema),
     example: { response: [brandExample] },
   },
   'POST /api/v1/brands': {
@@ -539,7 +539,7 @@ export const OPERATIONS: Record<string, Operation> = {
       'answered as a map. Images given as `*_path` (files of the team library) are copied to the public ' +
       'library and answered as URLs. `is_default: true` takes over the default.',
     body: described(createBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     idempotent: true,
     example: {
       // Every value the answer shows, given; social links as a list of URLs, answered as a map by network.
@@ -563,7 +563,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: 'One brand',
     description: "With `is_default`. Another team's brand is a 403, an unknown id a 404.",
-    success: Brand,
+    success: BrandSchema,
     example: { response: brandExample },
   },
   'PUT /api/v1/brands/{id}': {
@@ -573,7 +573,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a brand',
     description: 'Only the supplied fields change; null clears an image.',
     body: described(updateBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     example: {
       request: { primary_color: '#ff0000' },
       response: { ...brandExample, primary_color: '#ff0000' },
