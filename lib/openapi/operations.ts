@@ -41,9 +41,9 @@ import {
 import {
   BrandSchema,
   BrandSuggestionsSchema,
-  ContactField,
-  ContactFieldListItem,
-  ContactFieldType,
+  ContactFieldListItemSchema,
+  ContactFieldSchema,
+  ContactFieldTypeSchema,
   Event,
   EventDelivery,
   Limits,
@@ -422,7 +422,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'The ten contact field types',
     description:
       "Each type as `value` (what a field's `type` takes) and its display name, in the spec's order.",
-    success: z.array(ContactFieldType).length(CONTACT_FIELD_TYPES.length),
+    success: z.array(ContactFieldTypeSchema).length(CONTACT_FIELD_TYPES.length),
     example: { response: CONTACT_FIELD_TYPES },
   },
   'GET /api/v1/contact-fields': {
@@ -432,7 +432,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description: PAGED,
     query: contactFieldsQuery,
     paged: true,
-    success: z.array(ContactFieldListItem),
+    success: z.array(ContactFieldListItemSchema),
     example: { response: [fieldListExample] },
   },
   'POST /api/v1/contact-fields': {
@@ -449,7 +449,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     idempotent: true,
     example: {
       request: {
@@ -468,7 +468,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Contact fields',
     summary: 'One contact field',
     description: "Another team's field is a 403, an unknown id a 404.",
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { response: fieldExample },
   },
   'PUT /api/v1/contact-fields/{id}': {
@@ -484,7 +484,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
   'DELETE /api/v1/contact-fields/{id}': {

@@ -14,6 +14,13 @@ import {
   SUGGESTED_FIELDS,
 } from '../../shared/domain/brand.ts';
 import { COLOR } from '../../shared/domain/brand-input.ts';
+import {
+  ANSWERED_CONTACT_FIELDS,
+  type AnsweredContactField,
+  type ContactFieldKind,
+  contactFieldKind,
+  LISTED_CONTACT_FIELDS,
+} from '../../shared/domain/contact-field.ts';
 import { TAG_PATTERN } from '../../shared/domain/contact-field-input.ts';
 import {
   CONTACT_FIELD_TYPE_VALUES,
@@ -109,43 +116,52 @@ export const BrandSchema = z
   .strict()
   .meta({ description: "A brand: a sender identity of the team's messages." });
 
-const contactFieldBase = {
-  id: described(id, CONTACT_FIELD.id),
-  name: described(text, CONTACT_FIELD.name),
-  tag: described(text.regex(TAG_PATTERN), CONTACT_FIELD.tag),
-  type: described(z.enum(CONTACT_FIELD_TYPE_VALUES), CONTACT_FIELD.type),
-  contact_type: described(z.enum(CONTACT_TYPES), CONTACT_FIELD.contact_type),
-  max_length: described(z.int().nullable(), CONTACT_FIELD.max_length),
-  integration_id: id.nullable().meta({
-    description:
-      'The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); ' +
-      "null for the team's own fields.",
-  }),
-};
+/** Each kind of a contact field's field (shared/domain/contact-field.ts) as the API answers it. */
+const CONTACT_FIELD_KIND_VALUES = {
+  id,
+  name: text,
+  tag: text.regex(TAG_PATTERN),
+  type: z.enum(CONTACT_FIELD_TYPE_VALUES),
+  contact_type: z.enum(CONTACT_TYPES),
+  max_length: z.int().nullable(),
+  options: z
+    .array(z.string().max(LIMITS.contactFieldOptionLength))
+    .max(LIMITS.contactFieldOptions)
+    // Distinct (the create and update refuse a duplicate).
+    .meta({ uniqueItems: true })
+    .nullable(),
+  flag: z.boolean(),
+  integration: id.nullable(),
+  timestamp,
+} satisfies Record<ContactFieldKind, z.ZodType>;
 
-export const ContactField = z
-  .object({
-    ...contactFieldBase,
-    options: described(
-      z
-        .array(z.string().max(LIMITS.contactFieldOptionLength))
-        .max(LIMITS.contactFieldOptions)
-        // Distinct (the create and update refuse a duplicate).
-        .meta({ uniqueItems: true })
-        .nullable(),
-      CONTACT_FIELD.options,
-    ),
-    allow_multiple: described(z.boolean(), CONTACT_FIELD.allow_multiple),
-  })
+/** The answered fields with their descriptions, each one schema shared by the full field and the list item. */
+const contactFieldValues: Record<string, z.ZodType> = Object.fromEntries(
+  ANSWERED_CONTACT_FIELDS.map((field) => [
+    field,
+    described(CONTACT_FIELD_KIND_VALUES[contactFieldKind(field)], CONTACT_FIELD[field]),
+  ]),
+);
+const contactFieldShape = (fields: readonly AnsweredContactField[]) =>
+  Object.fromEntries(fields.map((field) => [field, contactFieldValues[field]]));
+
+/** The list item's fields first, then what only the full field has. */
+export const ContactFieldSchema = z
+  .object(
+    contactFieldShape([
+      ...LISTED_CONTACT_FIELDS,
+      ...ANSWERED_CONTACT_FIELDS.filter((field) => !(LISTED_CONTACT_FIELDS as string[]).includes(field)),
+    ]),
+  )
   .strict()
   .meta({ description: 'A custom field of the contacts (people) or organizations of the team.' });
 
-export const ContactFieldListItem = z
-  .object(contactFieldBase)
+export const ContactFieldListItemSchema = z
+  .object(contactFieldShape(LISTED_CONTACT_FIELDS))
   .strict()
   .meta({ description: 'A contact field as lists show it: without its options and `allow_multiple`.' });
 
-export const ContactFieldType = z
+export const ContactFieldTypeSchema = z
   .object({
     value: described(z.enum(CONTACT_FIELD_TYPE_VALUES), "The type as a field's `type` takes it."),
     name: described(z.enum(CONTACT_FIELD_TYPES.map((type) => type.name)), 'Its display name.'),
@@ -373,7 +389,7 @@ export const BrandChangesSchema = BrandSchema.omit({ id: true, team_id: true, cr
   });
 
 /** A change's former values: the contact field's fields that changed (its id never does). */
-export const ContactFieldChanges = ContactField.omit({ id: true })
+export const ContactFieldChangesSchema = ContactFieldSchema.omit({ id: true })
   .partial()
   .meta({ description: "The former values of the contact field's fields that changed." });
 
@@ -425,13 +441,13 @@ export const Event = z
     data: z
       .object({
         object: described(
-          z.union([BrandSchema, ContactField, WebhookEndpoint]),
+          z.union([BrandSchema, ContactFieldSchema, WebhookEndpoint]),
           'The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact ' +
             'field as `GET /contact-fields/{id}`, a webhook endpoint as `GET /webhook-endpoints/{id}`); for ' +
             'a delete, as it was last.',
         ),
         previous_attributes: described(
-          z.union([BrandChangesSchema, ContactFieldChanges, WebhookEndpointChanges, z.null()]),
+          z.union([BrandChangesSchema, ContactFieldChangesSchema, WebhookEndpointChanges, z.null()]),
           'For an update, the former values of the fields that changed; null for a create or a delete.',
         ),
         omitted: described(
