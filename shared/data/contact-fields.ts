@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ANSWERED_CONTACT_FIELDS,
   CONTACT_FIELD_NAMES,
@@ -19,7 +19,7 @@ import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { deletionStamp, requestStamp, requestStampUpdate, throwMissing } from './items.ts';
+import { deletionStamp, queryUntil, requestStamp, requestStampUpdate, throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import {
@@ -108,28 +108,22 @@ export async function listContactFields(
   contactType?: ContactType,
   { limit, after }: PageOptions<number> = {},
 ): Promise<ListPage<ContactField, number>> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined =
-    after === undefined ? undefined : fieldKey(teamId, after);
-  do {
-    const { Items = [], LastEvaluatedKey } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
-        ExpressionAttributeValues: {
-          ':pk': teamPk(teamId),
-          ':prefix': FIELD_PREFIX,
-          ...(contactType && { ':contactType': contactType }),
-        },
-        ...(limit !== undefined && { Limit: limit + 1 }),
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...Items);
-    startKey = LastEvaluatedKey;
-  } while (startKey && (limit === undefined || items.length <= limit));
+  const items = await queryUntil(
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
+      ExpressionAttributeValues: {
+        ':pk': teamPk(teamId),
+        ':prefix': FIELD_PREFIX,
+        ...(contactType && { ':contactType': contactType }),
+      },
+      ...(limit !== undefined && { Limit: limit + 1 }),
+      ExclusiveStartKey: after === undefined ? undefined : fieldKey(teamId, after),
+      ConsistentRead: true,
+    },
+    (read) => limit !== undefined && read.length > limit,
+  );
   const fields = items.map(fromItem);
   if (limit === undefined || fields.length <= limit) return { items: fields };
   const page = fields.slice(0, limit);

@@ -45,13 +45,24 @@ export async function writtenIf(write: Promise<unknown>): Promise<boolean> {
 export async function queryAll(
   input: ConstructorParameters<typeof QueryCommand>[0],
 ): Promise<Record<string, unknown>[]> {
+  return queryUntil(input, () => false);
+}
+
+/**
+ * The items of one Query from its `ExclusiveStartKey` on, following pagination until DynamoDB has no more
+ * or `enough` says the items read so far are.
+ */
+export async function queryUntil(
+  input: ConstructorParameters<typeof QueryCommand>[0],
+  enough: (items: Record<string, unknown>[]) => boolean,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  let { ExclusiveStartKey } = input;
   do {
     const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey }));
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  } while (ExclusiveStartKey && !enough(items));
   return items;
 }
 
