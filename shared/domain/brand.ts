@@ -1,3 +1,4 @@
+import { type FieldsWith, fieldsWhere as pick, type ValuesOf } from './entity-fields.ts';
 /**
  * A brand's fields, declared once, in the order of spec 2.1 (the order of every brand the API answers).
  * The data module's stored and image fields, the request bodies' rules (brand-input.ts), the OpenAPI
@@ -60,19 +61,17 @@ export interface BrandFieldSpec {
 }
 
 type Fields = typeof BRAND_FIELDS;
-type FieldsWith<Flag extends keyof BrandFieldSpec, Value = unknown> = {
-  [F in keyof Fields]: Fields[F] extends { readonly [K in Flag]: Value } ? F : never;
-}[keyof Fields];
+type With<Flag extends keyof BrandFieldSpec, Value = unknown> = FieldsWith<Fields, Flag, Value>;
 
 /** A brand as the API answers it. */
-export type Brand = { -readonly [F in keyof Fields]: BrandKindValues[Fields[F]['kind']] };
+export type Brand = ValuesOf<Fields, BrandKindValues>;
 export type BrandField = keyof Brand;
-export type StoredBrandField = FieldsWith<'stored'>;
-export type WrittenBrandField = FieldsWith<'written'>;
-export type ImageUrlField = FieldsWith<'kind', 'image'>;
+export type StoredBrandField = With<'stored'>;
+export type WrittenBrandField = With<'written'>;
+export type ImageUrlField = With<'kind', 'image'>;
 export type ImagePathField = `${ImageUrlField}_path`;
-export type IdentityField = FieldsWith<'identity'>;
-export type SuggestedBrandField = FieldsWith<'suggested'>;
+export type IdentityField = With<'identity'>;
+export type SuggestedBrandField = With<'suggested'>;
 
 /** What a client writes that the brand's item keeps. */
 export type BrandFields = Pick<Brand, StoredBrandField>;
@@ -81,7 +80,7 @@ export type BrandChanges = Partial<Pick<Brand, WrittenBrandField>>;
 
 const entries = Object.entries(BRAND_FIELDS) as Array<[BrandField, BrandFieldSpec]>;
 const fieldsWhere = <F extends BrandField>(test: (spec: BrandFieldSpec) => boolean): F[] =>
-  entries.filter(([, spec]) => test(spec)).map(([field]) => field as F);
+  pick<BrandField, BrandFieldSpec, F>(BRAND_FIELDS, test);
 
 /** Every field, in the answer's order. */
 export const BRAND_FIELD_NAMES: readonly BrandField[] = entries.map(([field]) => field);

@@ -1,4 +1,5 @@
 import type { ContactFieldType, ContactType } from './contact-field-types.ts';
+import { type FieldsWith, fieldsWhere as pick, type ValuesOf } from './entity-fields.ts';
 
 /**
  * A contact field's fields, declared once, in the order of spec 2.3 (the order of every field the API
@@ -51,17 +52,15 @@ export interface ContactFieldSpec {
 }
 
 type Fields = typeof CONTACT_FIELD_FIELDS;
-type FieldsWith<Flag extends keyof ContactFieldSpec, Value = unknown> = {
-  [F in keyof Fields]: Fields[F] extends { readonly [K in Flag]: Value } ? F : never;
-}[keyof Fields];
+type With<Flag extends keyof ContactFieldSpec, Value = unknown> = FieldsWith<Fields, Flag, Value>;
 
 /** A contact field as it is stored. */
-export type ContactField = { -readonly [F in keyof Fields]: ContactFieldKindValues[Fields[F]['kind']] };
+export type ContactField = ValuesOf<Fields, ContactFieldKindValues>;
 export type ContactFieldName = keyof ContactField;
-export type AnsweredContactField = FieldsWith<'answered'>;
-export type ListedContactField = FieldsWith<'listed'>;
-export type WrittenContactField = FieldsWith<'written'>;
-export type UpdatedContactField = FieldsWith<'written', true>;
+export type AnsweredContactField = With<'answered'>;
+export type ListedContactField = With<'listed'>;
+export type WrittenContactField = With<'written'>;
+export type UpdatedContactField = With<'written', true>;
 /** A contact field as the API answers it. */
 export type ContactFieldView = Pick<ContactField, AnsweredContactField>;
 /** A contact field as lists answer it. */
@@ -71,12 +70,11 @@ export type ContactFieldDefinition = Pick<ContactField, UpdatedContactField>;
 export type NewContactField = Pick<ContactField, 'name' | 'tag' | 'type' | 'contact_type'> &
   Partial<Pick<ContactField, 'max_length' | 'options' | 'allow_multiple' | 'integration_id'>>;
 
-const entries = Object.entries(CONTACT_FIELD_FIELDS) as Array<[ContactFieldName, ContactFieldSpec]>;
 const fieldsWhere = <F extends ContactFieldName>(test: (spec: ContactFieldSpec) => boolean): F[] =>
-  entries.filter(([, spec]) => test(spec)).map(([field]) => field as F);
+  pick<ContactFieldName, ContactFieldSpec, F>(CONTACT_FIELD_FIELDS, test);
 
 /** Every field, in the stored item's order. */
-export const CONTACT_FIELD_NAMES: readonly ContactFieldName[] = entries.map(([field]) => field);
+export const CONTACT_FIELD_NAMES: readonly ContactFieldName[] = fieldsWhere(() => true);
 /** The fields the API answers, in its order. */
 export const ANSWERED_CONTACT_FIELDS = fieldsWhere<AnsweredContactField>((spec) => spec.answered === true);
 /** The fields lists answer, in their order. */
