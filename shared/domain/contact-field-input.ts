@@ -12,12 +12,7 @@ import {
   WRITTEN_CONTACT_FIELDS,
   type WrittenContactField,
 } from './contact-field.ts';
-import {
-  CONTACT_FIELD_TYPE_VALUES,
-  CONTACT_TYPES,
-  type ContactFieldType,
-  DEFAULT_MAX_LENGTH,
-} from './contact-field-types.ts';
+import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES, DEFAULT_MAX_LENGTH } from './contact-field-types.ts';
 import { bodyKeysOf, misspelledKeys, requestBody } from './misspelled-keys.ts';
 
 /**
