@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEventPipeline } from '../lib/local/local-api.ts';
 import { config as settings } from '../shared/config.ts';
-import { createBrand, updateBrand } from '../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../shared/data/brand-writes.ts';
 import { forgetDataKeys } from '../shared/data/secret-envelope.ts';
 import { createTeam } from '../shared/data/teams.ts';
 import { createWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';

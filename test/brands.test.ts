@@ -1,6 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createBrand, getDefaultBrandId, listBrands } from '../shared/data/brands.ts';
+import { getDefaultBrandId } from '../shared/data/brand-default.ts';
+import { createBrand } from '../shared/data/brand-writes.ts';
+import { listBrands } from '../shared/data/brands.ts';
 import { dynamo, tableName } from '../shared/data/dynamo.ts';
 import { createIdentity } from '../shared/data/identities.ts';
 import { defaultBrandKey, LEGACY_DEFAULT_BRAND_SK, teamPk } from '../shared/data/keys.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createBrand, deleteBrand, updateBrand } from '../shared/data/brands.ts';
+import { deleteBrand } from '../shared/data/brand-deletes.ts';
+import { createBrand, updateBrand } from '../shared/data/brand-writes.ts';
 import { createContactField, deleteContactField } from '../shared/data/contact-fields.ts';
 import { createPage } from '../shared/data/pages.ts';
 import { createSite } from '../shared/data/sites.ts';

@@ -1,4 +1,4 @@
-import { updateBrand } from '../../shared/data/brands.ts';
+import { updateBrand } from '../../shared/data/brand-writes.ts';
 import { updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { validate } from '../../shared/domain/validation.ts';
 import { checkImagePaths } from '../../shared/files/brand-images.ts';

@@ -1,4 +1,5 @@
-import { type ContactField, contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
+import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
+import type { ContactField } from '../../shared/domain/contact-field.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { validate } from '../../shared/domain/validation.ts';
 import { created } from '../../shared/http/handler.ts';

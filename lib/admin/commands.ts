@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
-import { migrateDefaultPointers, stampDefaultBrands } from '../../shared/data/brands.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
 import { moveEventLogs } from '../../shared/data/events.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
@@ -32,6 +31,7 @@ import { putPrivateFile } from '../../shared/files/library.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
+import { migrateDefaultPointers, stampDefaultBrands } from './migrations/brands.ts';
 import { migrateDeliveryKeys } from './migrations/webhook-deliveries.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 

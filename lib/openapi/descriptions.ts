@@ -1,10 +1,6 @@
 import * as z from 'zod';
-import {
-  type createBrandSchema,
-  IMAGE_SLOTS,
-  type ImagePathField,
-  type ImageUrlField,
-} from '../../shared/domain/brand-input.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../../shared/domain/brand.ts';
+import type { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import type {
   contactFieldPatchSchema,
   newContactFieldSchema,
@@ -161,6 +157,9 @@ export const CONTACT_FIELD = {
   max_length: `The longest value the field holds, in characters (${DEFAULT_MAX_LENGTH} unless set); null only for a field stored without one.`,
   options: `${OPTIONS} null for the other types.`,
   allow_multiple: 'Whether a contact may have several of the options (a `pick_list` only); false otherwise.',
+  integration_id:
+    'The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); ' +
+    "null for the team's own fields.",
 };
 
 type ContactFieldInput = Record<keyof typeof newContactFieldSchema._zod.def.shape, string>;

@@ -42,7 +42,13 @@ import * as representations from './representations.ts';
  */
 type JsonSchema = Record<string, unknown>;
 
-const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
+/**
+ * The representations by component name: an export's name without a `Schema` suffix (`BrandSchema` is
+ * `Brand`, which names the TypeScript type in shared/), in code-unit order as a module's exports are.
+ */
+const REPRESENTATIONS = (Object.entries(representations) as Array<[string, z.core.$ZodType]>)
+  .map(([name, schema]): [string, z.core.$ZodType] => [name.replace(/Schema$/, ''), schema])
+  .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
 
 /** The delivery states as the status filter names them: `a`, `b`, `c` or `d`. */

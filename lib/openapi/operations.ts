@@ -40,11 +40,11 @@ import {
   withItems,
 } from './descriptions.ts';
 import {
-  Brand,
-  BrandSuggestions,
-  ContactField,
-  ContactFieldListItem,
-  ContactFieldType,
+  BrandSchema,
+  BrandSuggestionsSchema,
+  ContactFieldListItemSchema,
+  ContactFieldSchema,
+  ContactFieldTypeSchema,
   Event,
   EventDelivery,
   Limits,
@@ -376,7 +376,7 @@ export const OPERATIONS: Record<string, Operation> = {
       `${LIMITS.autoConfigurePerTeam} of these at once: one more is a 429 with \`Retry-After\` that names the ` +
       "share, answered before the site is sent anything; retry when one of the team's calls ends.",
     body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
-    success: BrandSuggestions,
+    success: BrandSuggestionsSchema,
     example: {
       request: { url: 'https://acme.example' },
       response: {
@@ -423,7 +423,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'The ten contact field types',
     description:
       "Each type as `value` (what a field's `type` takes) and its display name, in the spec's order.",
-    success: z.array(ContactFieldType).length(CONTACT_FIELD_TYPES.length),
+    success: z.array(ContactFieldTypeSchema).length(CONTACT_FIELD_TYPES.length),
     example: { response: CONTACT_FIELD_TYPES },
   },
   'GET /api/v1/contact-fields': {
@@ -433,7 +433,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description: PAGED,
     query: contactFieldsQuery,
     paged: true,
-    success: z.array(ContactFieldListItem),
+    success: z.array(ContactFieldListItemSchema),
     example: { response: [fieldListExample] },
   },
   'POST /api/v1/contact-fields': {
@@ -450,7 +450,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     idempotent: true,
     example: {
       request: {
@@ -469,7 +469,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Contact fields',
     summary: 'One contact field',
     description: "Another team's field is a 403, an unknown id a 404.",
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { response: fieldExample },
   },
   'PUT /api/v1/contact-fields/{id}': {
@@ -485,7 +485,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
   'DELETE /api/v1/contact-fields/{id}': {
@@ -527,7 +527,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's brands, by name (case-insensitive)",
     description: PAGED,
     paged: true,
-    success: z.array(Brand),
+    success: z.array(BrandSchema),
     example: { response: [brandExample] },
   },
   'POST /api/v1/brands': {
@@ -540,7 +540,7 @@ export const OPERATIONS: Record<string, Operation> = {
       'answered as a map. Images given as `*_path` (files of the team library) are copied to the public ' +
       'library and answered as URLs. `is_default: true` takes over the default.',
     body: described(createBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     idempotent: true,
     example: {
       // Every value the answer shows, given; social links as a list of URLs, answered as a map by network.
@@ -564,7 +564,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: 'One brand',
     description: "With `is_default`. Another team's brand is a 403, an unknown id a 404.",
-    success: Brand,
+    success: BrandSchema,
     example: { response: brandExample },
   },
   'PUT /api/v1/brands/{id}': {
@@ -574,7 +574,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a brand',
     description: 'Only the supplied fields change; null clears an image.',
     body: described(updateBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     example: {
       request: { primary_color: '#ff0000' },
       response: { ...brandExample, primary_color: '#ff0000' },

@@ -122,8 +122,23 @@ export async function queryAll(
   input: QueryCommandInput,
   reading: Pick<PageReading, 'start'> = {},
 ): Promise<Record<string, unknown>[]> {
+  return queryUntil(input, () => false, reading);
+}
+
+/**
+ * The items of one Query (from `start`, when given), following pagination until DynamoDB has no more or
+ * `enough` says the items read so far are.
+ */
+export async function queryUntil(
+  input: QueryCommandInput,
+  enough: (items: Record<string, unknown>[]) => boolean,
+  reading: PageReading = {},
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for await (const page of queryPages(input, reading)) items.push(...page.items);
+  for await (const page of queryPages(input, reading)) {
+    items.push(...page.items);
+    if (enough(items)) break;
+  }
   return items;
 }
 

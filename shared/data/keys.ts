@@ -4,7 +4,7 @@
  *   pk                   sk                                        what
  *   TEAM#<team>          TEAM                                      the team, its quotas and usage (quotas.ts)
  *   TEAM#<team>          BRAND#<brand, 12 digits>                  a brand
- *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brands.ts)
+ *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brand-default.ts)
  *   TEAM#<team>          LIST#<list, 12 digits>                    an email, SMS or push list
  *   TEAM#<team>          FIELD#<field, 12 digits>                  a contact field
  *   TEAM#<team>          FIELDTAG#<tag>                            a tag's claim, unique per team

@@ -1,4 +1,5 @@
-import { brandOfItem, DEFAULT_AT_VERSION } from '../data/brands.ts';
+import { DEFAULT_AT_VERSION } from '../data/brand-default.ts';
+import { brandOfItem } from '../data/brand-items.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { itemSize } from '../data/item-size.ts';
@@ -17,7 +18,7 @@ type Representation = Record<string, unknown>;
  * admin CLI's changes are caught too. One record gives at most one event, and all it says comes from the
  * record (a delete's request and time from its tombstone, written with it and never changed): never from
  * an item read when the record is processed, which may hold a later write. A default moving between
- * brands writes both brands (brands.ts), so each brand's own record reports its side of the move; the
+ * brands writes both brands (brand-default.ts), so each brand's own record reports its side of the move; the
  * pointer's record makes none.
  */
 /** One stream record as the consumer reads it. */

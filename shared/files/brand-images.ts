@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CopyObjectCommand, GetObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
-import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { brandImagePrefix, publicUrl } from '../domain/public-urls.ts';
 import { LIMITS } from '../limits.ts';

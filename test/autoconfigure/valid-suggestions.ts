@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
 import type { AutoConfiguration, BrandSuggestions } from '../../shared/autoconfigure/index.ts';
+import { SUGGESTED_FIELDS } from '../../shared/domain/brand.ts';
 
 /**
  * The create-brand rules every suggestion must meet as it stands: text and URLs at most 255 characters, URLs

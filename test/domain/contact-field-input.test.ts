@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ContactFieldDefinition } from '../../shared/domain/contact-field.ts';
 import {
   type BlindRevision,
   blindRevision,
-  type ContactFieldDefinition,
   newContactFieldSchema,
   reviseContactField,
 } from '../../shared/domain/contact-field-input.ts';

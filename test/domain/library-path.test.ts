@@ -1,6 +1,7 @@
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { createBrandSchema, IMAGE_SLOTS, updateBrandSchema } from '../../shared/domain/brand-input.ts';
+import { IMAGE_SLOTS } from '../../shared/domain/brand.ts';
+import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { checkLibraryPath, MAX_PATH_BYTES } from '../../shared/domain/library-path.ts';
 import { uploadRequest } from '../../shared/domain/requests.ts';
 import { validate } from '../../shared/domain/validation.ts';

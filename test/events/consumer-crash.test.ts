@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_RESOURCES } from '../../lib/local/local-api.ts';
 import { provision } from '../../lib/local/services.ts';
 import { configure } from '../../shared/config.ts';
-import { createBrand, updateBrand } from '../../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../../shared/data/brand-writes.ts';
 import { listEvents } from '../../shared/data/events.ts';
 import { createTeam } from '../../shared/data/teams.ts';
 import { loggedEvents } from '../support/events.ts';

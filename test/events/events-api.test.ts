@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createBrand, updateBrand } from '../../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../../shared/data/brand-writes.ts';
 import { dynamo, isoMicros, tableName } from '../../shared/data/dynamo.ts';
 import { EVENT_RETENTION_SECONDS } from '../../shared/data/events.ts';
 import { EVENT_PREFIX, eventsPk } from '../../shared/data/keys.ts';
