@@ -89,12 +89,10 @@ describe('declared once', () => {
   const code = files.filter((file) => ['shared', 'lib', 'functions', 'bin'].includes(top(file)));
 
   it('only the paging helper follows LastEvaluatedKey and sets ExclusiveStartKey', () => {
-    // brands.ts and contact-fields.ts are let off only while they still have loops of their own.
-    const ownLoopsYet = ['shared/data/brands.ts', 'shared/data/contact-fields.ts'];
     const pagers = code.filter((file) =>
       /\b(LastEvaluatedKey|ExclusiveStartKey)\b/.test(source.get(file) ?? ''),
     );
-    expect(pagers.filter((file) => !ownLoopsYet.includes(file))).toEqual(['shared/data/items.ts']);
+    expect(pagers).toEqual(['shared/data/items.ts']);
   });
 
   it('spells the four delivery states only where they are declared', () => {

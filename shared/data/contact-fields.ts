@@ -99,7 +99,7 @@ function releaseTag(teamId: number, tag: string, fieldId: number): TransactItem 
 
 /**
  * The team's fields, ordered by id, optionally of one contact type; a page of them when `page` says so.
- * The sort key holds the id, so a page starts right after the cursor's id (ExclusiveStartKey) and reads
+ * The sort key holds the id, so a page starts right after the cursor's id (the paging helper's start) and reads
  * one item more than it returns, to know whether another page follows. One Query per page; more only
  * when the contact type filter (applied after DynamoDB's Limit) or the 1 MB read cap leaves a page short.
  */
