@@ -85,6 +85,19 @@ describe('links in the README and docs/', () => {
     expect(broken.map(({ page, target }) => `${page}: ${target}`)).toEqual([]);
   });
 
+  it('names, in its text, source files that exist (a moved or split module is named where it is now)', () => {
+    const named = PAGES.flatMap((page) =>
+      [
+        ...readFileSync(join(ROOT, page), 'utf8').matchAll(
+          /(?<![\w./-])((?:shared|lib|bin|functions|test|bench|client|examples)\/[\w./-]+\.ts)\b/g,
+        ),
+      ].map(([, path]) => ({ page, path: path as string })),
+    );
+    expect(named.length).toBeGreaterThan(50);
+    const missing = named.filter(({ path }) => !existsSync(join(ROOT, path)));
+    expect([...new Set(missing.map(({ page, path }) => `${page}: ${path}`))]).toEqual([]);
+  });
+
   it('names, after #, a heading of the page linked', () => {
     const anchored = links.filter(({ target }) => target.includes('#'));
     expect(anchored.length).toBeGreaterThan(20);
