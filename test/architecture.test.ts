@@ -11,7 +11,7 @@ import { ROOT } from './support/processes.ts';
  * client and its generated types) and the examples use only it, there is no import cycle, and only shared/config.ts reads the
  * environment among the code a function runs. Some things are written once: DynamoDB's paging is
  * followed only by the paging helper (shared/data/items.ts), the delivery states are spelled only in
- * their declaration.
+ * their declaration. `admin migrate`'s one-off migrations are the admin CLI's, not the data modules'.
  */
 const FOLDERS = ['bin', 'bench', 'lib', 'functions', 'shared', 'client', 'examples'];
 
@@ -197,5 +197,78 @@ describe('the layers of shared/', () => {
     }
     const edges = new Map([...folders].map(([folder, next]) => [folder, [...next]]));
     expect(cyclesOf(edges)).toEqual([]);
+  });
+});
+
+/** The functions a file declares by name: function declarations and functions bound to a const or let. */
+function functionsDeclaredIn(file: string): string[] {
+  const names: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionDeclaration(node) && node.name) names.push(node.name.text);
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    ) {
+      names.push(node.name.text);
+    }
+    node.forEachChild(visit);
+  };
+  visit(ts.createSourceFile(file, source.get(file) ?? '', ts.ScriptTarget.Latest, true));
+  return names;
+}
+
+/** What `admin migrate` calls (the function `migrate` of the admin CLI's commands), each by the file it is imported from. */
+function stepsOfMigrate(): Map<string, string> {
+  const file = 'lib/admin/commands.ts';
+  const tree = ts.createSourceFile(file, source.get(file) ?? '', ts.ScriptTarget.Latest, true);
+  const importedFrom = new Map<string, string>();
+  let migrate: ts.FunctionDeclaration | undefined;
+  for (const statement of tree.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name?.text === 'migrate') migrate = statement;
+    const bindings = ts.isImportDeclaration(statement) && statement.importClause?.namedBindings;
+    if (!bindings || !ts.isNamedImports(bindings) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const from = relative(ROOT, resolve(ROOT, dirname(file), statement.moduleSpecifier.text));
+    for (const element of bindings.elements) importedFrom.set(element.name.text, from);
+  }
+  const steps = new Map<string, string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression)) {
+      steps.set(node.expression.text, importedFrom.get(node.expression.text) ?? file);
+    }
+    node.forEachChild(visit);
+  };
+  if (migrate) visit(migrate);
+  return steps;
+}
+
+// A one-off migration is an operator's Scan of the whole table, never a request's: the admin CLI's, not a data module's.
+describe("admin migrate's one-off migrations", () => {
+  it('are imported from lib/admin/, apart from the steps that stay with their data module', () => {
+    const steps = stepsOfMigrate();
+    const fromShared = [...steps].filter(([, from]) => top(from) === 'shared').map(([name]) => name);
+    const elsewhere = [...steps].filter(
+      ([, from]) => !from.startsWith('lib/admin/') && top(from) !== 'shared',
+    );
+    expect(elsewhere).toEqual([]);
+    // The usage recount (also an operator's repair of the counts), the count of tokens still to reissue (a
+    // report), and the numbering of tokens made before tokens had ids, still in tokens.ts.
+    expect(fromShared.sort()).toEqual(['countTokensToReissue', 'numberTokens', 'recountUsage']);
+  });
+
+  it('are not declared under shared/: no function there is named as one (migrate…, move…, stamp…, seal…Plaintext…)', () => {
+    const migrationName = /^(migrate|move|stamp)[A-Z]|^seal\w*Plaintext/;
+    // Parsed only where such a name is written at all.
+    const suspects = sharedFiles.filter((file) =>
+      /\b((migrate|move|stamp)[A-Z]|seal\w*Plaintext)/.test(source.get(file) ?? ''),
+    );
+    const declared = suspects.flatMap((file) =>
+      functionsDeclaredIn(file)
+        .filter((name) => migrationName.test(name))
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(sharedFiles.length).toBeGreaterThan(0);
+    expect(declared).toEqual([]);
   });
 });

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { config } from '../../shared/config.ts';
 import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
-import { moveEventLogs } from '../../shared/data/events.ts';
 import { createIdentity } from '../../shared/data/identities.ts';
 import { createList, getList } from '../../shared/data/lists.ts';
 import { createPage } from '../../shared/data/pages.ts';
@@ -24,7 +23,6 @@ import {
   tokenRevocationById,
   wholeSecond,
 } from '../../shared/data/tokens.ts';
-import { moveWebhookEndpoints, sealPlaintextSecrets } from '../../shared/data/webhook-endpoints.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { validate } from '../../shared/domain/validation.ts';
 import { putPrivateFile } from '../../shared/files/library.ts';
@@ -32,7 +30,9 @@ import { LIMITS } from '../../shared/limits.ts';
 import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
 import { migrateDefaultPointers, stampDefaultBrands } from './migrations/brands.ts';
+import { moveEventLogs } from './migrations/events.ts';
 import { migrateDeliveryKeys } from './migrations/webhook-deliveries.ts';
+import { moveWebhookEndpoints, sealPlaintextSecrets } from './migrations/webhook-endpoints.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
 
 /**

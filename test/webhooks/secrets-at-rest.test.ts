@@ -5,15 +5,12 @@ import { join } from 'node:path';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { sealPlaintextSecrets } from '../../lib/admin/migrations/webhook-endpoints.ts';
 import { createKms, LOCAL_KMS_KEY_ARN, localKmsKey } from '../../lib/local/kms.ts';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { teamPk, webhookEndpointKey } from '../../shared/data/keys.ts';
 import { dataKeyName, forgetDataKeys, SIGNING_SECRET_PURPOSE } from '../../shared/data/secret-envelope.ts';
-import {
-  findWebhookEndpoint,
-  openSecretsInForce,
-  sealPlaintextSecrets,
-} from '../../shared/data/webhook-endpoints.ts';
+import { findWebhookEndpoint, openSecretsInForce } from '../../shared/data/webhook-endpoints.ts';
 import { newSigningSecret } from '../../shared/domain/webhook-signing.ts';
 import { type Caller, useApi } from '../support/api.ts';
 import { storedDelivery, until } from '../support/deliveries.ts';
