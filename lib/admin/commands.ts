@@ -14,7 +14,6 @@ import {
   issueToken,
   listAllTokens,
   listTokens,
-  numberTokens,
   revokeAllTokens,
   revokeToken,
   revokeTokenById,
@@ -31,6 +30,7 @@ import { type Args, UnknownCommandError, UsageError } from './args.ts';
 import { deleteTeamApiKeys } from './legacy-api-keys.ts';
 import { migrateDefaultPointers, stampDefaultBrands } from './migrations/brands.ts';
 import { moveEventLogs } from './migrations/events.ts';
+import { numberTokens } from './migrations/tokens.ts';
 import { migrateDeliveryKeys } from './migrations/webhook-deliveries.ts';
 import { moveWebhookEndpoints, sealPlaintextSecrets } from './migrations/webhook-endpoints.ts';
 import { parseExpiry, parseOverlapMs, parseScopes } from './token-flags.ts';
