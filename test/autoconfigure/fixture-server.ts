@@ -21,7 +21,7 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const OWN_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'sites');
 export const REAL_SITE_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'real-sites');
 
