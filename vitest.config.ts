@@ -41,16 +41,17 @@ export const handler = observedHandler('${file}', unobservedHandler);
 };
 
 /**
- * The lanes (test/support/lanes.ts): the services lane's files need DynamoDB Local, s3rver and the
- * change-event pipeline (one of each for the run: support/global-setup.ts); the stack lane's synthesize the
- * stack; the unit lane's, every other file, need neither. The lanes without services point every endpoint at
- * a closed port (support/no-services.ts) and refuse a call to DynamoDB or S3 at once, naming the lane to use
- * (support/unit-lane.ts). Every file is in exactly one lane (test/lanes.test.ts).
+ * The lanes, by file name (test/support/lanes.ts): `*.services.test.ts` needs DynamoDB Local, s3rver and
+ * the change-event pipeline (one of each for the lane: support/global-setup.ts); `*.stack.test.ts`
+ * synthesizes the stack; any other `*.test.ts` is a unit test and needs neither. The lanes without services
+ * point every endpoint at a closed port (support/no-services.ts) and refuse a call to DynamoDB or S3 at
+ * once, naming the lane to use (support/unit-lane.ts). Every file is in exactly one lane (test/lanes.test.ts).
  *
- * The services files whose `admin migrate` works on the whole shared table and counts what it moved run
- * first and one at a time, while the table holds only their own teams (the scan is quick) and no other
- * file's migrate moves their items. Then the lanes run side by side, two files at a time: a services file
- * mostly waits on its servers, and the others fill the waits.
+ * `*.whole-table.test.ts` are services files whose `admin migrate` works on the whole table and counts what
+ * it moved: they run first and one at a time, on a DynamoDB Local of their own (a project's global setup is
+ * its own), which holds only their teams (the scan is quick) and no other file's migrate can reach. Then the
+ * other lanes run side by side, two files at a time: a services file mostly waits on its servers, and the
+ * others fill the waits.
  */
 const withoutServices = {
   globalSetup: ['test/support/no-services.ts'],

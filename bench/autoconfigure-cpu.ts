@@ -11,7 +11,7 @@ import {
   type Route,
   respond,
   startFixtureServer,
-} from '../test/autoconfigure/fixture-server.ts';
+} from '../test/shared/autoconfigure/fixture-server.ts';
 import { HOSTILE_PAGES } from '../test/support/hostile-pages.ts';
 import { percentile } from './measure.ts';
 import { autoConfigureCpuTable, type PageCpu } from './report.ts';

@@ -7,8 +7,8 @@ import { routesPage } from '../lib/openapi/routes-page.ts';
 /**
  * `npm run openapi`: writes the OpenAPI document the API serves (shared/openapi/openapi.json) from the
  * route table and the schemas, the typed client's types (client/schema.d.ts) from that document, and the
- * list of routes (docs/routes.md). test/openapi.test.ts fails when the written document is not what this
- * builds, test/typed-client.test.ts when the written types are not what it generates,
+ * list of routes (docs/routes.md). test/lib/openapi/document.services.test.ts fails when the written document is not what this
+ * builds, test/client/typed-client.services.test.ts when the written types are not what it generates,
  * test/route-checklist.test.ts when the written list is not what it builds.
  */
 const ROOT = resolve(import.meta.dirname, '..');

@@ -152,7 +152,7 @@ export const LIMITS = {
   /**
    * A change event as stored (its DynamoDB item size, attribute names and UTF-8 text: shared/data/item-size.ts).
    * The largest brand change the limits allow fits (249,551 bytes, computed from these limits in
-   * test/tenant-isolation/storage.test.ts);
+   * test/tenant-isolation/storage.services.test.ts);
    * an event over it is stored without the largest former values, naming them (`data.omitted`), so the log
    * never holds an item DynamoDB would refuse (a contact field's options may hold 256 KiB before and after).
    */

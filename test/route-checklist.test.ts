@@ -128,7 +128,7 @@ describe('the route checklist', () => {
       'functions/<area>/',
       'shared/routes.ts',
       'lib/openapi/operations.ts',
-      'test/least-privilege.test.ts',
+      'test/lib/cdk/least-privilege.services.test.ts',
       'npm run openapi',
       'test/route-checklist.test.ts',
     ]) {

@@ -26,7 +26,7 @@ import { DISABLE_AFTER_MS } from '../../shared/webhooks/schedule.ts';
  * every function that validates with them: their descriptions are kept here and registered on them only
  * when the document is built (`described`), so no function carries the text at load (as document.ts keeps
  * the query parameters' descriptions). Each table is keyed by its schema's fields: a field without a
- * description is a type error, and test/openapi.test.ts fails on any property of the document without one.
+ * description is a type error, and test/lib/openapi/document.services.test.ts fails on any property of the document without one.
  */
 
 /** A number as the README writes it: `1,002`. */

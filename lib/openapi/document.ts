@@ -642,7 +642,7 @@ function webhooks() {
                     },
                   ],
                 },
-                // A real event of the type (test/openapi-examples.test.ts makes one and compares).
+                // A real event of the type (test/lib/openapi/examples.services.test.ts makes one and compares).
                 example: WEBHOOK_EXAMPLES[type],
               },
             },

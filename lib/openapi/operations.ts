@@ -64,7 +64,7 @@ import {
 /**
  * What the document says about each row of the route table beyond the row itself: a name, the request's
  * schemas (those the handler validates with) and the success body with an example. Keyed like the route
- * table's rows; test/openapi.test.ts holds the two to the same set.
+ * table's rows; test/lib/openapi/document.services.test.ts holds the two to the same set.
  */
 export interface Operation {
   id: string;

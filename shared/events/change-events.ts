@@ -193,7 +193,7 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
 /**
  * An event as stored is at most LIMITS.eventBytes (its DynamoDB size; the log's key and expiry add under
  * 200 bytes), so the log never holds an item DynamoDB would refuse and the stream never stops at one. The
- * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts
+ * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.services.test.ts
  * computes it); past the bound, the largest former values are left out and named (event-size.ts).
  */
 export const withinEventBytes = (event: ChangeEvent): ChangeEvent =>
