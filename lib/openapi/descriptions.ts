@@ -218,7 +218,7 @@ const ENDPOINT_URL =
 const ENDPOINT_EVENT_TYPES = `The event types delivered to it: 1 to ${EVENT_TYPES.length} distinct values of ${EVENT_TYPE_LIST}.`;
 const ENDPOINT_DESCRIPTION = `What the endpoint is for, at most ${TEXT}; null when none.`;
 
-/** The webhook endpoint's fields as the API answers them (representations.ts's WebhookEndpoint). */
+/** The webhook endpoint's fields as the API answers them (representations.ts's WebhookEndpointSchema). */
 export const WEBHOOK_ENDPOINT = {
   id: "The endpoint's id: a positive integer.",
   url: ENDPOINT_URL,

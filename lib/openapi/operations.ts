@@ -50,15 +50,15 @@ import {
   Limits,
   Message,
   OpenApiDocument,
-  Page,
+  PageSchema,
   Recovery,
   Redelivery,
   SecretRotation,
   UploadUrl,
   WebhookAttempt,
   WebhookDelivery,
-  WebhookEndpoint,
   WebhookEndpointCreated,
+  WebhookEndpointSchema,
 } from './representations.ts';
 
 /**
@@ -505,7 +505,7 @@ export const OPERATIONS: Record<string, Operation> = {
     query: pagesQuery,
     repeatable: ['site_id'],
     paged: true,
-    success: z.array(Page),
+    success: z.array(PageSchema),
     example: {
       response: [
         {
@@ -674,7 +674,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's webhook endpoints, by id",
     description: `Without their secrets. ${WEBHOOKS_PAGED}`,
     paged: true,
-    success: z.array(WebhookEndpoint),
+    success: z.array(WebhookEndpointSchema),
     example: { response: [endpointExample] },
   },
   'POST /api/v1/webhook-endpoints': {
@@ -720,7 +720,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Webhooks',
     summary: 'One webhook endpoint',
     description: "Without its secret. Another team's endpoint is a 403, an unknown id a 404.",
-    success: WebhookEndpoint,
+    success: WebhookEndpointSchema,
     example: { response: endpointExample },
   },
   'PUT /api/v1/webhook-endpoints/{id}': {
@@ -746,7 +746,7 @@ export const OPERATIONS: Record<string, Operation> = {
       EVENT_TYPE_ITEMS,
       { uniqueItems: true },
     ),
-    success: WebhookEndpoint,
+    success: WebhookEndpointSchema,
     example: {
       request: { event_types: updatedEndpointExample.event_types },
       response: updatedEndpointExample,

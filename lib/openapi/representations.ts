@@ -171,7 +171,7 @@ export const ContactFieldTypeSchema = z
   .strict()
   .meta({ description: 'A contact field type.' });
 
-export const Page = z
+export const PageSchema = z
   .object({
     id: described(id, "The page's id: a positive integer."),
     site_id: described(id, 'The id of the site the page belongs to (the `site_id` filter takes it).'),
@@ -235,7 +235,7 @@ const webhookEndpointShape = {
   updated_at: described(timestamp, WEBHOOK_ENDPOINT.updated_at),
 } satisfies Record<keyof ReturnType<typeof webhookEndpointView>, z.ZodType>;
 
-export const WebhookEndpoint = z
+export const WebhookEndpointSchema = z
   .object(webhookEndpointShape)
   .strict()
   .meta({
@@ -396,7 +396,10 @@ export const ContactFieldChangesSchema = ContactFieldSchema.omit({ id: true })
   .meta({ description: "The former values of the contact field's fields that changed." });
 
 /** A change's former values: the webhook endpoint's that the API's disabling changed. */
-export const WebhookEndpointChanges = WebhookEndpoint.pick({ disabled: true, disabled_reason: true }).meta({
+export const WebhookEndpointChanges = WebhookEndpointSchema.pick({
+  disabled: true,
+  disabled_reason: true,
+}).meta({
   description:
     "The former values of the webhook endpoint's fields that changed: `disabled` and `disabled_reason`, " +
     'for a `webhook_endpoint.disabled` (`false` and null).',
@@ -443,7 +446,7 @@ export const Event = z
     data: z
       .object({
         object: described(
-          z.union([BrandSchema, ContactFieldSchema, WebhookEndpoint]),
+          z.union([BrandSchema, ContactFieldSchema, WebhookEndpointSchema]),
           'The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact ' +
             'field as `GET /contact-fields/{id}`, a webhook endpoint as `GET /webhook-endpoints/{id}`); for ' +
             'a delete, as it was last.',
@@ -652,7 +655,7 @@ export const Message = z
   .strict()
   .meta({ description: 'A message: what was done, or why the request was refused.' });
 
-export const ValidationError = z
+export const ValidationErrorSchema = z
   .object({
     message: described(z.string(), "The first error's message."),
     errors: described(z.record(z.string(), z.array(z.string())), FIELD_ERRORS),

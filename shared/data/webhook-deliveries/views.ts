@@ -1,6 +1,6 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { type DeliveryState, FAILED, PENDING, SENDING, SUCCEEDED } from '../../domain/delivery-states.ts';
-import { eventPosition } from '../../domain/event-shape.ts';
+import { type EventType, eventPosition } from '../../domain/event-shape.ts';
 import type { ListPage, PageOptions } from '../../domain/pagination.ts';
 import { LIMITS } from '../../limits.ts';
 import { dynamo, isoMicros, tableName } from '../dynamo.ts';
@@ -14,7 +14,7 @@ import { TABLE_SCHEMA } from '../table-schema.ts';
 /** One delivery of an event to an endpoint, as the API shows it. */
 export interface DeliveryView {
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   status: DeliveryState;
   /** Tries made so far (a redelivery or a recovery starts again from 0). */
   tries: number;
@@ -130,7 +130,7 @@ export async function listEndpointDeliveries(
  */
 export async function eventDeliveries(
   teamId: number,
-  event: { id: string; type: string },
+  event: { id: string; type: EventType },
   endpointIds: readonly number[],
 ): Promise<EventDeliveryView[]> {
   const located = eventPosition(event.id);
@@ -153,7 +153,7 @@ export async function eventDeliveries(
   return found
     .map((item) => ({
       endpoint_id: item.endpoint_id as number,
-      ...deliveryView(item, nowMs, (item.event_type as string | undefined) ?? event.type),
+      ...deliveryView(item, nowMs, (item.event_type as EventType | undefined) ?? event.type),
     }))
     .sort((a, b) => a.endpoint_id - b.endpoint_id);
 }
@@ -169,7 +169,7 @@ async function withEventTypes(
     .map((item) => item.event_id as string);
   const types = untyped.length > 0 ? await eventTypesOf(teamId, untyped) : new Map<string, string>();
   return items.flatMap((item) => {
-    const type = (item.event_type as string | undefined) ?? types.get(item.event_id as string);
+    const type = (item.event_type ?? types.get(item.event_id as string)) as EventType | undefined;
     return type === undefined ? [] : [deliveryView(item, nowMs, type)];
   });
 }
@@ -178,7 +178,7 @@ const isoOrNull = (ms: unknown): string | null =>
   typeof ms === 'number' && Number.isFinite(ms) ? isoMicros(new Date(ms)) : null;
 
 /** A stored delivery as the API shows it at `nowMs` (the states as stateFilter reads them). */
-function deliveryView(item: Record<string, unknown>, nowMs: number, eventType: string): DeliveryView {
+function deliveryView(item: Record<string, unknown>, nowMs: number, eventType: EventType): DeliveryView {
   const stored = item.status as string;
   const lease = typeof item.lease_until === 'number' ? item.lease_until : undefined;
   const leased = lease !== undefined && lease > nowMs;
