@@ -88,6 +88,22 @@ describe('the import graph', () => {
 describe('declared once', () => {
   const code = files.filter((file) => ['shared', 'lib', 'functions', 'bin'].includes(top(file)));
 
+  it('exports no name from both shared/ and lib/ (a type and its schema are told apart by name)', () => {
+    const exported = (folder: string) =>
+      new Set(
+        code
+          .filter((file) => top(file) === folder)
+          .flatMap((file) => [
+            ...(source.get(file) ?? '').matchAll(
+              /^export (?:const|let|(?:async )?function\*?|interface|type|(?:abstract )?class|enum) (\w+)/gm,
+            ),
+          ])
+          .map(([, name]) => name as string),
+      );
+    const inLib = exported('lib');
+    expect([...exported('shared')].filter((name) => inLib.has(name))).toEqual([]);
+  });
+
   it('only the paging helper follows LastEvaluatedKey and sets ExclusiveStartKey', () => {
     const pagers = code.filter((file) =>
       /\b(LastEvaluatedKey|ExclusiveStartKey)\b/.test(source.get(file) ?? ''),
