@@ -50,8 +50,8 @@ export const handler = observedHandler('${file}', unobservedHandler);
  * `*.whole-table.test.ts` are services files whose `admin migrate` works on the whole table and counts what
  * it moved: they run first and one at a time, on a DynamoDB Local of their own (a project's global setup is
  * its own), which holds only their teams (the scan is quick) and no other file's migrate can reach. Then the
- * other lanes run side by side, two files at a time: a services file mostly waits on its servers, and the
- * others fill the waits.
+ * other lanes run side by side, three files at a time on two cores: a services file mostly waits on its
+ * servers, and the others fill the waits (two at a time took 550 s of the suite, three 427 s).
  */
 const withoutServices = {
   globalSetup: ['test/support/no-services.ts'],
@@ -67,7 +67,7 @@ export default defineConfig({
     testTimeout: TEST_TIMEOUT_MS,
     hookTimeout: HOOK_TIMEOUT_MS,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     env: { LOG_LEVEL: 'silent', METRICS: 'off', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       {
