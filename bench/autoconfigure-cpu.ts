@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { autoConfigure } from '../shared/autoconfigure/index.ts';
-import { FetchRefusal } from '../shared/autoconfigure/refusal.ts';
+import { FetchRefusal } from '../shared/outbound/refusal.ts';
 import {
   file,
   html,
@@ -11,7 +11,7 @@ import {
   type Route,
   respond,
   startFixtureServer,
-} from '../test/autoconfigure/fixture-server.ts';
+} from '../test/shared/autoconfigure/fixture-server.ts';
 import { HOSTILE_PAGES } from '../test/support/hostile-pages.ts';
 import { percentile } from './measure.ts';
 import { autoConfigureCpuTable, type PageCpu } from './report.ts';

@@ -1,5 +1,5 @@
 import { startEventPipeline } from '../lib/local/local-api.ts';
-import { createBrand, updateBrand } from '../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../shared/data/brand-writes.ts';
 import { listEvents } from '../shared/data/events.ts';
 import { createTeam } from '../shared/data/teams.ts';
 import { percentile } from './measure.ts';

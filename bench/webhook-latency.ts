@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEventPipeline } from '../lib/local/local-api.ts';
 import { config as settings } from '../shared/config.ts';
-import { createBrand, updateBrand } from '../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../shared/data/brand-writes.ts';
+import { forgetDataKeys } from '../shared/data/secret-envelope.ts';
 import { createTeam } from '../shared/data/teams.ts';
 import { createWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
-import { forgetDataKeys } from '../shared/webhooks/secret-envelope.ts';
 import { percentile } from './measure.ts';
 
 /** From a write's answer to its delivery at a receiver, locally: p50/p99 over `n` writes. */

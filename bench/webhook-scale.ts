@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEventPipeline, startWebhookSweeper } from '../lib/local/local-api.ts';
-import { createBrand, updateBrand } from '../shared/data/brands.ts';
+import { createBrand, updateBrand } from '../shared/data/brand-writes.ts';
 import { createTeam } from '../shared/data/teams.ts';
 import { createWebhookEndpoint } from '../shared/data/webhook-endpoints.ts';
 import { type WriteTally, writeUnits } from './write-units.ts';

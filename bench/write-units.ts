@@ -3,7 +3,7 @@ import { dynamo } from '../shared/data/dynamo.ts';
 
 /**
  * Write units counted at the wire (the bench's webhook section, and the test that holds the success path
- * to 3, test/webhooks/write-units.test.ts): every write this process sends asks DynamoDB for its consumed capacity
+ * to 3, test/shared/webhooks/write-units.services.test.ts): every write this process sends asks DynamoDB for its consumed capacity
  * (`ReturnConsumedCapacity: 'INDEXES'`, so index writes count too) and the answers are summed. A wrapper
  * around the real client, nothing mocked. A write refused by its condition answers no capacity but costs
  * at least one unit in AWS (Condition expressions, DynamoDB Developer Guide): counted apart, as `refused`.

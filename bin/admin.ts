@@ -17,6 +17,7 @@ import {
 } from '../lib/admin/commands.ts';
 import { handlerEnvironment, localConfigPath, readLocalConfig } from '../lib/local/local-api.ts';
 import { configure } from '../shared/config.ts';
+import { ValidationError } from '../shared/domain/errors.ts';
 
 /**
  * `npm run admin -- <entity> <action> [--flags]`: the stand-in for the team dashboard (commands in
@@ -77,7 +78,7 @@ try {
   const message =
     error instanceof UnknownFlagError
       ? unknownFlagText(error.flag, error.command)
-      : error instanceof UsageError || (error as { status?: number }).status === 422
+      : error instanceof UsageError || error instanceof ValidationError
         ? (error as Error).message
         : `failed: ${(error as Error).message}`;
   console.error(JSON.stringify({ error: message }));

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import {
   findFunction,
   invoke,
-  sampleEventPath,
+  sampleEvent,
   UnknownFunctionError,
   withConcretePath,
 } from '../lib/local/invoke.ts';
@@ -17,14 +17,16 @@ import { configure } from '../shared/config.ts';
  * `npm run invoke -- <function or "METHOD /path"> [--event file.json]`: runs one function's handler in
  * this process, as `sam local invoke` does in a container, with the environment `npm start` gives the
  * handlers and the services of the running `npm start` (found through DATA_DIR's local.json, as the admin
- * CLI finds them). Without --event it uses the function's sample, events/<function>.json. Prints what the
- * handler returned as JSON (exit 0), or Lambda's error report (`errorType`, `errorMessage`; exit 1), on
- * stdout; the handler's own log and metric lines go to stderr.
+ * CLI finds them). Without --event it uses the function's sample (a route's derived from its row of the
+ * route table, another's events/<function>.json); `--print-event` prints that event and runs nothing (a file
+ * for `sam local invoke -e`). Prints what the handler returned as JSON (exit 0), or Lambda's error report
+ * (`errorType`, `errorMessage`; exit 1), on stdout; the handler's own log and metric lines go to stderr.
  */
 // The handlers may import a file's text (`with { type: 'text' }`), as their Lambda bundles do.
 register('../lib/local/text-imports.ts', import.meta.url);
 
-const usage = 'usage: npm run invoke -- <function or "METHOD /path"> [--event file.json] [--data-dir D]';
+const usage =
+  'usage: npm run invoke -- <function or "METHOD /path"> [--event file.json | --print-event] [--data-dir D]';
 const fail = (message: string, code: number): never => {
   console.error(message);
   process.exit(code);
@@ -35,7 +37,11 @@ const { positionals, values } = (() => {
     return parseArgs({
       args: process.argv.slice(2),
       allowPositionals: true,
-      options: { event: { type: 'string', short: 'e' }, 'data-dir': { type: 'string' } },
+      options: {
+        event: { type: 'string', short: 'e' },
+        'print-event': { type: 'boolean' },
+        'data-dir': { type: 'string' },
+      },
     });
   } catch (error) {
     return fail(`${(error as Error).message}\n${usage}`, 2);
@@ -54,12 +60,18 @@ const named = (() => {
 })();
 
 // A relative --event is the caller's: npm runs scripts from the package's folder, INIT_CWD is theirs.
-const eventFile = values.event
-  ? resolve(process.env.INIT_CWD ?? process.cwd(), values.event)
-  : sampleEventPath(named.fn.name);
-const event = await readFile(eventFile, 'utf8')
-  .then((text) => JSON.parse(text) as unknown)
-  .catch((error: Error) => fail(`cannot read the event ${eventFile}: ${error.message}`, 2));
+const eventFile = values.event && resolve(process.env.INIT_CWD ?? process.cwd(), values.event);
+const event = eventFile
+  ? await readFile(eventFile, 'utf8')
+      .then((text) => JSON.parse(text) as unknown)
+      .catch((error: Error) => fail(`cannot read the event ${eventFile}: ${error.message}`, 2))
+  : await sampleEvent(named.fn);
+// A concrete path named on the command line goes into the event, the sample or the one given.
+const concreteEvent = withConcretePath(event, named.concrete);
+if (values['print-event']) {
+  console.log(JSON.stringify(concreteEvent, null, 2));
+  process.exit(0);
+}
 
 const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? '.data';
 const local = await readLocalConfig(dataDir);
@@ -73,8 +85,7 @@ if (!local) {
 // shows a function's logs apart from its result: stdout is the result alone.
 const stdoutWrite = process.stdout.write;
 process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-// A concrete path named on the command line goes into the event, the sample or the one given.
-const outcome = await invoke(named.fn, withConcretePath(event, named.concrete)).finally(() => {
+const outcome = await invoke(named.fn, concreteEvent).finally(() => {
   process.stdout.write = stdoutWrite;
 });
 if (outcome.ok) {

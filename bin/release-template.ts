@@ -9,7 +9,7 @@ import { describeFinding, statefulChanges } from '../lib/cdk/stateful-guard.ts';
 
 /**
  * `npm run release-template`: writes the production stack's template (cdk.json's defaults, normalized) to
- * lib/cdk/released/, the template test/stack-stateful.test.ts guards the stateful resources against. Run
+ * lib/cdk/released/, the template test/lib/cdk/stateful-guard.stack.test.ts guards the stateful resources against. Run
  * it for a deliberate, planned change to one of them, and commit the file with the change. It first prints
  * the replacements and removals it accepts.
  */

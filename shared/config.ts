@@ -44,7 +44,7 @@ export const config = {
   webhookDelivererFunction: () => required('WEBHOOK_DELIVERER_FUNCTION'),
   lambdaEndpoint: () => setting('LAMBDA_ENDPOINT'),
   /**
-   * The KMS key webhook signing secrets are sealed under (its ARN; shared/webhooks/secret-envelope.ts), set
+   * The KMS key webhook signing secrets are sealed under (its ARN; shared/data/secret-envelope.ts), set
    * only for the functions granted it; locally the stand-in's key, and KMS_ENDPOINT the stand-in.
    */
   signingSecretsKey: () => required('SIGNING_SECRETS_KEY'),
@@ -94,7 +94,7 @@ export const config = {
   cursorSecret: () => setting('CURSOR_SECRET'),
   insideLambda: () => setting('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
   /**
-   * The webhook due index's shard count when not the deployed one (webhook-deliveries.ts): locally only.
+   * The webhook due index's shard count when not the deployed one (webhook-deliveries/due.ts): locally only.
    * A deployment keeps one count: a delivery due in a shard past it would never be swept.
    */
   webhookDueShards: (): number | undefined => {

@@ -152,7 +152,7 @@ export const LIMITS = {
   /**
    * A change event as stored (its DynamoDB item size, attribute names and UTF-8 text: shared/data/item-size.ts).
    * The largest brand change the limits allow fits (249,551 bytes, computed from these limits in
-   * test/tenant-isolation/storage.test.ts);
+   * test/tenant-isolation/storage.services.test.ts);
    * an event over it is stored without the largest former values, naming them (`data.omitted`), so the log
    * never holds an item DynamoDB would refuse (a contact field's options may hold 256 KiB before and after).
    */
@@ -160,7 +160,7 @@ export const LIMITS = {
   /**
    * An Idempotency-Key record (its DynamoDB item size): the largest answer a create gives fits (a brand at
    * every limit, its text control characters escaped in JSON: 186,011 bytes), checked where the record is
-   * built (shared/http/idempotency.ts).
+   * built (shared/data/idempotency.ts).
    */
   idempotencyRecordBytes: 256 * 1024,
   /**
@@ -263,7 +263,7 @@ export const WEBHOOK_LIMITS = {
 } as const;
 
 /**
- * Webhook signing secrets are sealed under data keys from KMS (shared/webhooks/secret-envelope.ts). Each
+ * Webhook signing secrets are sealed under data keys from KMS (shared/data/secret-envelope.ts). Each
  * bound is what one warm function keeps in memory; none is a caller's limit.
  */
 export const SIGNING_SECRET_KEYS = {

@@ -21,7 +21,7 @@ export interface Route {
   /** Starts webhook deliveries now (invokes webhookDelivery.deliverer asynchronously). */
   deliversWebhooks?: true;
   /**
-   * Uses the stack's key of webhook signing secrets (shared/webhooks/secret-envelope.ts): `seal` makes
+   * Uses the stack's key of webhook signing secrets (shared/data/secret-envelope.ts): `seal` makes
    * data keys (kms:GenerateDataKey), `open` decrypts them (kms:Decrypt), `both` does both.
    */
   signingSecrets?: 'seal' | 'open' | 'both';

@@ -44,7 +44,7 @@ export function allows(granted: string | undefined, required: Scope): boolean {
 
 /**
  * Of the scopes `required` (a route's own and those its request needs besides, such as the families of the
- * event types it names: shared/events/event-shape.ts), those the token does not hold, each once, in order.
+ * event types it names: shared/domain/event-shape.ts), those the token does not hold, each once, in order.
  */
 export function missingScopes(granted: string | undefined, required: readonly Scope[]): Scope[] {
   return [...new Set(required)].filter((scope) => !allows(granted, scope));

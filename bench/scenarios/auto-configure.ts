@@ -1,4 +1,4 @@
-import { file, OWN_FIXTURES, startFixtureServer } from '../../test/autoconfigure/fixture-server.ts';
+import { file, OWN_FIXTURES, startFixtureServer } from '../../test/shared/autoconfigure/fixture-server.ts';
 import { once, onRoute, type Scenario, type Shared } from './common.ts';
 
 export function autoConfigureScenarios({ writerTeam, onClose }: Shared): Scenario[] {

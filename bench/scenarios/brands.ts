@@ -1,4 +1,4 @@
-import { createBrand } from '../../shared/data/brands.ts';
+import { createBrand } from '../../shared/data/brand-writes.ts';
 import { createList } from '../../shared/data/lists.ts';
 import { encodeCursor } from '../../shared/http/cursors.ts';
 import {

@@ -1,8 +1,8 @@
-import { FetchRefusal } from '../../shared/autoconfigure/refusal.ts';
 import { autoConfigureForTeam } from '../../shared/autoconfigure/team-share.ts';
 import { autoConfigureRequest } from '../../shared/domain/requests.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
-import { validate } from '../../shared/http/validation.ts';
+import { FetchRefusal } from '../../shared/outbound/refusal.ts';
 
 export const handler = httpHandler(async (req) => {
   const { url } = validate(autoConfigureRequest, req.body);

@@ -1,10 +1,13 @@
-import { type Brand, brandBodyRecord, createBrand, undoCreateBrand } from '../../shared/data/brands.ts';
+import { brandBodyRecord } from '../../shared/data/brand-items.ts';
+import { undoCreateBrand } from '../../shared/data/brand-undos.ts';
+import { createBrand } from '../../shared/data/brand-writes.ts';
+import type { Brand } from '../../shared/domain/brand.ts';
 import { createBrandSchema } from '../../shared/domain/brand-input.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { checkImagePaths } from '../../shared/files/brand-images.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 /** A new brand is at version 1. */
 const respond = (brand: Brand) =>

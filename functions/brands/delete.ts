@@ -1,4 +1,4 @@
-import { deleteBrand } from '../../shared/data/brands.ts';
+import { deleteBrand } from '../../shared/data/brand-deletes.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { ifMatchOf } from '../../shared/http/preconditions.ts';
 

@@ -1,9 +1,9 @@
-import { updateBrand } from '../../shared/data/brands.ts';
+import { updateBrand } from '../../shared/data/brand-writes.ts';
 import { updateBrandSchema } from '../../shared/domain/brand-input.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { checkImagePaths } from '../../shared/files/brand-images.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { ifMatchOf, tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 /**
  * Only the supplied fields change; images given as library paths are judged first and copied once the

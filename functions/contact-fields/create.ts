@@ -1,9 +1,10 @@
-import { type ContactField, contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
+import { contactFieldView, createContactField } from '../../shared/data/contact-fields.ts';
+import type { ContactField } from '../../shared/domain/contact-field.ts';
 import { newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 /** A new field is at version 1. */
 const respond = (field: ContactField) => tagged(created(contactFieldView(field)), 'field', { version: 1 });

@@ -1,9 +1,9 @@
 import { contactFieldListView, listContactFields } from '../../shared/data/contact-fields.ts';
 import { isIdPosition } from '../../shared/domain/ordering.ts';
 import { contactFieldsQuery } from '../../shared/domain/requests.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
   const { contact_type } = validate(contactFieldsQuery, req.query);

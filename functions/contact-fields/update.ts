@@ -1,9 +1,6 @@
 import { contactFieldView, updateContactField } from '../../shared/data/contact-fields.ts';
-import {
-  blindRevision,
-  type ContactFieldDefinition,
-  reviseContactField,
-} from '../../shared/domain/contact-field-input.ts';
+import type { ContactFieldDefinition } from '../../shared/domain/contact-field.ts';
+import { blindRevision, reviseContactField } from '../../shared/domain/contact-field-input.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { ifMatchOf, tagged } from '../../shared/http/preconditions.ts';
 

@@ -1,7 +1,7 @@
 import redocScript from 'redoc/bundles/redoc.standalone.js' with { type: 'text' };
 import redoc from 'redoc/package.json' with { type: 'json' };
+import { NotFoundError } from '../../shared/domain/errors.ts';
 import { etagOf, unlessNotModified } from '../../shared/http/conditional.ts';
-import { NotFoundError } from '../../shared/http/errors.ts';
 import { okText, publicHttpHandler } from '../../shared/http/handler.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { getEvent } from '../../shared/data/events.ts';
-import { ForbiddenError, NotFoundError } from '../../shared/http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
-import { deliveriesOfEvent } from '../../shared/webhooks/delivery-states.ts';
+import { deliveriesOfEvent } from '../../shared/webhooks/event-deliveries.ts';
 
 /** The event's delivery to each of the team's endpoints that has one; 403 another team's event, 404 none. */
 export const handler = httpHandler(async (req) => {

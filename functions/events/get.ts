@@ -1,6 +1,6 @@
 import { getEvent } from '../../shared/data/events.ts';
-import { eventReadScope } from '../../shared/events/event-shape.ts';
-import { ForbiddenError, NotFoundError } from '../../shared/http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
+import { eventReadScope } from '../../shared/domain/event-shape.ts';
 import { httpHandler, ok, requireScopes } from '../../shared/http/handler.ts';
 
 /**

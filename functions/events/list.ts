@@ -1,9 +1,9 @@
 import { listEvents } from '../../shared/data/events.ts';
+import { EVENT_TYPES, isEventPosition, readableEventTypes } from '../../shared/domain/event-shape.ts';
 import { eventsQuery } from '../../shared/domain/requests.ts';
-import { EVENT_TYPES, isEventPosition, readableEventTypes } from '../../shared/events/event-shape.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 
 /**

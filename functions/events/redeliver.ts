@@ -1,9 +1,9 @@
 import { getEvent } from '../../shared/data/events.ts';
+import { ForbiddenError, NotFoundError } from '../../shared/domain/errors.ts';
+import { eventReadScope } from '../../shared/domain/event-shape.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { redeliverSchema } from '../../shared/domain/webhook-input.ts';
-import { eventReadScope } from '../../shared/events/event-shape.ts';
-import { ForbiddenError, NotFoundError } from '../../shared/http/errors.ts';
 import { accepted, httpHandler, requireScopes } from '../../shared/http/handler.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { redeliverEvent } from '../../shared/webhooks/redelivery.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
 import { publishEvents } from '../../shared/events/bus.ts';
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
 import { consumeRecords } from '../../shared/events/stream-consumer.ts';
 import { fanOut } from '../../shared/webhooks/fan-out.ts';
 import { startOrLeaveDue } from '../../shared/webhooks/start-deliveries.ts';

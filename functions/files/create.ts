@@ -1,7 +1,7 @@
 import { uploadRequest } from '../../shared/domain/requests.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { createUploadUrl } from '../../shared/files/uploads.ts';
 import { httpHandler, ok } from '../../shared/http/handler.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 /**
  * A presigned PUT URL for one file of the caller's library, of the size declared, within the team's upload

@@ -1,9 +1,9 @@
 import { listPages } from '../../shared/data/pages.ts';
 import { isNamePosition } from '../../shared/domain/ordering.ts';
 import { pagesQuery } from '../../shared/domain/requests.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { httpHandler } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
-import { validate } from '../../shared/http/validation.ts';
 
 export const handler = httpHandler(async (req) => {
   const { site_id } = validate(pagesQuery, req.query);

@@ -1,4 +1,4 @@
-import { isAttemptPosition, listAttempts } from '../../shared/data/webhook-deliveries.ts';
+import { isAttemptPosition, listAttempts } from '../../shared/data/webhook-deliveries/attempts.ts';
 import { getWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
 import { httpHandler, pathId } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';

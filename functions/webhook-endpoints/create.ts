@@ -5,12 +5,12 @@ import {
   type WebhookEndpoint,
   webhookEndpointView,
 } from '../../shared/data/webhook-endpoints.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { createWebhookEndpointSchema } from '../../shared/domain/webhook-input.ts';
 import { requireEventTypeReads } from '../../shared/http/event-scopes.ts';
 import { created } from '../../shared/http/handler.ts';
 import { idempotentHandler } from '../../shared/http/idempotency.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 
 /** A new endpoint at version 1, with its signing secret: this answer is the only one that shows it. */

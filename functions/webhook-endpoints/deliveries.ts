@@ -1,9 +1,9 @@
-import { isDeliveryPosition, listEndpointDeliveries } from '../../shared/data/webhook-deliveries.ts';
+import { isDeliveryPosition, listEndpointDeliveries } from '../../shared/data/webhook-deliveries/views.ts';
 import { getWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { deliveriesQuery } from '../../shared/domain/webhook-input.ts';
 import { httpHandler, pathId } from '../../shared/http/handler.ts';
 import { pageResponse, requestedPage } from '../../shared/http/pagination.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { LIMITS } from '../../shared/limits.ts';
 
 /** Each event's delivery to the endpoint and where it stands, newest event first, in pages. */

@@ -1,7 +1,7 @@
 import { getWebhookEndpoint } from '../../shared/data/webhook-endpoints.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { recoverSchema } from '../../shared/domain/webhook-input.ts';
 import { accepted, httpHandler, pathId } from '../../shared/http/handler.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { recoverFailed } from '../../shared/webhooks/redelivery.ts';
 
 /** What failed since `since` is due again from the start of the schedule: 202 with how many. */

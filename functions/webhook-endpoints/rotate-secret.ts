@@ -1,8 +1,8 @@
 import { isoMicros } from '../../shared/data/dynamo.ts';
 import { reviseWebhookEndpoint, withRotatedSecret } from '../../shared/data/webhook-endpoints.ts';
+import { newSigningSecret } from '../../shared/domain/webhook-signing.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { tagged } from '../../shared/http/preconditions.ts';
-import { newSigningSecret } from '../../shared/webhooks/signing.ts';
 
 /** A new secret, shown in this answer only; the one it replaces signs too for another 24 hours. */
 export const handler = httpHandler(async (req) => {

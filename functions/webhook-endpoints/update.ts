@@ -3,11 +3,11 @@ import {
   webhookEndpointView,
   withSettings,
 } from '../../shared/data/webhook-endpoints.ts';
+import { validate } from '../../shared/domain/validation.ts';
 import { updateWebhookEndpointSchema } from '../../shared/domain/webhook-input.ts';
 import { requireEventTypeReads } from '../../shared/http/event-scopes.ts';
 import { httpHandler, ok, pathId } from '../../shared/http/handler.ts';
 import { ifMatchOf, tagged } from '../../shared/http/preconditions.ts';
-import { validate } from '../../shared/http/validation.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/url-check.ts';
 
 /**

@@ -4,8 +4,8 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { partitionPattern } from '../../shared/data/keys.ts';
+import { SIGNING_SECRET_PURPOSE } from '../../shared/data/secret-envelope.ts';
 import { authorizer, type FileAccess, type Route, type TableAccess } from '../../shared/routes.ts';
-import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
 import type { ApiFunction } from './api-function.ts';
 import { objectStatements } from './object-grants.ts';
 import {
@@ -134,7 +134,7 @@ const SIGNING_SECRET_ACTIONS = {
 
 /**
  * The signing secrets' key for one use, and only for data keys of that purpose (the encryption context
- * shared/webhooks/secret-envelope.ts sends), and its ARN in `SIGNING_SECRETS_KEY` (shared/config.ts). The
+ * shared/data/secret-envelope.ts sends), and its ARN in `SIGNING_SECRETS_KEY` (shared/config.ts). The
  * key's own policy names the same roles for the same uses (signing-secrets-key.ts): IAM alone opens nothing.
  */
 export function grantSigningSecrets(

@@ -4,7 +4,7 @@ import { type CfnTemplate, synthesizeOffline } from './synth-offline.ts';
 
 /**
  * The production stack's template as last released (cdk.json's defaults), kept in the repository so that
- * test/stack-stateful.test.ts can tell what a change would do to the deployed stateful resources.
+ * test/lib/cdk/stateful-guard.stack.test.ts can tell what a change would do to the deployed stateful resources.
  * `npm run release-template` (bin/release-template.ts) writes it.
  */
 export const RELEASED_TEMPLATE_PATH = join(import.meta.dirname, 'released', 'TeamMessagingApi.template.json');

@@ -288,7 +288,7 @@ export const environmentBytes = (variables: Record<string, unknown>): number =>
  * CloudFront domain) and NODE_OPTIONS: 532 bytes at most with names and punctuation (the change-event
  * consumer has EVENT_BUS_NAME, 256 at most, instead of the buckets: about 650); the functions that start
  * webhook deliveries add WEBHOOK_DELIVERER_FUNCTION (a function name, 64 at most: about 95 more); 1 KB
- * leaves room for another. test/stack-deploy-limits.test.ts holds the stack to it.
+ * leaves room for another. test/lib/cdk/deploy-limits.stack.test.ts holds the stack to it.
  */
 const SETTINGS_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES - 1024;
 

@@ -8,7 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { SIGNING_SECRET_PURPOSE } from '../../shared/webhooks/secret-envelope.ts';
+import { SIGNING_SECRET_PURPOSE } from '../../shared/data/secret-envelope.ts';
 import type { ApiFunction } from './api-function.ts';
 
 /**

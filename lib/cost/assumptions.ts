@@ -1,6 +1,6 @@
 /**
  * What `npm run cost` assumes about the traffic, each named; the deployed settings (cdk.json) it reads
- * itself. Numbers from the bench (bench/results/latest.json) say so, and test/cost.test.ts holds them to it.
+ * itself. Numbers from the bench (bench/results/latest.json) say so, and test/lib/cost/cost.stack.test.ts holds them to it.
  */
 
 /** A kind of API request: its share of the traffic and what one does. */

@@ -4,7 +4,7 @@ import { PRICES_AS_OF } from './prices.ts';
 
 const dollars = (usd: number) => `$${usd.toFixed(usd !== 0 && Math.abs(usd) < 0.01 ? 4 : 2)}`;
 
-/** The cost tables `npm run cost` prints and the README shows (Markdown). */
+/** The cost tables `npm run cost` prints and docs/cost.md shows (Markdown). */
 export function costTable(settings: Settings): string {
   const lines = costLines(settings);
   const total = (key: 'perMillionRequests' | 'perMillionDeliveries') =>

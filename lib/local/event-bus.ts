@@ -8,7 +8,7 @@ import { PUT_EVENTS } from '../../shared/events/bus.ts';
  * exactly as it talks to the bus in AWS. Every entry is kept in order, appended to `file` when given (one
  * JSON line each: what a rule on the bus would see), and listed by `GET /entries` for tests and people.
  */
-export interface BusEntry {
+export interface ReceivedEntry {
   EventBusName?: string;
   Source?: string;
   DetailType?: string;
@@ -17,7 +17,7 @@ export interface BusEntry {
 }
 
 export function createEventBus(file?: string): Server {
-  const entries: BusEntry[] = [];
+  const entries: ReceivedEntry[] = [];
   return createServer((request, response) => {
     const reply = (status: number, body: unknown, type = 'application/json') => {
       response.writeHead(status, { 'Content-Type': type });
@@ -30,7 +30,7 @@ export function createEventBus(file?: string): Server {
       if (request.headers['x-amz-target'] !== 'AWSEvents.PutEvents') {
         return reply(400, { __type: 'UnknownOperationException', message: 'only PutEvents is served here' });
       }
-      const put = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: BusEntry[] };
+      const put = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: ReceivedEntry[] };
       const given = put.Entries ?? [];
       // EventBridge's own caps, refused as it refuses them (shared/events/bus.ts keeps within them).
       const bytes = given.reduce(

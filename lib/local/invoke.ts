@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TIMEOUTS } from '../../shared/limits.ts';
@@ -11,12 +12,14 @@ import {
   webhookDelivery,
 } from '../../shared/routes.ts';
 import { lambdaContext } from './lambda-events.ts';
+import { routeSampleEvent } from './sample-events.ts';
 
 /**
  * `npm run invoke`: one function of the stack run in this process with an event, as `sam local invoke`
  * runs one in a container. The functions are the stack's, named by their construct ids (a route's is
  * `GetApiV1BrandsId`, also reachable as `GET /api/v1/brands/{id}` or `GET /api/v1/brands/12`), and each
- * has a sample event in events/<name>.json.
+ * has a sample event: a route's derived from its row (lib/local/sample-events.ts), the others' kept in
+ * events/<name>.json.
  */
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -83,8 +86,14 @@ export function invocableFunctions(): InvocableFunction[] {
   ];
 }
 
-/** Where a function's sample event is kept. */
+/** Where the sample event of a function that is not a route is kept. */
 export const sampleEventPath = (name: string): string => resolve(ROOT, 'events', `${name}.json`);
+
+/** A function's sample event: a route's derived from its row, another's read from events/<name>.json. */
+export async function sampleEvent(fn: InvocableFunction): Promise<unknown> {
+  if (fn.route) return routeSampleEvent(fn.route);
+  return JSON.parse(await readFile(sampleEventPath(fn.name), 'utf8')) as unknown;
+}
 
 /** A function named on the command line, with the path parameters a concrete path gave, if one did. */
 export interface NamedFunction {

@@ -16,7 +16,7 @@ export const LOCAL_KMS_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/local-s
 
 export interface KmsCall {
   operation: 'GenerateDataKey' | 'Decrypt';
-  /** sha256 of the data key's blob, 16 hex digits (shared/webhooks/secret-envelope.ts dataKeyName). */
+  /** sha256 of the data key's blob, 16 hex digits (shared/data/secret-envelope.ts dataKeyName). */
   dataKey: string;
 }
 

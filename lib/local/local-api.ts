@@ -115,7 +115,7 @@ export function handlerEnvironment(config: Omit<LocalConfig, 'api_url'>): Record
     WEBHOOK_DELIVERER_FUNCTION: LOCAL_DELIVERER_FUNCTION,
     KMS_ENDPOINT: config.kms_endpoint,
     SIGNING_SECRETS_KEY: LOCAL_KMS_KEY_ARN,
-    // 16 due shards, not AWS's 512: the local sweep runs every second (webhook-deliveries.ts).
+    // 16 due shards, not AWS's 512: the local sweep runs every second (shared/data/webhook-deliveries/due.ts).
     WEBHOOK_DUE_SHARDS: '16',
     AWS_REGION: 'us-east-1',
   };
@@ -192,7 +192,7 @@ export async function startLocalStack(options: LocalStackOptions) {
 /**
  * The port of the s3rver local.json names, to take again: the public library's URLs (PUBLIC_BASE_URL) stay
  * the same from one start of a data directory to the next. Brands keep their own images as keys and
- * render them under whatever base is current (shared/files/public-urls.ts), so a port taken meanwhile
+ * render them under whatever base is current (shared/domain/public-urls.ts), so a port taken meanwhile
  * (s3rver then takes another) breaks none of them; the stable port keeps URLs already handed out working.
  */
 function recordedS3Port(previous: LocalConfig | undefined): number | undefined {

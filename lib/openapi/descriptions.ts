@@ -1,15 +1,13 @@
 import * as z from 'zod';
-import {
-  type createBrandSchema,
-  IMAGE_SLOTS,
-  type ImagePathField,
-  type ImageUrlField,
-} from '../../shared/domain/brand-input.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../../shared/domain/brand.ts';
+import type { createBrandSchema } from '../../shared/domain/brand-input.ts';
 import type {
   contactFieldPatchSchema,
   newContactFieldSchema,
 } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES, DEFAULT_MAX_LENGTH } from '../../shared/domain/contact-field-types.ts';
+import { EVENT_TYPES } from '../../shared/domain/event-shape.ts';
+import { MAX_PATH_BYTES } from '../../shared/domain/library-path.ts';
 import type { autoConfigureRequest, uploadRequest } from '../../shared/domain/requests.ts';
 import { KNOWN_NETWORKS } from '../../shared/domain/social-links.ts';
 import type {
@@ -18,8 +16,6 @@ import type {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import { EVENT_TYPES } from '../../shared/events/event-shape.ts';
-import { MAX_PATH_BYTES } from '../../shared/files/library.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { DISABLE_AFTER_MS } from '../../shared/webhooks/schedule.ts';
 
@@ -30,7 +26,7 @@ import { DISABLE_AFTER_MS } from '../../shared/webhooks/schedule.ts';
  * every function that validates with them: their descriptions are kept here and registered on them only
  * when the document is built (`described`), so no function carries the text at load (as document.ts keeps
  * the query parameters' descriptions). Each table is keyed by its schema's fields: a field without a
- * description is a type error, and test/openapi.test.ts fails on any property of the document without one.
+ * description is a type error, and test/lib/openapi/document.services.test.ts fails on any property of the document without one.
  */
 
 /** A number as the README writes it: `1,002`. */
@@ -161,6 +157,9 @@ export const CONTACT_FIELD = {
   max_length: `The longest value the field holds, in characters (${DEFAULT_MAX_LENGTH} unless set); null only for a field stored without one.`,
   options: `${OPTIONS} null for the other types.`,
   allow_multiple: 'Whether a contact may have several of the options (a `pick_list` only); false otherwise.',
+  integration_id:
+    'The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); ' +
+    "null for the team's own fields.",
 };
 
 type ContactFieldInput = Record<keyof typeof newContactFieldSchema._zod.def.shape, string>;
@@ -219,7 +218,7 @@ const ENDPOINT_URL =
 const ENDPOINT_EVENT_TYPES = `The event types delivered to it: 1 to ${EVENT_TYPES.length} distinct values of ${EVENT_TYPE_LIST}.`;
 const ENDPOINT_DESCRIPTION = `What the endpoint is for, at most ${TEXT}; null when none.`;
 
-/** The webhook endpoint's fields as the API answers them (representations.ts's WebhookEndpoint). */
+/** The webhook endpoint's fields as the API answers them (representations.ts's WebhookEndpointSchema). */
 export const WEBHOOK_ENDPOINT = {
   id: "The endpoint's id: a positive integer.",
   url: ENDPOINT_URL,

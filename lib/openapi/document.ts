@@ -4,8 +4,8 @@ import { REFERENCE_PAGE_CSP } from '../../shared/docs/reference-page.ts';
 import { socialLinksForms } from '../../shared/domain/brand-input.ts';
 import { CONTACT_TYPES } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/domain/event-shape.ts';
 import { EVENT_RESOURCE } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES, type EventType } from '../../shared/events/event-shape.ts';
 import { CURSOR_FORM } from '../../shared/http/cursors.ts';
 import { MAX_ID } from '../../shared/http/handler.ts';
 import { IDEMPOTENCY_KEY } from '../../shared/http/idempotency.ts';
@@ -42,8 +42,18 @@ import * as representations from './representations.ts';
  */
 type JsonSchema = Record<string, unknown>;
 
-const REPRESENTATIONS = Object.entries(representations) as Array<[string, z.core.$ZodType]>;
+/**
+ * The representations by component name: an export's name without a `Schema` suffix (`BrandSchema` is
+ * `Brand`, which names the TypeScript type in shared/), in code-unit order as a module's exports are.
+ */
+const REPRESENTATIONS = (Object.entries(representations) as Array<[string, z.core.$ZodType]>)
+  .map(([name, schema]): [string, z.core.$ZodType] => [name.replace(/Schema$/, ''), schema])
+  .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 const nameOf = new Map(REPRESENTATIONS.map(([name, schema]) => [schema, name]));
+
+/** The delivery states as the status filter names them: `a`, `b`, `c` or `d`. */
+const deliveryStateCodes = DELIVERY_STATES.map((state) => `\`${state}\``);
+const spokenStates = `${deliveryStateCodes.slice(0, -1).join(', ')} or ${deliveryStateCodes.at(-1)}`;
 
 /**
  * A `Link` a client can follow as given (it is not a URI template): an absolute http(s) URL whose path, under
@@ -422,9 +432,7 @@ const QUERY_PARAMETERS: Record<string, { description: string; value: JsonSchema;
     value: { type: 'string', enum: [...EVENT_TYPES] },
   },
   status: {
-    description:
-      'Only the deliveries in this state: `pending`, `sending`, `succeeded` or `failed` (anything else is a ' +
-      '422 naming `status`).',
+    description: `Only the deliveries in this state: ${spokenStates} (anything else is a 422 naming \`status\`).`,
     value: { type: 'string', enum: [...DELIVERY_STATES] },
   },
   resource: {
@@ -519,7 +527,7 @@ function operationObject(route: Route, operation: Operation) {
   };
 }
 
-/** One signature of `webhook-signature`: `v1,` and a SHA-256 HMAC in base64 (shared/webhooks/signing.ts). */
+/** One signature of `webhook-signature`: `v1,` and a SHA-256 HMAC in base64 (shared/domain/webhook-signing.ts). */
 const SIGNATURE = 'v1,[A-Za-z0-9+/]{43}=';
 const SIGNATURE_LENGTH = 'v1,'.length + 44;
 
@@ -634,7 +642,7 @@ function webhooks() {
                     },
                   ],
                 },
-                // A real event of the type (test/openapi-examples.test.ts makes one and compares).
+                // A real event of the type (test/lib/openapi/examples.services.test.ts makes one and compares).
                 example: WEBHOOK_EXAMPLES[type],
               },
             },

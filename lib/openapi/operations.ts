@@ -1,8 +1,16 @@
 import * as z from 'zod';
-import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries.ts';
+import { DELIVERY_READ_BUDGET } from '../../shared/data/webhook-deliveries/views.ts';
 import { createBrandSchema, updateBrandSchema } from '../../shared/domain/brand-input.ts';
 import { contactFieldPatchSchema, newContactFieldSchema } from '../../shared/domain/contact-field-input.ts';
 import { CONTACT_FIELD_TYPES } from '../../shared/domain/contact-field-types.ts';
+import { SUCCEEDED } from '../../shared/domain/delivery-states.ts';
+import {
+  EVENT_ID,
+  EVENT_ID_LENGTH,
+  EVENT_TYPES,
+  type EventType,
+  eventReadScope,
+} from '../../shared/domain/event-shape.ts';
 import {
   autoConfigureRequest,
   contactFieldsQuery,
@@ -17,13 +25,6 @@ import {
   redeliverSchema,
   updateWebhookEndpointSchema,
 } from '../../shared/domain/webhook-input.ts';
-import {
-  EVENT_ID,
-  EVENT_ID_LENGTH,
-  EVENT_TYPES,
-  type EventType,
-  eventReadScope,
-} from '../../shared/events/event-shape.ts';
 import { LIMITS, WEBHOOK_LIMITS } from '../../shared/limits.ts';
 import {
   AUTO_CONFIGURE_INPUT,
@@ -39,31 +40,31 @@ import {
   withItems,
 } from './descriptions.ts';
 import {
-  Brand,
-  BrandSuggestions,
-  ContactField,
-  ContactFieldListItem,
-  ContactFieldType,
+  BrandSchema,
+  BrandSuggestionsSchema,
+  ContactFieldListItemSchema,
+  ContactFieldSchema,
+  ContactFieldTypeSchema,
   Event,
   EventDelivery,
   Limits,
   Message,
   OpenApiDocument,
-  Page,
+  PageSchema,
   Recovery,
   Redelivery,
   SecretRotation,
   UploadUrl,
   WebhookAttempt,
   WebhookDelivery,
-  WebhookEndpoint,
   WebhookEndpointCreated,
+  WebhookEndpointSchema,
 } from './representations.ts';
 
 /**
  * What the document says about each row of the route table beyond the row itself: a name, the request's
  * schemas (those the handler validates with) and the success body with an example. Keyed like the route
- * table's rows; test/openapi.test.ts holds the two to the same set.
+ * table's rows; test/lib/openapi/document.services.test.ts holds the two to the same set.
  */
 export interface Operation {
   id: string;
@@ -104,7 +105,7 @@ export interface Operation {
   defaultLimit?: number;
   /**
    * What the operation needs beyond its scope, by the event types it lists, reads, subscribes to or sends
-   * (each type's family: EVENT_TYPE_FAMILIES, shared/events/event-shape.ts): `needs`, sentences after the
+   * (each type's family: EVENT_TYPE_FAMILIES, shared/domain/event-shape.ts): `needs`, sentences after the
    * scope line of its description, and in its 403's description when it `refuses` a token without them
    * (a list leaves their events out instead).
    */
@@ -113,7 +114,7 @@ export interface Operation {
 
 /**
  * Each event type's family, as the scope that reads it: `` `brands:read` for `brand.*`, … `` (from
- * EVENT_TYPE_FAMILIES, shared/events/event-shape.ts).
+ * EVENT_TYPE_FAMILIES, shared/domain/event-shape.ts).
  */
 export const EVENT_FAMILY_SCOPES = [
   ...new Map(EVENT_TYPES.map((type) => [type.split('.')[0], eventReadScope(type)])).entries(),
@@ -200,7 +201,7 @@ const endpointExample = {
 const deliveryExample = {
   event_id: brandCreatedEvent.id,
   event_type: 'brand.created',
-  status: 'succeeded',
+  status: SUCCEEDED,
   tries: 1,
   next_try_at: null,
   last_attempt_at: '2026-11-25T09:46:35.123000Z',
@@ -375,7 +376,7 @@ export const OPERATIONS: Record<string, Operation> = {
       `${LIMITS.autoConfigurePerTeam} of these at once: one more is a 429 with \`Retry-After\` that names the ` +
       "share, answered before the site is sent anything; retry when one of the team's calls ends.",
     body: described(autoConfigureRequest, AUTO_CONFIGURE_INPUT),
-    success: BrandSuggestions,
+    success: BrandSuggestionsSchema,
     example: {
       request: { url: 'https://acme.example' },
       response: {
@@ -422,7 +423,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'The ten contact field types',
     description:
       "Each type as `value` (what a field's `type` takes) and its display name, in the spec's order.",
-    success: z.array(ContactFieldType).length(CONTACT_FIELD_TYPES.length),
+    success: z.array(ContactFieldTypeSchema).length(CONTACT_FIELD_TYPES.length),
     example: { response: CONTACT_FIELD_TYPES },
   },
   'GET /api/v1/contact-fields': {
@@ -432,7 +433,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description: PAGED,
     query: contactFieldsQuery,
     paged: true,
-    success: z.array(ContactFieldListItem),
+    success: z.array(ContactFieldListItemSchema),
     example: { response: [fieldListExample] },
   },
   'POST /api/v1/contact-fields': {
@@ -449,7 +450,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     idempotent: true,
     example: {
       request: {
@@ -468,7 +469,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Contact fields',
     summary: 'One contact field',
     description: "Another team's field is a 403, an unknown id a 404.",
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { response: fieldExample },
   },
   'PUT /api/v1/contact-fields/{id}': {
@@ -484,7 +485,7 @@ export const OPERATIONS: Record<string, Operation> = {
       {},
       { uniqueItems: true },
     ),
-    success: ContactField,
+    success: ContactFieldSchema,
     example: { request: { name: 'Colour' }, response: { ...fieldExample, name: 'Colour' } },
   },
   'DELETE /api/v1/contact-fields/{id}': {
@@ -504,7 +505,7 @@ export const OPERATIONS: Record<string, Operation> = {
     query: pagesQuery,
     repeatable: ['site_id'],
     paged: true,
-    success: z.array(Page),
+    success: z.array(PageSchema),
     example: {
       response: [
         {
@@ -526,7 +527,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's brands, by name (case-insensitive)",
     description: PAGED,
     paged: true,
-    success: z.array(Brand),
+    success: z.array(BrandSchema),
     example: { response: [brandExample] },
   },
   'POST /api/v1/brands': {
@@ -539,7 +540,7 @@ export const OPERATIONS: Record<string, Operation> = {
       'answered as a map. Images given as `*_path` (files of the team library) are copied to the public ' +
       'library and answered as URLs. `is_default: true` takes over the default.',
     body: described(createBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     idempotent: true,
     example: {
       // Every value the answer shows, given; social links as a list of URLs, answered as a map by network.
@@ -563,7 +564,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Brands',
     summary: 'One brand',
     description: "With `is_default`. Another team's brand is a 403, an unknown id a 404.",
-    success: Brand,
+    success: BrandSchema,
     example: { response: brandExample },
   },
   'PUT /api/v1/brands/{id}': {
@@ -573,7 +574,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Update a brand',
     description: 'Only the supplied fields change; null clears an image.',
     body: described(updateBrandSchema, BRAND_INPUT),
-    success: Brand,
+    success: BrandSchema,
     example: {
       request: { primary_color: '#ff0000' },
       response: { ...brandExample, primary_color: '#ff0000' },
@@ -673,7 +674,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "The team's webhook endpoints, by id",
     description: `Without their secrets. ${WEBHOOKS_PAGED}`,
     paged: true,
-    success: z.array(WebhookEndpoint),
+    success: z.array(WebhookEndpointSchema),
     example: { response: [endpointExample] },
   },
   'POST /api/v1/webhook-endpoints': {
@@ -719,7 +720,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'Webhooks',
     summary: 'One webhook endpoint',
     description: "Without its secret. Another team's endpoint is a 403, an unknown id a 404.",
-    success: WebhookEndpoint,
+    success: WebhookEndpointSchema,
     example: { response: endpointExample },
   },
   'PUT /api/v1/webhook-endpoints/{id}': {
@@ -745,7 +746,7 @@ export const OPERATIONS: Record<string, Operation> = {
       EVENT_TYPE_ITEMS,
       { uniqueItems: true },
     ),
-    success: WebhookEndpoint,
+    success: WebhookEndpointSchema,
     example: {
       request: { event_types: updatedEndpointExample.event_types },
       response: updatedEndpointExample,

@@ -1,12 +1,27 @@
 import * as z from 'zod';
-import { SUGGESTED_FIELDS } from '../../shared/autoconfigure/extract.ts';
-import type { Attempt, DeliveryView, EventDeliveryView } from '../../shared/data/webhook-deliveries.ts';
+import type { Attempt } from '../../shared/data/webhook-deliveries/attempts.ts';
+import type { DeliveryView, EventDeliveryView } from '../../shared/data/webhook-deliveries/views.ts';
 import {
   type DisabledReason,
   ROTATION_OVERLAP_MS,
   type webhookEndpointView,
 } from '../../shared/data/webhook-endpoints.ts';
+import {
+  BRAND_FIELD_NAMES,
+  type BrandField,
+  type BrandFieldKind,
+  brandFieldKind,
+  emptyBrandValue,
+  SUGGESTED_FIELDS,
+} from '../../shared/domain/brand.ts';
 import { COLOR } from '../../shared/domain/brand-input.ts';
+import {
+  ANSWERED_CONTACT_FIELDS,
+  type AnsweredContactField,
+  type ContactFieldKind,
+  contactFieldKind,
+  LISTED_CONTACT_FIELDS,
+} from '../../shared/domain/contact-field.ts';
 import { TAG_PATTERN } from '../../shared/domain/contact-field-input.ts';
 import {
   CONTACT_FIELD_TYPE_VALUES,
@@ -14,11 +29,12 @@ import {
   CONTACT_TYPES,
 } from '../../shared/domain/contact-field-types.ts';
 import { DELIVERY_STATES } from '../../shared/domain/delivery-states.ts';
+import { CONFLICT_ERROR_CODES } from '../../shared/domain/errors.ts';
+import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/domain/event-shape.ts';
+import { LIBRARY_PATH } from '../../shared/domain/library-path.ts';
 import { EVENT_RESOURCE, MIME_TYPE } from '../../shared/domain/requests.ts';
-import { EVENT_ID, EVENT_ID_LENGTH, EVENT_TYPES } from '../../shared/events/event-shape.ts';
-import { LIBRARY_PATH } from '../../shared/files/library.ts';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/files/uploads.ts';
-import { CONFLICT_ERROR_CODES, FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
+import { FORBIDDEN_ERROR_CODES } from '../../shared/http/errors.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import {
   MAX_RATE_LIMIT,
@@ -69,85 +85,85 @@ const socialLinks = z
   .record(z.string().max(LIMITS.textLength), url)
   .meta({ maxProperties: LIMITS.brandSocialLinks });
 
-/** A brand's values that auto-configure also suggests, by field. */
-const SUGGESTABLE = {
-  website_url: url,
-  name: text,
-  short_description: text,
-  primary_color: color,
-  secondary_color: color,
-  logo_image: url,
-  logo_square_image: url,
-  header_image: url,
-  footer_image: url,
-  social_share_image: url,
-} satisfies Record<(typeof SUGGESTED_FIELDS)[number], z.ZodType>;
-
 /** A field with its description (descriptions.ts says what each field of a brand or contact field is). */
 const described = <T extends z.ZodType>(schema: T, description: string) => schema.meta({ description });
 
-export const Brand = z
-  .object({
-    id: described(id, BRAND.id),
-    team_id: described(id, BRAND.team_id),
-    name: described(SUGGESTABLE.name, BRAND.name),
-    short_description: described(SUGGESTABLE.short_description.nullable(), BRAND.short_description),
-    website_url: described(SUGGESTABLE.website_url.nullable(), BRAND.website_url),
-    primary_color: described(SUGGESTABLE.primary_color.nullable(), BRAND.primary_color),
-    secondary_color: described(SUGGESTABLE.secondary_color.nullable(), BRAND.secondary_color),
-    is_default: described(z.boolean(), BRAND.is_default),
-    logo_image: described(SUGGESTABLE.logo_image.nullable(), BRAND.logo_image),
-    logo_square_image: described(SUGGESTABLE.logo_square_image.nullable(), BRAND.logo_square_image),
-    header_image: described(SUGGESTABLE.header_image.nullable(), BRAND.header_image),
-    footer_image: described(SUGGESTABLE.footer_image.nullable(), BRAND.footer_image),
-    social_share_image: described(SUGGESTABLE.social_share_image.nullable(), BRAND.social_share_image),
-    email_address_id: described(id.nullable(), BRAND.email_address_id),
-    phone_id: described(id.nullable(), BRAND.phone_id),
-    social_links: described(socialLinks.nullable(), BRAND.social_links),
-    tags: described(z.array(text.min(1)).max(LIMITS.brandTags), BRAND.tags),
-    created_at: described(timestamp, BRAND.created_at),
-    updated_at: described(timestamp, BRAND.updated_at),
-  })
+/** Each kind of a brand's field (shared/domain/brand.ts) as a value: what a brand or a suggestion holds. */
+const BRAND_KIND_VALUES = {
+  id,
+  name: text,
+  text,
+  url,
+  color,
+  flag: z.boolean(),
+  image: url,
+  identity: id,
+  social_links: socialLinks,
+  tags: z.array(text.min(1)).max(LIMITS.brandTags),
+  timestamp,
+} satisfies Record<BrandFieldKind, z.ZodType>;
+
+/** A field's value as a brand answers it: null where the brand has none (domain/brand.ts). */
+function answeredBrandValue(field: BrandField): z.ZodType {
+  const kind = brandFieldKind(field);
+  return emptyBrandValue(kind) === null ? BRAND_KIND_VALUES[kind].nullable() : BRAND_KIND_VALUES[kind];
+}
+
+export const BrandSchema = z
+  .object(
+    Object.fromEntries(
+      BRAND_FIELD_NAMES.map((field) => [field, described(answeredBrandValue(field), BRAND[field])]),
+    ),
+  )
   .strict()
   .meta({ description: "A brand: a sender identity of the team's messages." });
 
-const contactFieldBase = {
-  id: described(id, CONTACT_FIELD.id),
-  name: described(text, CONTACT_FIELD.name),
-  tag: described(text.regex(TAG_PATTERN), CONTACT_FIELD.tag),
-  type: described(z.enum(CONTACT_FIELD_TYPE_VALUES), CONTACT_FIELD.type),
-  contact_type: described(z.enum(CONTACT_TYPES), CONTACT_FIELD.contact_type),
-  max_length: described(z.int().nullable(), CONTACT_FIELD.max_length),
-  integration_id: id.nullable().meta({
-    description:
-      'The integration that manages the field (such a field is read-only: a PUT or DELETE is a 403); ' +
-      "null for the team's own fields.",
-  }),
-};
+/** Each kind of a contact field's field (shared/domain/contact-field.ts) as the API answers it. */
+const CONTACT_FIELD_KIND_VALUES = {
+  id,
+  name: text,
+  tag: text.regex(TAG_PATTERN),
+  type: z.enum(CONTACT_FIELD_TYPE_VALUES),
+  contact_type: z.enum(CONTACT_TYPES),
+  max_length: z.int().nullable(),
+  options: z
+    .array(z.string().max(LIMITS.contactFieldOptionLength))
+    .max(LIMITS.contactFieldOptions)
+    // Distinct (the create and update refuse a duplicate).
+    .meta({ uniqueItems: true })
+    .nullable(),
+  flag: z.boolean(),
+  integration: id.nullable(),
+  timestamp,
+} satisfies Record<ContactFieldKind, z.ZodType>;
 
-export const ContactField = z
-  .object({
-    ...contactFieldBase,
-    options: described(
-      z
-        .array(z.string().max(LIMITS.contactFieldOptionLength))
-        .max(LIMITS.contactFieldOptions)
-        // Distinct (the create and update refuse a duplicate).
-        .meta({ uniqueItems: true })
-        .nullable(),
-      CONTACT_FIELD.options,
-    ),
-    allow_multiple: described(z.boolean(), CONTACT_FIELD.allow_multiple),
-  })
+/** The answered fields with their descriptions, each one schema shared by the full field and the list item. */
+const contactFieldValues: Record<string, z.ZodType> = Object.fromEntries(
+  ANSWERED_CONTACT_FIELDS.map((field) => [
+    field,
+    described(CONTACT_FIELD_KIND_VALUES[contactFieldKind(field)], CONTACT_FIELD[field]),
+  ]),
+);
+const contactFieldShape = (fields: readonly AnsweredContactField[]) =>
+  Object.fromEntries(fields.map((field) => [field, contactFieldValues[field]]));
+
+/** The list item's fields first, then what only the full field has. */
+export const ContactFieldSchema = z
+  .object(
+    contactFieldShape([
+      ...LISTED_CONTACT_FIELDS,
+      ...ANSWERED_CONTACT_FIELDS.filter((field) => !(LISTED_CONTACT_FIELDS as string[]).includes(field)),
+    ]),
+  )
   .strict()
   .meta({ description: 'A custom field of the contacts (people) or organizations of the team.' });
 
-export const ContactFieldListItem = z
-  .object(contactFieldBase)
+export const ContactFieldListItemSchema = z
+  .object(contactFieldShape(LISTED_CONTACT_FIELDS))
   .strict()
   .meta({ description: 'A contact field as lists show it: without its options and `allow_multiple`.' });
 
-export const ContactFieldType = z
+export const ContactFieldTypeSchema = z
   .object({
     value: described(z.enum(CONTACT_FIELD_TYPE_VALUES), "The type as a field's `type` takes it."),
     name: described(z.enum(CONTACT_FIELD_TYPES.map((type) => type.name)), 'Its display name.'),
@@ -155,7 +171,7 @@ export const ContactFieldType = z
   .strict()
   .meta({ description: 'A contact field type.' });
 
-export const Page = z
+export const PageSchema = z
   .object({
     id: described(id, "The page's id: a positive integer."),
     site_id: described(id, 'The id of the site the page belongs to (the `site_id` filter takes it).'),
@@ -189,7 +205,7 @@ const ATTEMPT_ERROR_LENGTH = LIMITS.webhookUrlLength + 100;
 /** Why an endpoint is disabled, by value (the type holds the list to the data module's). */
 const DISABLED_REASONS: Record<DisabledReason, true> = { manual: true, gone: true, failing: true };
 
-/** A signing secret as the API makes it: `whsec_` and the base64 of 24 bytes (shared/webhooks/signing.ts). */
+/** A signing secret as the API makes it: `whsec_` and the base64 of 24 bytes (shared/domain/webhook-signing.ts). */
 const signingSecret = z
   .string()
   .length('whsec_'.length + 32)
@@ -219,7 +235,7 @@ const webhookEndpointShape = {
   updated_at: described(timestamp, WEBHOOK_ENDPOINT.updated_at),
 } satisfies Record<keyof ReturnType<typeof webhookEndpointView>, z.ZodType>;
 
-export const WebhookEndpoint = z
+export const WebhookEndpointSchema = z
   .object(webhookEndpointShape)
   .strict()
   .meta({
@@ -366,7 +382,7 @@ export const Recovery = z
   .meta({ description: 'The given-up deliveries sent again.' });
 
 /** A change's former values: the brand's fields that changed (its id, team and creation never do). */
-export const BrandChanges = Brand.omit({ id: true, team_id: true, created_at: true })
+export const BrandChangesSchema = BrandSchema.omit({ id: true, team_id: true, created_at: true })
   .partial()
   .meta({
     description:
@@ -375,12 +391,15 @@ export const BrandChanges = Brand.omit({ id: true, team_id: true, created_at: tr
   });
 
 /** A change's former values: the contact field's fields that changed (its id never does). */
-export const ContactFieldChanges = ContactField.omit({ id: true })
+export const ContactFieldChangesSchema = ContactFieldSchema.omit({ id: true })
   .partial()
   .meta({ description: "The former values of the contact field's fields that changed." });
 
 /** A change's former values: the webhook endpoint's that the API's disabling changed. */
-export const WebhookEndpointChanges = WebhookEndpoint.pick({ disabled: true, disabled_reason: true }).meta({
+export const WebhookEndpointChanges = WebhookEndpointSchema.pick({
+  disabled: true,
+  disabled_reason: true,
+}).meta({
   description:
     "The former values of the webhook endpoint's fields that changed: `disabled` and `disabled_reason`, " +
     'for a `webhook_endpoint.disabled` (`false` and null).',
@@ -427,13 +446,13 @@ export const Event = z
     data: z
       .object({
         object: described(
-          z.union([Brand, ContactField, WebhookEndpoint]),
+          z.union([BrandSchema, ContactFieldSchema, WebhookEndpointSchema]),
           'The resource as the API answers it after the change (a brand as `GET /brands/{id}`, a contact ' +
             'field as `GET /contact-fields/{id}`, a webhook endpoint as `GET /webhook-endpoints/{id}`); for ' +
             'a delete, as it was last.',
         ),
         previous_attributes: described(
-          z.union([BrandChanges, ContactFieldChanges, WebhookEndpointChanges, z.null()]),
+          z.union([BrandChangesSchema, ContactFieldChangesSchema, WebhookEndpointChanges, z.null()]),
           'For an update, the former values of the fields that changed; null for a create or a delete.',
         ),
         omitted: described(
@@ -506,14 +525,14 @@ function perSuggestedField(value: z.ZodType, description: string, each: (field: 
 
 const confidence = z.enum(['high', 'medium', 'low']);
 
-export const BrandSuggestions = z
+export const BrandSuggestionsSchema = z
   .object({
     suggestions: z
       .object({
         ...Object.fromEntries(
           SUGGESTED_FIELDS.map((field) => [
             field,
-            described(SUGGESTABLE[field].nullable(), SUGGESTED[field]),
+            described(BRAND_KIND_VALUES[brandFieldKind(field)].nullable(), SUGGESTED[field]),
           ]),
         ),
         social_links: described(socialLinks.nullable(), SUGGESTED.social_links),
@@ -636,7 +655,7 @@ export const Message = z
   .strict()
   .meta({ description: 'A message: what was done, or why the request was refused.' });
 
-export const ValidationError = z
+export const ValidationErrorSchema = z
   .object({
     message: described(z.string(), "The first error's message."),
     errors: described(z.record(z.string(), z.array(z.string())), FIELD_ERRORS),

@@ -1,4 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
+import { SUGGESTED_FIELDS } from '../domain/brand.ts';
 import { LIMITS } from '../limits.ts';
 import { pickBrandColors } from './colors.ts';
 import {
@@ -47,20 +48,7 @@ import {
 } from './title-name.ts';
 import type { ManifestIcon, WebManifest } from './web-manifest.ts';
 
-/** Every suggested field but social_links, in the answer's order (the OpenAPI document lists them). */
-export const SUGGESTED_FIELDS = [
-  'website_url',
-  'name',
-  'short_description',
-  'primary_color',
-  'secondary_color',
-  'logo_image',
-  'logo_square_image',
-  'header_image',
-  'footer_image',
-  'social_share_image',
-] as const;
-
+/** Every suggested field but social_links (SUGGESTED_FIELDS: the declaration's, in the answer's order). */
 type ScalarField = (typeof SUGGESTED_FIELDS)[number];
 
 /** Suggested create-brand input. Every value is valid create-brand input as it stands; null when not derivable. */

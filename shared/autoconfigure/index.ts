@@ -1,3 +1,5 @@
+import { GuardedClient, type GuardedFetchOptions } from '../outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 import { decodeHtml } from './decode.ts';
 import {
   type AutoConfiguration,
@@ -5,9 +7,7 @@ import {
   type BrandSuggestions,
   manifestUrlOf,
 } from './extract.ts';
-import { GuardedClient, type GuardedFetchOptions } from './guarded-fetch.ts';
 import { parsePage } from './html-document.ts';
-import { FetchRefusal } from './refusal.ts';
 import { readWebManifest, type WebManifest } from './web-manifest.ts';
 
 export type { AutoConfiguration, BrandSuggestions };

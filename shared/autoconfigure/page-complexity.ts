@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits.ts';
-import { FetchRefusal } from './refusal.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 
 /**
  * What parsing a page will cost, known before it is parsed: node-html-parser is linear in a page's size except in
@@ -7,7 +7,7 @@ import { FetchRefusal } from './refusal.ts';
  * moving their children up one level at a time (40,000 unclosed `<div>` took 11.8 s); an unterminated `<!--` or
  * `<![CDATA[` makes its tokenizer scan to the end of the page from each one; and every element costs a few µs
  * (a 5 MiB page of empty elements, 6.5 s). This replays the parser's own tokenizer and stack rules (those of
- * node-html-parser 9.0.7; test/autoconfigure/page-complexity.test.ts checks that they still are its) without building
+ * node-html-parser 9.0.7; test/shared/autoconfigure/page-complexity.test.ts checks that they still are its) without building
  * anything, in time linear in the page, and refuses a page whose parse would exceed a bound with a 422 "too complex".
  */
 

@@ -1,5 +1,5 @@
 import { releaseAutoConfigureSlot, takeAutoConfigureSlot } from '../data/auto-configure-slots.ts';
-import { TeamShareFullError } from '../http/errors.ts';
+import { TeamShareFullError } from '../domain/errors.ts';
 import { LIMITS, TIMEOUTS } from '../limits.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type AutoConfiguration, type AutoConfigureOptions, autoConfigure } from './index.ts';

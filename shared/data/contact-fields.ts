@@ -1,16 +1,25 @@
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BlindRevision, ContactFieldDefinition } from '../domain/contact-field-input.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  type ContactFieldType,
-  type ContactType,
-  DEFAULT_MAX_LENGTH,
-} from '../domain/contact-field-types.ts';
+  ANSWERED_CONTACT_FIELDS,
+  CONTACT_FIELD_NAMES,
+  type ContactField,
+  type ContactFieldDefinition,
+  type ContactFieldListView,
+  type ContactFieldName,
+  type ContactFieldView,
+  contactFieldKind,
+  emptyContactFieldValue,
+  LISTED_CONTACT_FIELDS,
+  type NewContactField,
+} from '../domain/contact-field.ts';
+import type { BlindRevision } from '../domain/contact-field-input.ts';
+import { type ContactType, DEFAULT_MAX_LENGTH } from '../domain/contact-field-types.ts';
+import { ForbiddenError, PreconditionFailedError, ValidationError } from '../domain/errors.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { ForbiddenError, PreconditionFailedError, ValidationError } from '../http/errors.ts';
 import { dynamo, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { deletionStamp, requestStamp, requestStampUpdate, throwMissing } from './items.ts';
+import { deletionStamp, queryUntil, requestStamp, requestStampUpdate, throwMissing } from './items.ts';
 import { FIELD_PREFIX, fieldKey, idIndexKeys, tagKey, teamPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
 import {
@@ -28,46 +37,21 @@ import {
  * update or delete is conditioned on what it read, so a concurrent change makes it re-read instead of
  * overwriting (the rules of a definition hold for the whole stored result).
  */
-export interface ContactField {
-  id: number;
-  team_id: number;
-  name: string;
-  tag: string;
-  type: ContactFieldType;
-  contact_type: ContactType;
-  max_length: number | null;
-  options: string[] | null;
-  allow_multiple: boolean;
-  integration_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export type NewContactField = Pick<ContactField, 'name' | 'tag' | 'type' | 'contact_type'> &
-  Partial<Pick<ContactField, 'max_length' | 'options' | 'allow_multiple' | 'integration_id'>>;
-
 export const TAG_TAKEN = 'The tag has already been taken.';
 export const MANAGED_FIELD_UPDATE = 'The field is managed by an integration and cannot be modified.';
 export const MANAGED_FIELD_DELETE = 'The field is managed by an integration and cannot be deleted.';
 
 /** The full field as the API (and the admin CLI) shows it. */
-export const contactFieldView = (field: ContactField) => ({
-  id: field.id,
-  name: field.name,
-  tag: field.tag,
-  type: field.type,
-  contact_type: field.contact_type,
-  max_length: field.max_length,
-  options: field.options,
-  allow_multiple: field.allow_multiple,
-  integration_id: field.integration_id,
-});
+export const contactFieldView = (field: ContactField): ContactFieldView =>
+  pickFields(field, ANSWERED_CONTACT_FIELDS);
 
 /** The list shape (spec 2.3): no options, no allow_multiple. */
-export const contactFieldListView = (field: ContactField) => {
-  const { options, allow_multiple, ...listed } = contactFieldView(field);
-  return listed;
-};
+export const contactFieldListView = (field: ContactField): ContactFieldListView =>
+  pickFields(field, LISTED_CONTACT_FIELDS);
+
+/** The named fields, in the order named. */
+const pickFields = <F extends ContactFieldName>(field: ContactField, names: readonly F[]) =>
+  Object.fromEntries(names.map((name) => [name, field[name]])) as Pick<ContactField, F>;
 
 const toItem = (field: ContactField, version: number) => ({
   ...fieldKey(field.team_id, field.id),
@@ -80,21 +64,14 @@ const toItem = (field: ContactField, version: number) => ({
 /** A field's representation from its stored item, as GET answers it (change events render it so). */
 export const contactFieldOfItem = (item: Record<string, unknown>) => contactFieldView(fromItem(item));
 
+/** The stored field in the declaration's order, with the defaults of what older items lack. */
 function fromItem(item: Record<string, unknown>): ContactField {
-  return {
-    id: item.id as number,
-    team_id: item.team_id as number,
-    name: item.name as string,
-    tag: item.tag as string,
-    type: item.type as ContactFieldType,
-    contact_type: item.contact_type as ContactType,
-    max_length: (item.max_length as number | undefined) ?? null,
-    options: (item.options as string[] | undefined) ?? null,
-    allow_multiple: (item.allow_multiple as boolean | undefined) ?? false,
-    integration_id: (item.integration_id as number | undefined) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
+  const field: Record<string, unknown> = {};
+  for (const name of CONTACT_FIELD_NAMES) {
+    const empty = emptyContactFieldValue(contactFieldKind(name));
+    field[name] = empty === undefined ? item[name] : (item[name] ?? empty);
+  }
+  return field as ContactField;
 }
 
 /** The transaction items that claim a tag for a field; the claim fails if the tag is taken. */
@@ -122,7 +99,7 @@ function releaseTag(teamId: number, tag: string, fieldId: number): TransactItem 
 
 /**
  * The team's fields, ordered by id, optionally of one contact type; a page of them when `page` says so.
- * The sort key holds the id, so a page starts right after the cursor's id (ExclusiveStartKey) and reads
+ * The sort key holds the id, so a page starts right after the cursor's id (the paging helper's start) and reads
  * one item more than it returns, to know whether another page follows. One Query per page; more only
  * when the contact type filter (applied after DynamoDB's Limit) or the 1 MB read cap leaves a page short.
  */
@@ -131,28 +108,24 @@ export async function listContactFields(
   contactType?: ContactType,
   { limit, after }: PageOptions<number> = {},
 ): Promise<ListPage<ContactField, number>> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined =
-    after === undefined ? undefined : fieldKey(teamId, after);
-  do {
-    const { Items = [], LastEvaluatedKey } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
-        ExpressionAttributeValues: {
-          ':pk': teamPk(teamId),
-          ':prefix': FIELD_PREFIX,
-          ...(contactType && { ':contactType': contactType }),
-        },
-        ...(limit !== undefined && { Limit: limit + 1 }),
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...Items);
-    startKey = LastEvaluatedKey;
-  } while (startKey && (limit === undefined || items.length <= limit));
+  const items = await queryUntil(
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ...(contactType && { FilterExpression: 'contact_type = :contactType' }),
+      ExpressionAttributeValues: {
+        ':pk': teamPk(teamId),
+        ':prefix': FIELD_PREFIX,
+        ...(contactType && { ':contactType': contactType }),
+      },
+      ConsistentRead: true,
+    },
+    (read) => limit !== undefined && read.length > limit,
+    {
+      ...(after !== undefined && { start: fieldKey(teamId, after) }),
+      ...(limit !== undefined && { limit: limit + 1 }),
+    },
+  );
   const fields = items.map(fromItem);
   if (limit === undefined || fields.length <= limit) return { items: fields };
   const page = fields.slice(0, limit);

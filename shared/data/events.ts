@@ -1,15 +1,10 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type ChangeEvent, type EventType, eventPosition } from '../domain/event-shape.ts';
+
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import { type ChangeEvent, type EventType, eventPosition } from '../events/event-shape.ts';
 import { dynamo, tableName } from './dynamo.ts';
-import { scanSortKey } from './items.ts';
-import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';
+import { queryPages } from './items.ts';
+import { EVENT_PREFIX, eventsPk } from './keys.ts';
 
 /**
  * The event log: one item per event in its team's log partition (`EVENTS#<team>`, apart from the team's
@@ -17,7 +12,8 @@ import { EVENT_PREFIX, eventsPk, teamPk } from './keys.ts';
  * would otherwise share them), `EVENT#<seconds>#<sequence>#<ordinal>`, so a Query
  * read backwards is newest first and the events of one item keep the stream's order. Kept 30 days (TTL);
  * DynamoDB deletes expired items within days, so reads also filter on the expiry. Writing an event again
- * (a redelivered stream record) rewrites the same item: the log never holds an event twice.
+ * (a redelivered stream record) rewrites the same item: the log never holds an event twice. Moving the
+ * logs of older tables is the admin CLI's (lib/admin/migrations/events.ts).
  */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /**
@@ -72,7 +68,7 @@ export async function getEvent(
   const { Item } = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: eventKey(located.teamId, located.position) }),
   );
-  if (!Item || expired(Item)) return undefined;
+  if (!Item || eventExpired(Item)) return undefined;
   return located.teamId === teamId ? { event: eventOf(Item) } : { forbidden: true };
 }
 
@@ -88,8 +84,6 @@ export async function listEvents(
   { limit, after }: Required<Pick<PageOptions<string>, 'limit'>> & PageOptions<string>,
 ): Promise<ListPage<ChangeEvent, string>> {
   const events: ChangeEvent[] = [];
-  let startKey: Record<string, unknown> | undefined =
-    after === undefined ? undefined : eventKey(teamId, after);
   const conditions = ['#expires > :now'];
   const values: Record<string, unknown> = {
     ':pk': eventsPk(teamId),
@@ -111,70 +105,33 @@ export async function listEvents(
     ...(filters.types?.length && { '#type': 'type' }),
     ...(filters.resource !== undefined && { '#resource': 'resource' }),
   };
-  let readLimit = limit + 1;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-        Limit: readLimit,
-      }),
-    );
-    for (const item of page.Items ?? []) events.push(eventOf(item));
-    startKey = page.LastEvaluatedKey;
-    readLimit = Math.min(readLimit * READ_GROWTH, MAX_READ);
-  } while (events.length <= limit && startKey !== undefined);
+  const pages = queryPages(
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    {
+      ...(after !== undefined && { start: eventKey(teamId, after) }),
+      limit: limit + 1,
+      nextLimit: (readLimit) => Math.min(readLimit * READ_GROWTH, MAX_READ),
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.items) events.push(eventOf(item));
+    if (events.length > limit) break;
+  }
   if (events.length <= limit) return { items: events };
   const items = events.slice(0, limit);
   const last = items[items.length - 1] as ChangeEvent;
   return { items, next: (eventPosition(last.id) as { position: string }).position };
 }
 
-/**
- * Moves each team's events from where earlier versions kept them (under `TEAM#<team>`) to its log partition,
- * each in a transaction of its own (the copy, and the old item's delete), so that a run stopped anywhere
- * leaves every event in one place or the other, and the next run goes on; events expired meanwhile are only
- * deleted. Returns how many it moved. Reads every team (a Scan) and its old events (a Query each).
- */
-export async function moveEventLogs(): Promise<number> {
-  let moved = 0;
-  for await (const team of scanSortKey('TEAM', 'id')) {
-    const teamId = team.id as number;
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': EVENT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const old = { pk: item.pk, sk: item.sk };
-        const remove = { Delete: { TableName: tableName(), Key: old } };
-        await dynamo().send(
-          new TransactWriteCommand({
-            TransactItems: expired(item)
-              ? [remove]
-              : [{ Put: { TableName: tableName(), Item: { ...item, pk: eventsPk(teamId) } } }, remove],
-          }),
-        );
-        if (!expired(item)) moved++;
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-  }
-  return moved;
-}
-
-const expired = (item: Record<string, unknown>): boolean =>
+/** Whether an event item is past its expiry: DynamoDB deletes it only within days, so reads leave it out. */
+export const eventExpired = (item: Record<string, unknown>): boolean =>
   typeof item.expires_at === 'number' && item.expires_at <= Date.now() / 1000;
 
 function eventOf(item: Record<string, unknown>): ChangeEvent {
@@ -214,7 +171,7 @@ export async function eventTypesOf(
         }),
       );
       for (const item of Responses?.[tableName()] ?? []) {
-        if (!expired(item)) types.set(item.id as string, item.type as string);
+        if (!eventExpired(item)) types.set(item.id as string, item.type as string);
       }
       pending = UnprocessedKeys?.[tableName()]?.Keys ?? [];
     }

@@ -1,6 +1,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ForbiddenError, NotFoundError } from '../http/errors.ts';
+import {
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { currentRequestId } from '../request-context.ts';
 import { dynamo, ID_INDEX, nowIso, type TransactItem, tableName } from './dynamo.ts';
 import { tombstoneKey } from './keys.ts';
@@ -41,37 +48,110 @@ export async function writtenIf(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
-/** Every item of one Query, following pagination. */
+type Key = Record<string, unknown>;
+
+/** One page of a Query or Scan, as the paging helper hands it over. */
+export interface ItemPage {
+  items: Record<string, unknown>[];
+  /** Where the next page starts; undefined after the last page. */
+  next?: Key;
+  /** The items this page read before any filter (what it cost). */
+  scanned: number;
+  /** The items it matched (with `Select: 'COUNT'`, all it gives). */
+  count: number;
+}
+
+/** How a paged read goes: where it starts and how much each page reads. */
+export interface PageReading {
+  /** Where the first page starts: a list cursor's key, or an earlier page's `next`. */
+  start?: Key;
+  /** The first page's Limit (items read before any filter); none: pages of up to 1 MB. */
+  limit?: number;
+  /**
+   * Each further page's Limit, from the one before and the items read so far (a filter that matches few
+   * reads larger pages; a budget ends the reading: 0 or less). None: the first page's Limit again.
+   */
+  nextLimit?: (limit: number, scanned: number) => number;
+}
+
+/**
+ * The one place a paged read follows DynamoDB's LastEvaluatedKey: the pages in order, each read only when
+ * the caller asks for it, so a caller that stops early (`break`, `return`) reads nothing more.
+ */
+async function* pagesOf(
+  read: (page: {
+    ExclusiveStartKey?: Key;
+    Limit?: number;
+  }) => Promise<QueryCommandOutput | ScanCommandOutput>,
+  { start, limit, nextLimit }: PageReading,
+): AsyncGenerator<ItemPage> {
+  let ExclusiveStartKey = start;
+  let Limit = limit;
+  let scanned = 0;
+  do {
+    if (Limit !== undefined && Limit <= 0) return;
+    const page = await read({ ExclusiveStartKey, ...(Limit !== undefined && { Limit }) });
+    scanned += page.ScannedCount ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+    yield {
+      items: page.Items ?? [],
+      ...(ExclusiveStartKey && { next: ExclusiveStartKey }),
+      scanned: page.ScannedCount ?? 0,
+      count: page.Count ?? 0,
+    };
+    if (Limit !== undefined && nextLimit) Limit = nextLimit(Limit, scanned);
+  } while (ExclusiveStartKey);
+}
+
+/** A Query's pages (PageReading says where from and how large). */
+export const queryPages = (input: QueryCommandInput, reading: PageReading = {}): AsyncGenerator<ItemPage> =>
+  pagesOf((page) => dynamo().send(new QueryCommand({ ...input, ...page })), reading);
+
+/** A Scan's pages (PageReading says where from and how large). */
+export const scanPages = (input: ScanCommandInput, reading: PageReading = {}): AsyncGenerator<ItemPage> =>
+  pagesOf((page) => dynamo().send(new ScanCommand({ ...input, ...page })), reading);
+
+/** A Query's first page from `start`: one list page (a cursor's), one round trip. */
+export async function queryPage(input: QueryCommandInput, reading: PageReading = {}): Promise<ItemPage> {
+  for await (const page of queryPages(input, reading)) return page;
+  return { items: [], scanned: 0, count: 0 };
+}
+
+/** Every item of one Query (from `start`, when given), following pagination. */
 export async function queryAll(
-  input: ConstructorParameters<typeof QueryCommand>[0],
+  input: QueryCommandInput,
+  reading: Pick<PageReading, 'start'> = {},
+): Promise<Record<string, unknown>[]> {
+  return queryUntil(input, () => false, reading);
+}
+
+/**
+ * The items of one Query (from `start`, when given), following pagination until DynamoDB has no more or
+ * `enough` says the items read so far are.
+ */
+export async function queryUntil(
+  input: QueryCommandInput,
+  enough: (items: Record<string, unknown>[]) => boolean,
+  reading: PageReading = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const page of queryPages(input, reading)) {
+    items.push(...page.items);
+    if (enough(items)) break;
+  }
   return items;
 }
 
 /** The items of the whole table that `sk` names, page by page: for operator commands (a Scan reads it all). */
 export async function* scanSortKey(sk: string, projection?: string): AsyncGenerator<Record<string, unknown>> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'sk = :sk',
-        ExpressionAttributeValues: { ':sk': sk },
-        ...(projection && { ProjectionExpression: projection }),
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    yield* page.Items ?? [];
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const pages = scanPages({
+    TableName: tableName(),
+    FilterExpression: 'sk = :sk',
+    ExpressionAttributeValues: { ':sk': sk },
+    ...(projection && { ProjectionExpression: projection }),
+    ConsistentRead: true,
+  });
+  for await (const page of pages) yield* page.items;
 }
 
 /**

@@ -4,7 +4,7 @@
  *   pk                   sk                                        what
  *   TEAM#<team>          TEAM                                      the team, its quotas and usage (quotas.ts)
  *   TEAM#<team>          BRAND#<brand, 12 digits>                  a brand
- *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brands.ts)
+ *   TEAM#<team>          BRAND#DEFAULT                             the default-brand pointer (brand-default.ts)
  *   TEAM#<team>          LIST#<list, 12 digits>                    an email, SMS or push list
  *   TEAM#<team>          FIELD#<field, 12 digits>                  a contact field
  *   TEAM#<team>          FIELDTAG#<tag>                            a tag's claim, unique per team
@@ -22,7 +22,7 @@
  *   ENDPOINT#<team>#<endpoint>  DELIVERY#<event position>          an event's delivery to an endpoint (TTL);
  *                                                                  while due later, in the `byDueTime` index
  *                                                                  under `gsi2pk = DUE#<shard>`
- *                                                                  (webhook-deliveries.ts); a partition key
+ *                                                                  (webhook-deliveries/); a partition key
  *                                                                  per endpoint: its deliveries never share
  *                                                                  the team's partition
  *   ENDPOINT#<team>#<endpoint>  ATTEMPT#<ms, 13 digits>#<event position>   one delivery attempt (TTL)
@@ -131,7 +131,7 @@ export const attemptKey = (teamId: number, endpointId: number, atMs: number, eve
   pk: endpointPk(teamId, endpointId),
   sk: `${ATTEMPT_PREFIX}${String(atMs).padStart(13, '0')}#${eventPosition}`,
 });
-/** A retry parked while its endpoint is disabled (webhook-deliveries.ts, parkDelivery). */
+/** A retry parked while its endpoint is disabled (webhook-deliveries/restarts.ts, parkDelivery). */
 export const PARKED_PREFIX = 'PARKED#';
 export const parkedKey = (teamId: number, endpointId: number, eventPosition: string) => ({
   pk: endpointPk(teamId, endpointId),
@@ -154,7 +154,7 @@ export const idempotencyKey = (teamId: number, endpoint: string, keyHash: string
   teamItem(teamId, `${IDEMPOTENCY_PREFIX}${endpoint}#${keyHash}`);
 
 /**
- * The count of Idempotency-Key records a team wrote on one UTC day (`yyyy-mm-dd`; shared/http/idempotency.ts),
+ * The count of Idempotency-Key records a team wrote on one UTC day (`yyyy-mm-dd`; shared/data/idempotency.ts),
  * apart from the records' own `IDEMPOTENCY#` prefix.
  */
 export const idempotencyDayKey = (teamId: number, day: string) => teamItem(teamId, `IDEMPOTENCY_DAY#${day}`);

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { pointedId, readPointer } from './brands.ts';
+import { pointedId, readPointer } from './brand-default.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
 import { brandKey, defaultBrandKey, listKey } from './keys.ts';

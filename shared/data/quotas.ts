@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 import { dynamo, type TransactItem, tableName } from './dynamo.ts';
-import { scanSortKey } from './items.ts';
+import { queryPages, scanSortKey } from './items.ts';
 import {
   BRAND_PREFIX,
   FIELD_PREFIX,
@@ -249,20 +249,13 @@ export async function recountUsage(): Promise<number> {
 
 async function countItems(pk: string, prefix: string): Promise<number> {
   let count = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    count += page.Count ?? 0;
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const pages = queryPages({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    Select: 'COUNT',
+    ConsistentRead: true,
+  });
+  for await (const page of pages) count += page.count;
   return count;
 }

@@ -8,7 +8,7 @@ export const TABLE_SCHEMA = {
   /** Finds an entity by id without knowing its team (403 vs 404); keys only. */
   idIndex: { name: 'byId', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   /**
-   * Webhook deliveries that are due, by shard and due time (shared/data/webhook-deliveries.ts): sparse (a
+   * Webhook deliveries that are due, by shard and due time (shared/data/webhook-deliveries/due.ts): sparse (a
    * delivery leaves it once it succeeded or was given up); keys only.
    */
   dueIndex: { name: 'byDueTime', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },

@@ -1,7 +1,7 @@
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
-import { ConflictError } from '../http/errors.ts';
+import { ConflictError } from '../domain/errors.ts';
 import { dynamo, type TransactItem } from './dynamo.ts';
 
 /**

@@ -1,40 +1,28 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PreconditionFailedError } from '../domain/errors.ts';
+
+import type { EventType } from '../domain/event-shape.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
-import type { EventType } from '../events/event-shape.ts';
-import { PreconditionFailedError } from '../http/errors.ts';
-import { openSecret, type SealedSecret, SecretRefused, sealSecret } from '../webhooks/secret-envelope.ts';
-import { newSigningSecret } from '../webhooks/signing.ts';
+import { newSigningSecret } from '../domain/webhook-signing.ts';
 import { dynamo, nowIso, tableName } from './dynamo.ts';
 import { nextId } from './ids.ts';
-import { queryAll, requestStamp, scanSortKey, throwMissing, writtenIf } from './items.ts';
-import {
-  idIndexKeys,
-  teamPk,
-  WEBHOOK_PREFIX,
-  WEBHOOK_SENDERS_SK,
-  webhookEndpointKey,
-  webhooksPk,
-} from './keys.ts';
+import { queryAll, queryPage, requestStamp, throwMissing, writtenIf } from './items.ts';
+import { idIndexKeys, WEBHOOK_PREFIX, webhookEndpointKey, webhooksPk } from './keys.ts';
 import { releaseQuota, takeQuota, throwIfQuotaReached } from './quotas.ts';
+import { openSecret, type SealedSecret, SecretRefused, sealSecret } from './secret-envelope.ts';
 import { beforeRetry, type GuardedItem, LabelledTransaction } from './transactions.ts';
-import { resumeParked } from './webhook-deliveries.ts';
+import { resumeParked } from './webhook-deliveries/restarts.ts';
 
 /**
  * Webhook endpoints: where a team's events are delivered. An endpoint keeps its signing secrets, newest
  * first: after a rotation the old one stays in force (deliveries are signed under both) until it expires.
- * Every write is conditioned on the version read, like the other entities.
+ * Every write is conditioned on the version read, like the other entities. `admin migrate`'s one-off
+ * migrations of them are the admin CLI's (lib/admin/migrations/webhook-endpoints.ts).
  */
 export type DisabledReason = 'manual' | 'gone' | 'failing';
 
 /**
- * A signing secret as the item keeps it: sealed under a KMS data key (shared/webhooks/secret-envelope.ts),
+ * A signing secret as the item keeps it: sealed under a KMS data key (shared/data/secret-envelope.ts),
  * or, written before secrets were encrypted, in clear until `admin migrate` (or a rotation) seals it.
  */
 export type SigningSecret = (SealedSecret | { secret: string }) & {
@@ -170,7 +158,10 @@ export const currentSecretId = (endpoint: WebhookEndpoint): string | undefined =
 };
 
 /** A secret sealed for `endpoint`: a legacy one in clear gets sealed, a sealed one stays as it is. */
-const sealedFor = async (stored: SigningSecret, endpoint: WebhookEndpoint): Promise<SigningSecret> =>
+export const sealedSecretFor = async (
+  stored: SigningSecret,
+  endpoint: WebhookEndpoint,
+): Promise<SigningSecret> =>
   'sealed' in stored
     ? stored
     : { ...(await sealSecret(stored.secret, ownerOf(endpoint))), expires_at: stored.expires_at };
@@ -253,27 +244,31 @@ export async function listWebhookEndpoints(
   { limit, after }: PageOptions<number> = {},
 ): Promise<ListPage<WebhookEndpoint, number>> {
   if (limit === undefined) return { items: await allEndpoints(teamId, after) };
-  const { Items = [] } = await dynamo().send(
-    new QueryCommand({ ...endpointsQuery(teamId, after), Limit: limit + 1 }),
-  );
-  const endpoints = Items.map(webhookEndpointOfItem);
+  const { items } = await queryPage(endpointsQuery(teamId), {
+    ...startAfter(teamId, after),
+    limit: limit + 1,
+  });
+  const endpoints = items.map(webhookEndpointOfItem);
   if (endpoints.length <= limit) return { items: endpoints };
   const page = endpoints.slice(0, limit);
   return { items: page, next: (page[page.length - 1] as WebhookEndpoint).id };
 }
 
-/** The Query of the team's endpoints, by id, after `after`. */
-const endpointsQuery = (teamId: number, after?: number) => ({
+/** The Query of the team's endpoints, by id. */
+const endpointsQuery = (teamId: number) => ({
   TableName: tableName(),
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
   ExpressionAttributeValues: { ':pk': webhooksPk(teamId), ':prefix': WEBHOOK_PREFIX },
-  ...(after !== undefined && { ExclusiveStartKey: webhookEndpointKey(teamId, after) }),
   ConsistentRead: true,
 });
 
+/** Where a read of the team's endpoints after `after` starts. */
+const startAfter = (teamId: number, after?: number) =>
+  after === undefined ? {} : { start: webhookEndpointKey(teamId, after) };
+
 /** Every endpoint of the team (the stream consumer's fan-out, redelivery): at most the team's quota. */
 export async function allEndpoints(teamId: number, after?: number): Promise<WebhookEndpoint[]> {
-  return (await queryAll(endpointsQuery(teamId, after))).map(webhookEndpointOfItem);
+  return (await queryAll(endpointsQuery(teamId), startAfter(teamId, after))).map(webhookEndpointOfItem);
 }
 
 /** One of the team's endpoints and its version; 403 another team's, 404 none's. One GetItem. */
@@ -356,61 +351,10 @@ export async function withRotatedSecret(
     secrets: [
       { ...(await sealSecret(secret, ownerOf(current))), expires_at: null },
       ...(replaced
-        ? [{ ...(await sealedFor(replaced, current)), expires_at: nowMs + ROTATION_OVERLAP_MS }]
+        ? [{ ...(await sealedSecretFor(replaced, current)), expires_at: nowMs + ROTATION_OVERLAP_MS }]
         : []),
     ],
   };
-}
-
-/**
- * `admin migrate`: every endpoint's secrets kept in clear (written before they were encrypted) sealed, each
- * endpoint rewritten conditioned on its version as any change is. A Scan; returns the endpoints sealed.
- */
-export async function sealPlaintextSecrets(): Promise<number> {
-  let sealed = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new ScanCommand({
-        TableName: tableName(),
-        // At most two secrets an endpoint (the current and the one it replaced).
-        FilterExpression: 'attribute_exists(secrets[0].secret) OR attribute_exists(secrets[1].secret)',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (await sealSecretsOf(item)) sealed++;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return sealed;
-}
-
-/**
- * One endpoint's secrets sealed in place: the same secrets, so neither its version nor updated_at changes
- * (an If-Match the team holds stays good); conditioned on the version read, read again on a change.
- */
-async function sealSecretsOf(item: Record<string, unknown>): Promise<boolean> {
-  const { team_id: teamId, id } = webhookEndpointOfItem(item);
-  for (let attempt = 1; ; attempt++) {
-    const found = await findWebhookEndpoint(teamId, id);
-    const endpoint = found?.endpoint;
-    if (!found || !endpoint || endpoint.secrets.every((stored) => 'sealed' in stored)) return false;
-    const secrets = await Promise.all(endpoint.secrets.map((stored) => sealedFor(stored, endpoint)));
-    const written = await writtenIf(
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookEndpointKey(teamId, id),
-          UpdateExpression: 'SET secrets = :sealed',
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':sealed': secrets, ':version': found.version },
-        }),
-      ),
-    );
-    if (written) return true;
-    await beforeRetry(attempt, 'webhook endpoint');
-  }
 }
 
 /** Deletes an endpoint and gives its quota unit back; its pending deliveries are given up when due. */
@@ -483,53 +427,4 @@ export async function noteDeliveryOutcome(
       }),
     ),
   );
-}
-
-/**
- * Moves each team's endpoints from where earlier versions kept them (under `TEAM#<team>`) to the team's
- * webhooks partition, and the team's sender item with them: each is put at its new key only if none is
- * there (one written since is newer and wins), then deleted at the old, so a run stopped anywhere is
- * finished by the next.
- * Until it has run, endpoints kept under `TEAM#` are not seen (nothing is delivered to them). Reads every
- * team (a Scan), its old endpoints (a Query) and sender item (a GetItem): an operator's command
- * (`npm run admin -- migrate`).
- * Returns how many it moved.
- */
-export async function moveWebhookEndpoints(): Promise<number> {
-  let moved = 0;
-  for await (const team of scanSortKey('TEAM', 'id')) {
-    const teamId = team.id as number;
-    // The endpoints, and the sender item (its leases run out by themselves, but it also keeps each
-    // endpoint's count of attempts, which pruning the attempts list goes by).
-    const [endpoints, senders] = await Promise.all([
-      queryAll({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': teamPk(teamId), ':prefix': WEBHOOK_PREFIX },
-        ConsistentRead: true,
-      }),
-      dynamo().send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: { pk: teamPk(teamId), sk: WEBHOOK_SENDERS_SK },
-          ConsistentRead: true,
-        }),
-      ),
-    ]);
-    for (const item of [...endpoints, ...(senders.Item ? [senders.Item] : [])]) {
-      const copied = await writtenIf(
-        dynamo().send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...item, pk: webhooksPk(teamId) },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      );
-      // One already there was copied by a run cut short, or written since: it wins.
-      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
-      if (copied && item.sk !== WEBHOOK_SENDERS_SK) moved++;
-    }
-  }
-  return moved;
 }

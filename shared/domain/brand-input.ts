@@ -1,9 +1,18 @@
 import * as z from 'zod/mini';
-import { libraryPath } from '../files/library-path-schema.ts';
-import { HAS_SPACE, URL_SPACES } from '../http/url-hints.ts';
 import { LIMITS } from '../limits.ts';
+import {
+  BRAND_FIELDS,
+  type BrandFieldKind,
+  IMAGE_SLOTS,
+  type ImagePathField,
+  READ_ONLY_BRAND_FIELDS,
+  WRITTEN_BRAND_FIELDS,
+  type WrittenBrandField,
+} from './brand.ts';
+import { libraryPath } from './library-path.ts';
 import { misspelledKeyMessage, probableField, requestBody } from './misspelled-keys.ts';
 import { NETWORK_NAMES, socialNetworkOf } from './social-links.ts';
+import { HAS_SPACE, URL_SPACES } from './url-hints.ts';
 
 /**
  * The brand create/update bodies (spec 2.1, 4.1, 8). Unknown keys are dropped, so the read-only fields of a
@@ -11,18 +20,6 @@ import { NETWORK_NAMES, socialNetworkOf } from './social-links.ts';
  * field is refused (misspelled-keys.ts). Following Laravel's convention, an empty string on an optional
  * field means null.
  */
-
-/** The five image slots: a URL stored as given, or a library path promoted to a public URL. */
-export const IMAGE_SLOTS = [
-  { url: 'logo_image', path: 'logo_image_path' },
-  { url: 'logo_square_image', path: 'logo_square_image_path' },
-  { url: 'header_image', path: 'header_image_path' },
-  { url: 'footer_image', path: 'footer_image_path' },
-  { url: 'social_share_image', path: 'social_share_image_path' },
-] as const;
-
-export type ImageUrlField = (typeof IMAGE_SLOTS)[number]['url'];
-export type ImagePathField = (typeof IMAGE_SLOTS)[number]['path'];
 
 const MAX_LENGTH = LIMITS.textLength;
 
@@ -135,41 +132,53 @@ const socialLinks = z.pipe(
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_LENGTH));
 
-const optionalFields = {
-  short_description: optional(z.string().check(z.maxLength(MAX_LENGTH))),
-  website_url: optional(httpUrl),
-  primary_color: optional(color),
-  secondary_color: optional(color),
+/**
+ * The rule of each kind a body writes (domain/brand.ts declares each field's kind): a new schema per field,
+ * so that each field's description is its own when the OpenAPI document registers it.
+ */
+const KIND_RULES = {
+  name: () => name,
+  text: () => optional(z.string().check(z.maxLength(MAX_LENGTH))),
+  url: () => optional(httpUrl),
+  color: () => optional(color),
   // null is "not given": the flag is only ever set or unset on purpose.
-  is_default: z.pipe(
-    z.optional(z.nullable(z.boolean())),
-    z.transform((value) => value ?? undefined),
-  ),
-  logo_image: optional(httpUrl),
-  logo_square_image: optional(httpUrl),
-  header_image: optional(httpUrl),
-  footer_image: optional(httpUrl),
-  social_share_image: optional(httpUrl),
-  // null on a path is "no path given" (null on the URL form is what clears an image).
-  logo_image_path: optional(libraryPath('logo_image_path')),
-  logo_square_image_path: optional(libraryPath('logo_square_image_path')),
-  header_image_path: optional(libraryPath('header_image_path')),
-  footer_image_path: optional(libraryPath('footer_image_path')),
-  social_share_image_path: optional(libraryPath('social_share_image_path')),
-  email_address_id: z.optional(z.nullable(identityId)),
-  phone_id: z.optional(z.nullable(identityId)),
-  social_links: optional(socialLinks),
-  tags: z.optional(tags),
+  flag: () =>
+    z.pipe(
+      z.optional(z.nullable(z.boolean())),
+      z.transform((value) => value ?? undefined),
+    ),
+  image: () => optional(httpUrl),
+  identity: () => z.optional(z.nullable(identityId)),
+  social_links: () => optional(socialLinks),
+  tags: () => z.optional(tags),
+} satisfies Partial<Record<BrandFieldKind, () => z.ZodMiniType>>;
+
+/** An image's `_path` twin: null on a path is "no path given" (null on the URL form is what clears an image). */
+const imagePath = (field: ImagePathField) => optional(libraryPath(field));
+
+type RuleOf<F extends WrittenBrandField> = ReturnType<(typeof KIND_RULES)[(typeof BRAND_FIELDS)[F]['kind']]>;
+type OptionalFields = { [F in Exclude<WrittenBrandField, 'name'>]: RuleOf<F> } & {
+  [P in ImagePathField]: ReturnType<typeof imagePath>;
 };
 
-/** What a brand answers beyond what its bodies write: a brand read and sent back carries them. */
-const BRAND_READ_ONLY = ['id', 'team_id', 'created_at', 'updated_at'];
+/** Every written field but the name, in the declaration's order; the image paths follow the last image. */
+function optionalFieldsOf(): OptionalFields {
+  const fields: Record<string, z.ZodMiniType> = {};
+  const lastImage = IMAGE_SLOTS[IMAGE_SLOTS.length - 1]?.url;
+  for (const field of WRITTEN_BRAND_FIELDS) {
+    if (field !== 'name') fields[field] = KIND_RULES[BRAND_FIELDS[field].kind as keyof typeof KIND_RULES]();
+    if (field === lastImage) for (const { path } of IMAGE_SLOTS) fields[path] = imagePath(path);
+  }
+  return fields as OptionalFields;
+}
 
-export const createBrandSchema = requestBody(z.object({ name, ...optionalFields }), BRAND_READ_ONLY);
+const optionalFields = optionalFieldsOf();
+
+export const createBrandSchema = requestBody(z.object({ name, ...optionalFields }), READ_ONLY_BRAND_FIELDS);
 /** Every field optional; only the supplied ones change. `name` cannot be cleared. */
 export const updateBrandSchema = requestBody(
   z.object({ name: z.optional(name), ...optionalFields }),
-  BRAND_READ_ONLY,
+  READ_ONLY_BRAND_FIELDS,
 );
 
 export type CreateBrandInput = z.output<typeof createBrandSchema>;

@@ -1,13 +1,19 @@
 import * as z from 'zod/mini';
-import { validate } from '../http/validation.ts';
 import { LIMITS } from '../limits.ts';
 import {
-  CONTACT_FIELD_TYPE_VALUES,
-  CONTACT_TYPES,
-  type ContactFieldType,
-  DEFAULT_MAX_LENGTH,
-} from './contact-field-types.ts';
+  CONTACT_FIELD_FIELDS,
+  type ContactFieldDefinition,
+  type ContactFieldKind,
+  CREATE_ONLY_CONTACT_FIELDS,
+  READ_ONLY_CONTACT_FIELDS,
+  UPDATED_CONTACT_FIELDS,
+  type UpdatedContactField,
+  WRITTEN_CONTACT_FIELDS,
+  type WrittenContactField,
+} from './contact-field.ts';
+import { CONTACT_FIELD_TYPE_VALUES, CONTACT_TYPES, DEFAULT_MAX_LENGTH } from './contact-field-types.ts';
 import { bodyKeysOf, misspelledKeys, requestBody } from './misspelled-keys.ts';
+import { validate } from './validation.ts';
 
 /**
  * The rules of a contact field definition (spec 2.3, 4.3). They hold for the RESULT of a write: a create's
@@ -18,16 +24,6 @@ import { bodyKeysOf, misspelledKeys, requestBody } from './misspelled-keys.ts';
 export const TAG_PATTERN = /^[a-z][a-z0-9_]*$/;
 const TAG_FORMAT =
   'The tag field must start with a lowercase letter and contain only lowercase letters, digits and underscores.';
-
-/** What the team edits on a field: everything but its id, team, contact type, integration and timestamps. */
-export interface ContactFieldDefinition {
-  name: string;
-  tag: string;
-  type: ContactFieldType;
-  max_length: number | null;
-  options: string[] | null;
-  allow_multiple: boolean;
-}
 
 const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(LIMITS.textLength));
 // The pattern is a refinement (for its message); the metadata says it in the OpenAPI document.
@@ -83,39 +79,57 @@ function checkTypeRules(
     fail('allow_multiple', 'The allow multiple field may only be true when type is pick_list.');
 }
 
-/** A field's keys as the API answers it that no body writes (a field read and sent back carries them). */
-const FIELD_READ_ONLY = ['id', 'integration_id'];
-
-/** POST body; defaults applied (max_length 255, allow_multiple false). */
-export const newContactFieldSchema = requestBody(
-  z
-    .object({
-      name: nameSchema,
-      tag: tagSchema,
-      type: typeSchema,
-      contact_type: z.pipe(z.string(), z.enum(CONTACT_TYPES)),
-      max_length: z.pipe(
+/**
+ * The rules of each kind a body writes (domain/contact-field.ts declares each field's kind): the POST
+ * body's, and the PUT body's for a kind a PUT may change.
+ */
+const KIND_RULES = {
+  name: { create: () => nameSchema, update: () => z.optional(nameSchema) },
+  tag: { create: () => tagSchema, update: () => z.optional(tagSchema) },
+  type: { create: () => typeSchema, update: () => z.optional(typeSchema) },
+  contact_type: { create: () => z.pipe(z.string(), z.enum(CONTACT_TYPES)) },
+  max_length: {
+    create: () =>
+      z.pipe(
         z.nullish(maxLengthSchema),
         z.transform((value) => value ?? DEFAULT_MAX_LENGTH),
       ),
-      options: z.pipe(z.nullish(optionsSchema), z.transform(noneIfEmpty)),
-      allow_multiple: z._default(z.boolean(), false),
-    })
-    .check(z.superRefine(checkTypeRules)),
-  FIELD_READ_ONLY,
+    update: () => z.nullish(maxLengthSchema),
+  },
+  options: {
+    create: () => z.pipe(z.nullish(optionsSchema), z.transform(noneIfEmpty)),
+    update: () => z.nullish(optionsSchema),
+  },
+  flag: { create: () => z._default(z.boolean(), false), update: () => z.optional(z.boolean()) },
+} satisfies Partial<Record<ContactFieldKind, { create: () => z.ZodMiniType; update?: () => z.ZodMiniType }>>;
+
+type RulesOf<F extends WrittenContactField> = (typeof KIND_RULES)[(typeof CONTACT_FIELD_FIELDS)[F]['kind']];
+type CreateShape = { [F in WrittenContactField]: ReturnType<RulesOf<F>['create']> };
+type UpdateShape = {
+  [F in UpdatedContactField]: RulesOf<F> extends { update: () => infer S } ? S : never;
+};
+
+function shapeOf(rule: 'create' | 'update', fields: readonly WrittenContactField[]) {
+  const shape: Record<string, z.ZodMiniType> = {};
+  for (const field of fields) {
+    const rules: { create: () => z.ZodMiniType; update?: () => z.ZodMiniType } =
+      KIND_RULES[CONTACT_FIELD_FIELDS[field].kind as keyof typeof KIND_RULES];
+    const make = rules[rule];
+    if (make) shape[field] = make();
+  }
+  return shape;
+}
+
+/** POST body; defaults applied (max_length 255, allow_multiple false). */
+export const newContactFieldSchema = requestBody(
+  z.object(shapeOf('create', WRITTEN_CONTACT_FIELDS) as CreateShape).check(z.superRefine(checkTypeRules)),
+  READ_ONLY_CONTACT_FIELDS,
 );
 
 /** PUT body: any subset; `contact_type` and read-only fields are not part of it (and so are ignored). */
 export const contactFieldPatchSchema = requestBody(
-  z.object({
-    name: z.optional(nameSchema),
-    tag: z.optional(tagSchema),
-    type: z.optional(typeSchema),
-    max_length: z.nullish(maxLengthSchema),
-    options: z.nullish(optionsSchema),
-    allow_multiple: z.optional(z.boolean()),
-  }),
-  [...FIELD_READ_ONLY, 'contact_type'],
+  z.object(shapeOf('update', UPDATED_CONTACT_FIELDS) as UpdateShape),
+  [...READ_ONLY_CONTACT_FIELDS, ...CREATE_ONLY_CONTACT_FIELDS],
 );
 
 const typeRulesSchema = z

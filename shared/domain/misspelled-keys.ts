@@ -225,7 +225,7 @@ export function misspelledKeys(body: unknown, keys: BodyKeys): Array<{ key: stri
 /**
  * Request body schemas, each with the keys of the representation its route answers that it does not take
  * (a test holds them to the OpenAPI document's): `validate` refuses a registered body's misspelled keys
- * with its other errors (shared/http/validation.ts).
+ * with its other errors (shared/domain/validation.ts).
  */
 export const requestBodies = z.registry<BodyKeys>();
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { EVENT_TYPES, type EventType } from '../events/event-shape.ts';
-import { libraryPath } from '../files/library-path-schema.ts';
 import { LIMITS } from '../limits.ts';
 import { CONTACT_TYPES, type ContactType } from './contact-field-types.ts';
+import { EVENT_TYPES, type EventType } from './event-shape.ts';
+import { libraryPath } from './library-path.ts';
 import { requestBody } from './misspelled-keys.ts';
 
 /**

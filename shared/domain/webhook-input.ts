@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { EVENT_TYPES, type EventType } from '../events/event-shape.ts';
 import { LIMITS } from '../limits.ts';
 import { DELIVERY_STATES, type DeliveryState } from './delivery-states.ts';
+import { EVENT_TYPES, type EventType } from './event-shape.ts';
 import { requestBody } from './misspelled-keys.ts';
 
 /**
@@ -60,7 +60,7 @@ export const recoverSchema = requestBody(
       z.maxLength(SINCE_LENGTH, {
         message: `The since field must not be greater than ${SINCE_LENGTH} characters.`,
       }),
-      // Its 422 names the format with an example (shared/http/validation.ts).
+      // Its 422 names the format with an example (shared/domain/validation.ts).
       z.iso.datetime({ offset: true }),
     ),
   }),

@@ -1,7 +1,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
-import type { ChangeEvent } from './event-shape.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import { withLargestOmitted } from './event-size.ts';
 
 /** What the platform's rules match on: `{"source": ["team-messaging-api"], "detail-type": ["brand.updated"]}`. */

@@ -1,11 +1,12 @@
-import { brandOfItem, DEFAULT_AT_VERSION } from '../data/brands.ts';
+import { DEFAULT_AT_VERSION } from '../data/brand-default.ts';
+import { brandOfItem } from '../data/brand-items.ts';
 import { contactFieldOfItem } from '../data/contact-fields.ts';
 import { isoMicros } from '../data/dynamo.ts';
 import { itemSize } from '../data/item-size.ts';
 import { BRAND_PREFIX } from '../data/keys.ts';
 import { webhookEndpointOfItem, webhookEndpointView } from '../data/webhook-endpoints.ts';
+import { type ChangeEvent, type EventType, eventId } from '../domain/event-shape.ts';
 import { LIMITS } from '../limits.ts';
-import { type ChangeEvent, type EventType, eventId } from './event-shape.ts';
 import { withLargestOmitted } from './event-size.ts';
 
 type Representation = Record<string, unknown>;
@@ -17,7 +18,7 @@ type Representation = Record<string, unknown>;
  * admin CLI's changes are caught too. One record gives at most one event, and all it says comes from the
  * record (a delete's request and time from its tombstone, written with it and never changed): never from
  * an item read when the record is processed, which may hold a later write. A default moving between
- * brands writes both brands (brands.ts), so each brand's own record reports its side of the move; the
+ * brands writes both brands (brand-default.ts), so each brand's own record reports its side of the move; the
  * pointer's record makes none.
  */
 /** One stream record as the consumer reads it. */
@@ -192,7 +193,7 @@ function changeEvent(change: ItemChange, ordinal: number, parts: EventParts): Ch
 /**
  * An event as stored is at most LIMITS.eventBytes (its DynamoDB size; the log's key and expiry add under
  * 200 bytes), so the log never holds an item DynamoDB would refuse and the stream never stops at one. The
- * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.test.ts
+ * largest brand change the limits allow fits whole (249,551 bytes: test/tenant-isolation/storage.services.test.ts
  * computes it); past the bound, the largest former values are left out and named (event-size.ts).
  */
 export const withinEventBytes = (event: ChangeEvent): ChangeEvent =>

@@ -1,6 +1,6 @@
 import { itemSize } from '../data/item-size.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import { logger } from '../telemetry.ts';
-import type { ChangeEvent } from './event-shape.ts';
 
 type Representation = Record<string, unknown>;
 

@@ -2,14 +2,14 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { pointedId } from '../data/brands.ts';
+import { pointedId } from '../data/brand-default.ts';
 import { dynamo, tableName } from '../data/dynamo.ts';
 import { putEvents } from '../data/events.ts';
 import { defaultBrandKey, tombstoneKey } from '../data/keys.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import { imageReferencesOf, settleImageReferences } from '../files/orphaned-images.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { type ChangeLookups, eventsOfChange, type ItemChange } from './change-events.ts';
-import type { ChangeEvent } from './event-shape.ts';
 
 /**
  * One batch of stream records, in order: their events are written to the log, then put on the bus. A

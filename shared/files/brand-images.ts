@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { CopyObjectCommand, GetObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
-import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand-input.ts';
-import { ValidationError } from '../http/errors.ts';
+import { IMAGE_SLOTS, type ImagePathField, type ImageUrlField } from '../domain/brand.ts';
+import { ValidationError } from '../domain/errors.ts';
+import { brandImagePrefix, publicUrl } from '../domain/public-urls.ts';
 import { LIMITS } from '../limits.ts';
 import { describeError, logger } from '../telemetry.ts';
 import { checkImageStructure, ImageFault } from './image-structure.ts';
 import { IMAGE_TYPE_NAMES, type ImageType, mediaType, sniffImageType } from './image-types.ts';
 import { privateObjectKey } from './library.ts';
-import { brandImagePrefix, publicUrl } from './public-urls.ts';
 import { s3 } from './s3.ts';
 import { callerFileCall, type FileRefusal, fileFault, fileFaultMessage } from './s3-errors.ts';
 

@@ -1,47 +1,14 @@
 import { PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
-import { ValidationError } from '../http/errors.ts';
-import { LIMITS } from '../limits.ts';
+import { ValidationError } from '../domain/errors.ts';
+import { checkLibraryPath } from '../domain/library-path.ts';
 import { s3 } from './s3.ts';
 import { callerFileCall } from './s3-errors.ts';
 
 /**
  * A team's private file library: objects under `teams/<team id>/` in the private bucket. Paths are
- * relative to the library. The library's rules are its own, the same in AWS and locally, and checked
- * before S3 is asked (README, "Limits and errors"): a path stays inside the library, each folder and file
- * name has at most LIMITS.libraryNameBytes, and the whole key fits S3's LIMITS.objectKeyBytes with the
- * prefix of any team.
+ * relative to the library, checked by the library's rules (shared/domain/library-path.ts) before S3 is asked.
  */
-export const MAX_PATH_LENGTH = LIMITS.libraryPathLength;
-/** S3 counts a key's UTF-8 bytes, and the key carries the `teams/<team id>/` prefix: 1,002 for any team. */
-export const MAX_PATH_BYTES = LIMITS.objectKeyBytes - LIMITS.libraryPrefixBytes;
-
-/** One segment: not empty, `.` or `..`, and no `/`, backslash, control character or DEL. */
-const SEGMENT = String.raw`(?!\.{1,2}(?:/|$))[^/\\\u0000-\u001f\u007f]+`;
-/**
- * A path inside the library: segments joined by `/`, not under `teams/` (another library's prefix). The
- * check below and the OpenAPI document (its `pattern`) both use it.
- */
-export const LIBRARY_PATH = new RegExp(`^(?!teams/)${SEGMENT}(?:/${SEGMENT})*$`, 'u');
-
-export function checkLibraryPath(path: string, field = 'path'): string {
-  const invalid = (reason: string) =>
-    ValidationError.single(field, `The ${field.replaceAll('_', ' ')} ${reason}`);
-  if (path.length === 0) throw invalid('field is required.');
-  // Bytes before anything walks the path: a long one is refused in one pass.
-  if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
-    throw invalid(`must not be greater than ${MAX_PATH_BYTES} bytes once UTF-8 encoded.`);
-  }
-  // A lone surrogate has no UTF-8 form: S3 would store another key than the one named.
-  if (!path.isWellFormed()) throw invalid('must be valid Unicode text.');
-  if (!LIBRARY_PATH.test(path)) throw invalid('must be a path inside your file library.');
-  if (path.split('/').some((name) => Buffer.byteLength(name) > LIMITS.libraryNameBytes)) {
-    throw invalid(
-      `must not have a folder or file name greater than ${LIMITS.libraryNameBytes} bytes once UTF-8 encoded.`,
-    );
-  }
-  return path;
-}
 
 /** Where the libraries are in the private bucket: `teams/<team id>/<path>`. */
 export const LIBRARIES_PREFIX = 'teams/';

@@ -5,9 +5,10 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
-import { brandImageKeysOf, brandImageKeysOfTeam } from '../data/brands.ts';
+import { brandImageKeysOf } from '../data/brand-items.ts';
+import { brandImageKeysOfTeam } from '../data/brands.ts';
+import { ORPHANED_TAG } from '../domain/public-urls.ts';
 import { PUBLIC_CACHE_CONTROL } from './brand-images.ts';
-import { ORPHANED_TAG } from './public-urls.ts';
 import { s3 } from './s3.ts';
 
 /**

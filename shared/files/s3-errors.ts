@@ -1,5 +1,5 @@
 import { S3ServiceException } from '@aws-sdk/client-s3';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
 
 /**
  * What S3 answers about the key or the object a caller named is the caller's to fix: a 422 naming the

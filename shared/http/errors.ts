@@ -1,3 +1,13 @@
+import {
+  CONFLICT_ERROR_CODES,
+  ConflictError,
+  type DomainError,
+  ForbiddenError,
+  NotFoundError,
+  PreconditionFailedError,
+  TeamShareFullError,
+  ValidationError,
+} from '../domain/errors.ts';
 import type { Scope } from '../scopes.ts';
 import {
   BEARER_CHALLENGE,
@@ -6,7 +16,10 @@ import {
   MESSAGES,
 } from './messages.ts';
 
-/** Typed errors thrown anywhere below a handler; the error middleware renders them (see handler.ts). */
+/**
+ * The HTTP layer's own refusals (and what a domain failure becomes: httpErrorOf), each with its status;
+ * the error middleware renders them (see handler.ts).
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -45,27 +58,6 @@ export class TokenExpiredError extends HttpError {
   }
 }
 
-export class ForbiddenError extends HttpError {
-  constructor(message: string = MESSAGES.forbidden) {
-    super(403, message);
-  }
-}
-
-export class NotFoundError extends HttpError {
-  constructor(model?: string, id?: string | number) {
-    super(
-      404,
-      model === undefined ? 'Not Found.' : `No query results for model [${model}] ${id ?? ''}`.trimEnd(),
-    );
-  }
-}
-
-/** Every `error_code` a 409 or 412 answers with (the OpenAPI document lists them). */
-export const CONFLICT_ERROR_CODES = [
-  'idempotency_key_conflict',
-  'concurrent_modification',
-  'precondition_failed',
-] as const;
 /** Every `error_code` a 403 answers with: a token without the scope the route needs. */
 export const FORBIDDEN_ERROR_CODES = ['insufficient_scope'] as const;
 /** Every `error_code` the API answers with, whatever the status. */
@@ -75,7 +67,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /**
  * The token's scopes do not include the one the route needs (a write scope includes its read): refused
  * before the request is read, `WWW-Authenticate` naming the scope as RFC 6750 §3.1 asks. Also what a route
- * answers when its request needs scopes beyond the route's own (an event type's family: shared/events/
+ * answers when its request needs scopes beyond the route's own (an event type's family: shared/domain/
  * event-shape.ts), with `purpose` saying for what: the message names every scope lacking, `required_scope`
  * and `WWW-Authenticate` the first (one scope each, as the document types them: a token given the scopes
  * the message names gets past them all).
@@ -101,24 +93,6 @@ export class InsufficientScopeError extends HttpError {
   }
 }
 
-export class ConflictError extends HttpError {
-  constructor(
-    message: string,
-    errorCode: Exclude<(typeof CONFLICT_ERROR_CODES)[number], 'precondition_failed'>,
-    headers: Record<string, string> = {},
-  ) {
-    super(409, message, { error_code: errorCode }, headers);
-  }
-}
-
-/** If-Match named another version than the resource's current one: the write changed nothing. */
-export class PreconditionFailedError extends HttpError {
-  constructor() {
-    const errorCode: ErrorCode = 'precondition_failed';
-    super(412, 'The resource has changed since you read it: read it again.', { error_code: errorCode });
-  }
-}
-
 export class PayloadTooLargeError extends HttpError {
   constructor() {
     super(413, MESSAGES.tooLarge);
@@ -136,16 +110,6 @@ export class UnsupportedMediaTypeError extends HttpError {
   }
 }
 
-/**
- * The caller's team already runs its share of a pool every team shares (auto-configure's): refused before
- * it took any of the pool's time, to be retried once one of the team's own calls has ended.
- */
-export class TeamShareFullError extends HttpError {
-  constructor(message: string, retryAfterSeconds: number) {
-    super(429, message, {}, { 'Retry-After': String(retryAfterSeconds) });
-  }
-}
-
 /** A dependency is down, timing out or throttling: not the caller's fault, worth retrying after a pause. */
 export class ServiceUnavailableError extends HttpError {
   constructor(retryAfterSeconds: number) {
@@ -160,22 +124,21 @@ export class GatewayTimeoutError extends HttpError {
   }
 }
 
-/** Laravel-style 422: `message` names the first failed rule, `errors` maps each field to its messages. */
-export class ValidationError extends HttpError {
-  constructor(readonly errors: Record<string, string[]>) {
-    super(422, summarise(errors), { errors });
+/**
+ * The one place a domain failure becomes an answer: its status, body and headers (a 422 is Laravel's:
+ * `message` names the first failed rule, `errors` maps each field to its messages). Undefined for a
+ * failure this map does not know, which is then a 500 as any unexpected error is.
+ */
+export function httpErrorOf(error: DomainError): HttpError | undefined {
+  if (error instanceof ValidationError) return new HttpError(422, error.message, { errors: error.errors });
+  if (error instanceof NotFoundError) return new HttpError(404, error.message);
+  if (error instanceof ForbiddenError) return new HttpError(403, error.reason ?? MESSAGES.forbidden);
+  if (error instanceof ConflictError) return new HttpError(409, error.message, { error_code: error.code });
+  if (error instanceof PreconditionFailedError) {
+    return new HttpError(412, error.message, { error_code: error.code });
   }
-
-  static single(field: string, message: string): ValidationError {
-    const errors: Record<string, string[]> = Object.create(null);
-    errors[field] = [message];
-    return new ValidationError(errors);
+  if (error instanceof TeamShareFullError) {
+    return new HttpError(429, error.message, {}, { 'Retry-After': String(error.retryAfterSeconds) });
   }
-}
-
-function summarise(errors: Record<string, string[]>): string {
-  const all = Object.values(errors).flat();
-  const first = all[0] ?? 'The given data was invalid.';
-  const more = all.length - 1;
-  return more > 0 ? `${first} (and ${more} more error${more > 1 ? 's' : ''})` : first;
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { type EventType, eventReadScope } from '../events/event-shape.ts';
+import { type EventType, eventReadScope } from '../domain/event-shape.ts';
 import { allows } from '../scopes.ts';
 import { type ApiRequest, requireScopes } from './handler.ts';
 

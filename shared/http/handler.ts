@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isDependencyFailure } from '../aws.ts';
 import { config } from '../config.ts';
 import { corsHeaders } from '../cors.ts';
+import { DomainError, ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import { TIMEOUTS } from '../limits.ts';
 import { rateLimitOf, rateLimitPolicyHeader } from '../rate-limits.ts';
 import { withRequest } from '../request-context.ts';
@@ -10,11 +11,10 @@ import { findRoute, routeKey } from '../routes.ts';
 import { allows, FULL_ACCESS, missingScopes, type Scope } from '../scopes.ts';
 import { describeError, logger, MetricsBatch, takeColdStart } from '../telemetry.ts';
 import {
-  ForbiddenError,
   GatewayTimeoutError,
   HttpError,
+  httpErrorOf,
   InsufficientScopeError,
-  NotFoundError,
   ServiceUnavailableError,
   TokenExpiredError,
   UnauthenticatedError,
@@ -267,7 +267,7 @@ function checkToken(event: APIGatewayProxyEvent): void {
 
 /**
  * What a request needs beyond its route's scope, from what it names: an endpoint's event types, an event's
- * type (each needs its family's read scope: shared/events/event-shape.ts). A token without one of `scopes`
+ * type (each needs its family's read scope: shared/domain/event-shape.ts). A token without one of `scopes`
  * is refused as the route's own check refuses it (403 `insufficient_scope`, `WWW-Authenticate` naming the
  * scope), the message saying what for (`purpose`, after the route: `to subscribe to brand.updated`).
  * Nothing to read: the scopes are the authorizer's context.
@@ -306,6 +306,7 @@ export function renderError(error: unknown, requestId: string): ApiResponse {
     logger().warn('dependency unavailable', { request_id: requestId, ...describeError(error) });
     error = new ServiceUnavailableError(TIMEOUTS.retryAfterSeconds);
   }
+  if (error instanceof DomainError) error = httpErrorOf(error) ?? error;
   if (error instanceof HttpError) return { status: error.status, body: error.body(), headers: error.headers };
   logger().error('unhandled error', { request_id: requestId, ...describeError(error) });
   return { status: 500, body: { message: MESSAGES.serverError } };

@@ -1,20 +1,24 @@
 import { createHash } from 'node:crypto';
-import { config } from '../config.ts';
-import { type TransactItem, tableName } from '../data/dynamo.ts';
-import { itemSize } from '../data/item-size.ts';
-import { idempotencyDayKey, idempotencyKey } from '../data/keys.ts';
-import { beforeRetry, type GuardedItem, LabelledTransaction, plainItem } from '../data/transactions.ts';
+import type { TransactItem } from '../data/dynamo.ts';
+import {
+  type IdempotencyRecord,
+  IdempotencyRecordWrites,
+  KeyTaken,
+  type StoredResponse,
+} from '../data/idempotency.ts';
+import type { GuardedItem } from '../data/transactions.ts';
+import { ConflictError } from '../domain/errors.ts';
 import { LIMITS } from '../limits.ts';
-import { BadRequestError, ConflictError, HttpError } from './errors.ts';
+import { BadRequestError } from './errors.ts';
 import { type ApiMiddleware, type ApiRequest, httpHandler, type ProxyHandler } from './handler.ts';
 import type { ApiResponse } from './response.ts';
 
 /**
  * Idempotency-Key support (README, "Idempotency-Key"), opted into by the handlers of the creates with
- * `idempotentHandler`. There is no lease and no read first: a 2xx writes the key's record only inside the
- * transaction that writes the resource (`commitsWith`), conditioned on the record being absent or expired;
- * a 4xx is stored with one conditional Put. When the condition fails, DynamoDB hands back the existing
- * record (ALL_OLD) in the same round trip: the same body replays it, another body is a 409. A 5xx, a
+ * `idempotentHandler`: the header, and the answer from a record (the records themselves are the data
+ * layer's: shared/data/idempotency.ts). A 2xx writes the key's record only inside the transaction that
+ * writes the resource (`commitsWith`); a 4xx is stored with one conditional Put. When the key was taken,
+ * the existing record comes back in the same round trip: the same body replays it, another body is a 409. A 5xx, a
  * throw or a crash leaves nothing behind, so a retry executes afresh. Two racing requests may both run
  * the handler's side effects; those must be safe to repeat (brand images: one object per source version).
  */
@@ -66,40 +70,11 @@ export function idempotentHandler(
 
 const NO_KEY: IdempotencyScope = { commitsWith: () => () => [], forgetItems: () => [] };
 
-const DAY_SECONDS = 24 * 60 * 60;
-const RETENTION_SECONDS = DAY_SECONDS;
 /**
  * Visible ASCII, no space (the OpenAPI document says it too, and the README): a space inside is more often
  * two values pasted together than one key. At most LIMITS.idempotencyKeyLength.
  */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
-
-/** The clock the records are judged by; tests move it. */
-export const idempotencyClock = { now: (): number => Date.now() };
-
-/** The answer as sent: the body is kept as its JSON text, so a replay is byte for byte the same. */
-interface StoredResponse {
-  status: number;
-  body: string;
-  headers?: Record<string, string>;
-}
-
-interface IdempotencyRecord {
-  fingerprint: string;
-  /** Epoch seconds; DynamoDB's TTL removes the record some time after. */
-  expires_at: number;
-  response: StoredResponse;
-}
-
-/** The key's record exists (another request with this key got there first): answer from it. */
-class KeyTaken extends Error {
-  constructor(readonly record: IdempotencyRecord) {
-    super('Idempotency-Key already used');
-  }
-}
-
-const recordKey = (req: ApiRequest, key: string) =>
-  idempotencyKey(req.teamId, `${req.method} ${req.route}`, createHash('sha256').update(key).digest('hex'));
 
 /** Key order and whitespace do not matter: the fingerprint hashes the body with its keys sorted. */
 export function fingerprint(body: unknown): string {
@@ -121,10 +96,9 @@ class KeyedRequest implements IdempotencyScope {
   private answered = false;
   /** The record went into the resource's transaction: a 2xx means it is stored. */
   private inTransaction = false;
-  private readonly now = idempotencyClock.now();
 
   constructor(
-    private readonly key: { pk: string; sk: string },
+    private readonly record: IdempotencyRecordWrites,
     private readonly print: string,
     private readonly teamId: number,
     private readonly recorded: RecordedBody,
@@ -133,28 +107,14 @@ class KeyedRequest implements IdempotencyScope {
   commitsWith<T>(render: (resource: T) => ApiResponse): (resource: T) => GuardedItem[] {
     return (resource) => {
       this.inTransaction = true;
-      return this.recordItems(render(resource));
+      return this.record.items(this.stored(render(resource)));
     };
   }
 
   forgetItems(): TransactItem[] {
     if (!this.inTransaction) return [];
     this.inTransaction = false;
-    return [{ Delete: { TableName: tableName(), Key: this.key } }];
-  }
-
-  /**
-   * The record, and the count of the team's records of the day (its own item, so nothing else the
-   * transaction writes is touched twice): the key taken decides first (a replay even on a full day).
-   */
-  private recordItems(response: ApiResponse): GuardedItem[] {
-    return [
-      {
-        item: { Put: this.recordPut(response) },
-        refused: (old) => new KeyTaken((plainItem(old) ?? {}) as IdempotencyRecord),
-      },
-      { item: { Update: this.dayCount() }, refused: () => this.dayFull() },
-    ];
+    return [this.record.deleteItem()];
   }
 
   /**
@@ -170,49 +130,13 @@ class KeyedRequest implements IdempotencyScope {
       return response;
     }
     if (response.status < 300 && this.inTransaction) return response;
-    const transaction = new LabelledTransaction().guard(this.recordItems(response));
-    for (let attempt = 1; ; attempt++) {
-      let cancellation: Awaited<ReturnType<LabelledTransaction['commit']>>;
-      try {
-        cancellation = await transaction.commit();
-      } catch (error) {
-        if (error instanceof KeyTaken) return await this.answerFrom(error.record);
-        throw error;
-      }
-      if (!cancellation) return response;
-      // Met a concurrent keyed request of the team on the day's count: nothing was written.
-      if (!cancellation.conflicted()) throw cancellation.error;
-      await beforeRetry(attempt, 'Idempotency-Key record');
+    try {
+      await this.record.store(this.stored(response));
+    } catch (error) {
+      if (error instanceof KeyTaken) return await this.answerFrom(error.record);
+      throw error;
     }
-  }
-
-  /** One more record of the team today, within the day's bound; the count goes a day after its day. */
-  private dayCount() {
-    const day = new Date(this.now).toISOString().slice(0, 10);
-    const limit = config.quotaDefaults().idempotency_records_per_day;
-    return {
-      TableName: tableName(),
-      Key: idempotencyDayKey(this.teamId, day),
-      UpdateExpression: 'ADD #count :one SET expires_at = :expires',
-      ConditionExpression: `${limit > 0 ? 'attribute_not_exists(#count) OR ' : ''}#count < :limit`,
-      ExpressionAttributeNames: { '#count': 'records' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':limit': limit,
-        ':expires': Math.floor(Date.parse(day) / 1000) + 2 * DAY_SECONDS,
-      },
-    };
-  }
-
-  private dayFull(): HttpError {
-    const limit = config.quotaDefaults().idempotency_records_per_day;
-    const nextDay = (Math.floor(this.now / 1000 / DAY_SECONDS) + 1) * DAY_SECONDS;
-    return new HttpError(
-      429,
-      `The team has used its ${limit} Idempotency-Key records of the day (UTC); retry after Retry-After, or send the request without a key.`,
-      {},
-      { 'Retry-After': String(Math.max(1, nextDay - Math.floor(this.now / 1000))) },
-    );
+    return response;
   }
 
   /** The same body replays the stored response; another body is a conflict. */
@@ -233,36 +157,14 @@ class KeyedRequest implements IdempotencyScope {
     };
   }
 
-  private recordPut(response: ApiResponse) {
-    const nowSeconds = Math.floor(this.now / 1000);
-    const record: IdempotencyRecord = {
-      fingerprint: this.print,
-      expires_at: nowSeconds + RETENTION_SECONDS,
-      response: {
-        status: response.status,
-        body: JSON.stringify(
-          response.status < 300
-            ? this.recorded.keep(response.body ?? {}, this.teamId)
-            : (response.body ?? {}),
-        ),
-        headers: response.headers,
-      },
-    };
-    const item = { ...this.key, ...record };
-    // The largest answer a create gives within the limits fits (a brand at every limit, 186,011 bytes); a
-    // larger one is a bug of the limits, not the caller's: it fails loudly rather than keep a partial answer.
-    if (itemSize(item) > LIMITS.idempotencyRecordBytes) {
-      throw new Error(
-        `An Idempotency-Key record of ${itemSize(item)} bytes is over LIMITS.idempotencyRecordBytes`,
-      );
-    }
+  /** The answer as the record keeps it: a 2xx body as `recorded` keeps it, as JSON text. */
+  private stored(response: ApiResponse): StoredResponse {
     return {
-      TableName: tableName(),
-      Item: item,
-      // Absent, or past its 24 hours (TTL deletion lags behind).
-      ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-      ExpressionAttributeValues: { ':now': nowSeconds },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      status: response.status,
+      body: JSON.stringify(
+        response.status < 300 ? this.recorded.keep(response.body ?? {}, this.teamId) : (response.body ?? {}),
+      ),
+      headers: response.headers,
     };
   }
 }
@@ -280,7 +182,9 @@ const idempotency = (recorded: RecordedBody): ApiMiddleware => ({
         `The Idempotency-Key header must be 1 to ${LIMITS.idempotencyKeyLength} visible ASCII characters, without spaces.`,
       );
     }
-    requests.set(req, new KeyedRequest(recordKey(req, key), fingerprint(req.body), req.teamId, recorded));
+    const print = fingerprint(req.body);
+    const record = new IdempotencyRecordWrites(req.teamId, `${req.method} ${req.route}`, key, print);
+    requests.set(req, new KeyedRequest(record, print, req.teamId, recorded));
   },
   after: async (request) => {
     const keyed = requests.get(request.event);

@@ -1,7 +1,7 @@
+import { ValidationError } from '../domain/errors.ts';
 import type { ListPage, PageOptions } from '../domain/pagination.ts';
 import { LIMITS } from '../limits.ts';
 import { type CursorScope, decodeCursor, encodeCursor, type Filters, givenFilters } from './cursors.ts';
-import { ValidationError } from './errors.ts';
 import { type ApiRequest, type ApiResponse, ok, requestUrl } from './handler.ts';
 import type { Dictionary } from './request-data.ts';
 

@@ -1,3 +1,4 @@
+import type { VersionTag } from '../domain/version-tag.ts';
 import { BadRequestError } from './errors.ts';
 import type { ApiResponse } from './response.ts';
 
@@ -11,12 +12,6 @@ export type TaggedKind = 'brand' | 'field' | 'webhook';
 
 /** The letter a version-only tag starts with (a brand's tag also names the default). */
 const TAG_LETTER: Record<Exclude<TaggedKind, 'brand'>, string> = { field: 'f', webhook: 'w' };
-
-export interface VersionTag {
-  version: number;
-  /** Brands only. */
-  isDefault?: boolean;
-}
 
 function entityTag(kind: TaggedKind, tag: VersionTag): string {
   return kind === 'brand'

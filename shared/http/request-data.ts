@@ -1,5 +1,6 @@
+import { ValidationError } from '../domain/errors.ts';
 import { LIMITS } from '../limits.ts';
-import { BadRequestError, PayloadTooLargeError, ValidationError } from './errors.ts';
+import { BadRequestError, PayloadTooLargeError } from './errors.ts';
 import { describePosition, syntaxErrorPosition } from './json-position.ts';
 
 /**

@@ -1,15 +1,13 @@
 import { getEvent } from '../data/events.ts';
+import { pruneAttempts, pruneAttemptsPast, recordAttempt } from '../data/webhook-deliveries/attempts.ts';
+import { parkDelivery } from '../data/webhook-deliveries/restarts.ts';
 import {
   abandonDelivery,
   claimDelivery,
   createDelivery,
-  parkDelivery,
-  pruneAttempts,
-  pruneAttemptsPast,
-  recordAttempt,
   type Settled,
   settleDelivery,
-} from '../data/webhook-deliveries.ts';
+} from '../data/webhook-deliveries/state.ts';
 import {
   type DisabledReason,
   findWebhookEndpoint,
@@ -20,6 +18,7 @@ import {
   type WebhookEndpoint,
 } from '../data/webhook-endpoints.ts';
 import { acquireSender, releaseSender } from '../data/webhook-senders.ts';
+import { FAILED, SUCCEEDED } from '../domain/delivery-states.ts';
 import { SDK_CALL_BUDGET_MS, WEBHOOK_LIMITS } from '../limits.ts';
 import { logger, type MetricsBatch } from '../telemetry.ts';
 import { isOwnDisabledNotice } from './fan-out.ts';
@@ -110,7 +109,7 @@ export async function deliverToEndpoint(
         !endpoint
           ? abandonDelivery(teamId, endpointId, eventId, now())
           : fresh
-            ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
+            ? createDelivery(teamId, endpointId, eventId, now(), FAILED)
             : parkDelivery(teamId, endpointId, eventId, now()),
       ),
     );
@@ -128,7 +127,7 @@ export async function deliverToEndpoint(
     await Promise.all(
       eventIds.map((eventId) =>
         fresh
-          ? createDelivery(teamId, endpointId, eventId, now(), 'failed')
+          ? createDelivery(teamId, endpointId, eventId, now(), FAILED)
           : abandonDelivery(teamId, endpointId, eventId, now()),
       ),
     );
@@ -242,7 +241,7 @@ async function tryDelivery(
     ),
     settleDelivery(
       delivery,
-      outcome.ok ? { status: 'succeeded' } : next === undefined ? { status: 'failed' } : { nextTryAt: next },
+      outcome.ok ? { status: SUCCEEDED } : next === undefined ? { status: FAILED } : { nextTryAt: next },
       at,
       { attempt: { startedAt, statusCode: outcome.status ?? null } },
     ),

@@ -1,5 +1,5 @@
 import { allEndpoints, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
-import type { ChangeEvent } from '../events/event-shape.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import type { DeliveryRequest } from './start-deliveries.ts';
 
 /**

@@ -1,7 +1,7 @@
-import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveries.ts';
+import { failedDeliveriesSince, restartDelivery } from '../data/webhook-deliveries/restarts.ts';
 import { allEndpoints, getWebhookEndpoint, type WebhookEndpoint } from '../data/webhook-endpoints.ts';
-import type { ChangeEvent } from '../events/event-shape.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../domain/errors.ts';
+import type { ChangeEvent } from '../domain/event-shape.ts';
 import { isOwnDisabledNotice } from './fan-out.ts';
 import { startDeliveries } from './start-deliveries.ts';
 

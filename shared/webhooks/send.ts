@@ -1,7 +1,7 @@
-import type { PostAnswer } from '../autoconfigure/guarded-fetch.ts';
-import { FetchRefusal } from '../autoconfigure/refusal.ts';
+import { signedHeaders } from '../domain/webhook-signing.ts';
+import type { PostAnswer } from '../outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 import { DELIVERY_TIMEOUT_MS } from './schedule.ts';
-import { signedHeaders } from './signing.ts';
 import { type WebhookTargetOptions, webhookClient } from './url-check.ts';
 
 /**
@@ -29,7 +29,8 @@ export interface WebhookTarget {
   secrets: readonly string[];
 }
 
-export interface WebhookDelivery {
+/** A webhook as it goes out: its id (the `webhook-id` header) and its body (signed when sent). */
+export interface OutgoingWebhook {
   id: string;
   body: string;
 }
@@ -47,7 +48,7 @@ const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} G
 
 export async function sendWebhook(
   target: WebhookTarget,
-  delivery: WebhookDelivery,
+  delivery: OutgoingWebhook,
   options: SendOptions = {},
 ): Promise<DeliveryOutcome> {
   if (target.secrets.length === 0) throw new Error('a webhook delivery needs at least one signing secret');

@@ -1,7 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { sdkClientOptions } from '../aws.ts';
 import { config } from '../config.ts';
-import { markDue } from '../data/webhook-deliveries.ts';
+import { markDue } from '../data/webhook-deliveries/state.ts';
 import { WEBHOOK_LIMITS } from '../limits.ts';
 
 /**

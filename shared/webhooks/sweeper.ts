@@ -1,4 +1,4 @@
-import { type DueDelivery, dueDeliveries, dueShards } from '../data/webhook-deliveries.ts';
+import { type DueDelivery, dueDeliveryPages, dueShards } from '../data/webhook-deliveries/due.ts';
 import { WEBHOOK_LIMITS } from '../limits.ts';
 import { DELIVERIES_PER_INVOCATION, type DeliveryRequest } from './start-deliveries.ts';
 
@@ -68,9 +68,8 @@ async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> 
   const taken: DueDelivery[] = [];
   const perEndpoint = new Map<string, number>();
   const perTeam = new Map<number, number>();
-  let start: Record<string, unknown> | undefined;
-  for (let page = 0; page < SWEEP_PAGES_PER_SHARD; page++) {
-    const { items, next } = await dueDeliveries(shard, nowMs, SWEEP_PAGE_SIZE, start);
+  let pages = 0;
+  for await (const items of dueDeliveryPages(shard, nowMs, SWEEP_PAGE_SIZE)) {
     for (const due of items) {
       const key = endpointOf(due);
       const count = perEndpoint.get(key) ?? 0;
@@ -80,8 +79,7 @@ async function dueInShard(shard: number, nowMs: number): Promise<DueDelivery[]> 
       perTeam.set(due.teamId, ofTeam + 1);
       taken.push(due);
     }
-    if (!next) break;
-    start = next;
+    if (++pages === SWEEP_PAGES_PER_SHARD) break;
   }
   return taken;
 }

@@ -1,7 +1,7 @@
-import { GuardedClient, type HostResolver } from '../autoconfigure/guarded-fetch.ts';
-import { FetchRefusal } from '../autoconfigure/refusal.ts';
 import { config } from '../config.ts';
 import { LIMITS } from '../limits.ts';
+import { GuardedClient, type HostResolver } from '../outbound/guarded-fetch.ts';
+import { FetchRefusal } from '../outbound/refusal.ts';
 
 /**
  * Which URLs webhooks are sent to: auto-configure's target policy (public addresses only, ports 80 and 443,

@@ -11,19 +11,19 @@ import { contractProblems } from './contract.ts';
 
 /**
  * A plan no test reaches: the tests fire hundreds of requests per team at once to test other things (the
- * fuzz suite, races). test/rate-limits.test.ts starts its own gateway with small plans to test the limits.
+ * fuzz suite, races). test/shared/rate-limits.services.test.ts starts its own gateway with small plans to test the limits.
  */
 const TEST_RATE_LIMITS: RateLimits = {
   plans: { test: { limit: 1_000_000_000, windowSeconds: 60 } },
   defaultPlan: 'test',
-  // Every test's requests come from 127.0.0.1: test/tenant-isolation/front-door.test.ts tests the source limit.
+  // Every test's requests come from 127.0.0.1: test/tenant-isolation/front-door.services.test.ts tests the source limit.
   perSource: { limit: 1_000_000_000, windowSeconds: 60 },
 };
 
 /**
  * No reserved concurrency, for the same reason: a test's hundreds of requests at once would find the
  * authorizer's 20 full (the local gateway checks every request's token; API Gateway caches them).
- * test/local-concurrency.test.ts and the tenant-isolation tests start gateways that enforce shares.
+ * test/lib/local/reserved-concurrency.services.test.ts and the tenant-isolation tests start gateways that enforce shares.
  */
 export const TEST_CONCURRENCY: ConcurrencySettings = { ...CONCURRENCY_DEFAULTS, reserve: false };
 

@@ -126,7 +126,7 @@ function methodNotAllowedProblems(
   response: { status: number; headers: Headers; text: string },
 ): string[] {
   const where = `${method} ${template} → ${response.status}`;
-  // A CORS preflight is the gateway's own (test/cors.test.ts), outside the document.
+  // A CORS preflight is the gateway's own (test/shared/cors.services.test.ts), outside the document.
   if (method === 'OPTIONS' && response.status === 204) return [];
   if (response.status !== 405) return [`${where}: a method the document does not list answers 405`];
   const listed = Object.keys(document.paths[template])

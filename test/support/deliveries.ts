@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../shared/data/dynamo.ts';
 import { deliveryKey } from '../../shared/data/keys.ts';
-import { eventPosition } from '../../shared/events/event-shape.ts';
+import { eventPosition } from '../../shared/domain/event-shape.ts';
 import { HANG_MS } from './timeouts.ts';
 
 /** A delivery item as the table holds it (a consistent read), for the webhook tests to look into. */

@@ -5,7 +5,7 @@ import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
  * An endpoint's deliveries list with items in it, for the tests that walk every list of the route table
- * (test/list-links.test.ts): an endpoint at a real receiver, four brands created through the API, so four
+ * (test/shared/http/list-links.services.test.ts): an endpoint at a real receiver, four brands created through the API, so four
  * deliveries through the stream, the fan-out and the deliverer, all succeeded once their tries are settled.
  * The receiver goes into `receivers`, for the test to close.
  */

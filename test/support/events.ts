@@ -1,6 +1,6 @@
 import { isoMicros } from '../../shared/data/dynamo.ts';
 import { listEvents, putEvents } from '../../shared/data/events.ts';
-import { type ChangeEvent, eventId } from '../../shared/events/event-shape.ts';
+import { type ChangeEvent, eventId } from '../../shared/domain/event-shape.ts';
 import type { ApiClient } from './api.ts';
 import { HANG_MS } from './timeouts.ts';
 

@@ -9,7 +9,7 @@ import { COMMON_STATUSES, type Route, routeKey, routes } from '../../shared/rout
 
 /**
  * Generators of malformed and adversarial requests for the routes of the route table, a sender that puts
- * them on the wire unchanged, and the oracle every response must satisfy (see test/fuzz.test.ts).
+ * them on the wire unchanged, and the oracle every response must satisfy (see test/functions/fuzz.services.test.ts).
  */
 
 /** One request as sent: the path is already percent-encoded (query included), the body is raw text. */

@@ -12,7 +12,10 @@ import { provision, startServices } from '../../lib/local/services.ts';
 import { configure } from '../../shared/config.ts';
 import { TEST_SDK_TIMEOUTS } from './timeouts.ts';
 
-/** One DynamoDB Local (in memory) and one s3rver for the whole run; test files share them, each with its own teams. */
+/**
+ * One DynamoDB Local (in memory) and one s3rver for the run of a services lane (vitest.config.ts: the
+ * whole-table files have their own); its test files share them, each with its own teams.
+ */
 export default async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const scratchDir = await mkdtemp(join(tmpdir(), 'tm-test-'));

@@ -6,7 +6,7 @@ import { LIMITS } from '../../shared/limits.ts';
  * size is asked for: long whitespace runs in the title, an alt text and meta tags; deep and unclosed nesting; huge
  * attributes; thousands of candidate images and links; long CSS; a huge JSON-LD block; a title of separators, JSON-LD
  * nested deep and names given thousands of times; and a huge web manifest. Shared by
- * test/tenant-isolation/auto-configure.test.ts, the fuzz and the bench's CPU section (bench/autoconfigure-cpu.ts).
+ * test/tenant-isolation/auto-configure.services.test.ts, the fuzz and the bench's CPU section (bench/autoconfigure-cpu.ts).
  */
 
 export const LARGEST_PAGE_BYTES = LIMITS.autoConfigurePageBytes;

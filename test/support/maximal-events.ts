@@ -1,5 +1,5 @@
-import type { ChangeEvent } from '../../shared/events/event-shape.ts';
-import { EVENT_ID_LENGTH } from '../../shared/events/event-shape.ts';
+import type { ChangeEvent } from '../../shared/domain/event-shape.ts';
+import { EVENT_ID_LENGTH } from '../../shared/domain/event-shape.ts';
 import { LIMITS } from '../../shared/limits.ts';
 
 /**

@@ -2,8 +2,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { environmentBytes } from '../../lib/cdk/settings.ts';
 
 /**
- * Sizes AWS measures on what a template renders to once deployed (stack-deploy-limits.test.ts,
- * stack-room.test.ts): every intrinsic function replaced by a string of its longest rendered length.
+ * Sizes AWS measures on what a template renders to once deployed (test/lib/cdk/deploy-limits.stack.test.ts,
+ * test/lib/cdk/room-to-grow.stack.test.ts): every intrinsic function replaced by a string of its longest rendered length.
  */
 
 /** IAM: a role's inline policies together, white space not counted (IAM and AWS STS quotas). */

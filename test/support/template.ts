@@ -5,8 +5,8 @@ import { statefulChanges } from '../../lib/cdk/stateful-guard.ts';
 import { inMonitoring, logicalId, type Synthesized } from './synth.ts';
 
 /**
- * Reading a synthesized template in the stack tests of one part of the stack (stack-events.test.ts,
- * stack-webhooks.test.ts): its resources by type, a construct's logical id, the statements of a role, the
+ * Reading a synthesized template in the stack tests of one part of the stack (test/lib/cdk/change-events.stack.test.ts,
+ * test/lib/cdk/webhook-deliveries.stack.test.ts): its resources by type, a construct's logical id, the statements of a role, the
  * alarms on a metric, what deploying it over the released template does to the table. `inMonitoring(s)`
  * (./synth.ts) reads the monitoring's nested stack instead: the alarms and the dashboard.
  */

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../shared/http/errors.ts';
+import { ValidationError } from '../../shared/domain/errors.ts';
 
 /** What the 422 answer would carry: its summary message and its messages by field. */
 export interface Refusal {
