@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { handlerEnvironment, servicesConfig } from '../../lib/local/local-api.ts';
+import { freePort } from '../../lib/local/services.ts';
 
 /**
  * The global setup of the lanes without services (unit, stack): the handlers' environment as the services
@@ -9,7 +9,8 @@ import { handlerEnvironment, servicesConfig } from '../../lib/local/local-api.ts
  * process a test spawns.
  */
 export default async function setup(project: TestProject) {
-  const refused = `http://127.0.0.1:${await closedPort()}`;
+  // A port that was free a moment ago: nothing listens on it.
+  const refused = `http://127.0.0.1:${await freePort()}`;
   project.provide(
     'localEnv',
     handlerEnvironment(
@@ -22,13 +23,4 @@ export default async function setup(project: TestProject) {
       }),
     ),
   );
-}
-
-/** A port the system gave and took back: nothing listens on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

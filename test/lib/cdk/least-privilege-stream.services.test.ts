@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as consumerHandler } from '../../../functions/events/stream-consumer.ts';
+import { freePort } from '../../../lib/local/services.ts';
 import { dynamo, tableName } from '../../../shared/data/dynamo.ts';
 import { brandKey } from '../../../shared/data/keys.ts';
 import { putPrivateFile } from '../../../shared/files/library.ts';
@@ -24,19 +24,11 @@ import { endpointAt, useReceivers } from '../../support/webhook-receiver.ts';
 const api = useApi();
 const receivers = useReceivers();
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   useSettings({
     AUTOCONFIGURE_ALLOW_LOOPBACK: '1',
-    LAMBDA_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
+    // A port that was free a moment ago: nothing listens on it.
+    LAMBDA_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
   });
 });
 
