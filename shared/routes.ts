@@ -65,6 +65,21 @@ export interface TableAccess {
  */
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
 
+/** `get /api/v1/brands` -> `GetApiV1Brands`: the words of a text, each capitalized, as a construct id. */
+export const pascalCase = (text: string): string =>
+  text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join('');
+
+/**
+ * A route's function's name, `GetApiV1BrandsId`: its construct id in the stack, the name `npm run invoke`
+ * takes and docs/routes.md shows.
+ */
+export const routeFunctionName = (route: { method: string; path: string }): string =>
+  pascalCase(`${route.method.toLowerCase()} ${route.path}`);
+
 /**
  * What any route may answer: a malformed request (400), no or a bad token (401), a body over the limit
  * (413), throttling (429), a dependency outage (503), a timeout (504).

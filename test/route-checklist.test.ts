@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { invocableFunctions, routeFunctionName } from '../lib/local/invoke.ts';
+import { invocableFunctions } from '../lib/local/invoke.ts';
 import { routeSampleEvent } from '../lib/local/sample-events.ts';
 import { OPERATIONS } from '../lib/openapi/operations.ts';
 import { routesPage } from '../lib/openapi/routes-page.ts';
-import { type Route, routeKey, routes } from '../shared/routes.ts';
+import { type Route, routeFunctionName, routeKey, routes } from '../shared/routes.ts';
 
 /**
  * docs/adding-a-route.md's steps, each held: a route is its handler, its row and its OpenAPI operation,

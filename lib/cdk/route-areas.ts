@@ -3,7 +3,7 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { functionTimeoutSeconds, type Route } from '../../shared/routes.ts';
+import { functionTimeoutSeconds, pascalCase, type Route, routeFunctionName } from '../../shared/routes.ts';
 import { ApiFunction } from './api-function.ts';
 import { reservation, routeClass } from './concurrency.ts';
 import { grantRouteAccess, type RouteResources } from './grants.ts';
@@ -33,20 +33,11 @@ export function routesByArea(routes: readonly Route[]): Map<string, Route[]> {
   return areas;
 }
 
-/** `get /api/v1/brands` -> `GetApiV1Brands`: the words of a text, each capitalized, as a construct id. */
-const pascalCase = (text: string): string =>
-  text
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0]?.toUpperCase() + word.slice(1))
-    .join('');
-
 /** `webhook-endpoints` -> `WebhookEndpointsRoutes`: the area's nested stack's construct id. */
 export const areaStackId = (area: string): string => `${pascalCase(area)}Routes`;
 
 /** `GET /api/v1/brands/{id}` -> `GetApiV1BrandsId`: a stable construct id per route. */
-export const functionId = (method: string, path: string): string =>
-  pascalCase(`${method.toLowerCase()} ${path}`);
+export const functionId = (method: string, path: string): string => routeFunctionName({ method, path });
 
 export interface RouteAreaProps {
   routes: readonly Route[];

@@ -7,6 +7,7 @@ import {
   authorizer,
   functionTimeoutSeconds,
   type Route,
+  routeFunctionName,
   routes,
   streamConsumer,
   webhookDelivery,
@@ -22,15 +23,6 @@ import { routeSampleEvent } from './sample-events.ts';
  * events/<name>.json.
  */
 const ROOT = resolve(import.meta.dirname, '..', '..');
-
-/**
- * A route's function's construct id, `GetApiV1BrandsId`: lib/cdk/route-areas.ts's functionId (a test
- * holds them equal; importing it would load the CDK library into every invocation).
- */
-export function routeFunctionName(route: Pick<Route, 'method' | 'path'>): string {
-  const words = `${route.method.toLowerCase()} ${route.path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
-}
 
 /** The Lambda timeouts of the functions that are not routes, as the stack sets them (lib/cdk; a test holds them equal). */
 const STREAM_CONSUMER_SECONDS = 60;

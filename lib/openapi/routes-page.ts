@@ -1,5 +1,4 @@
-import { type Route, routeKey, routes } from '../../shared/routes.ts';
-import { routeFunctionName } from '../local/invoke.ts';
+import { type Route, routeFunctionName, routeKey, routes } from '../../shared/routes.ts';
 import { OPERATIONS } from './operations.ts';
 
 /**
